@@ -1,0 +1,25 @@
+# A3S Power — top-level entry points. See README.md.
+#   make run    install deps, build, serve a model (MODEL=path|store name)
+#   make test   install deps, build, run every test (CTest)
+#   make build  build everything (Release) without tests running
+JOBS ?= $(shell nproc)
+BUILD ?= build
+MODEL ?= hf://ggml-org/models/tinyllamas/stories260K.gguf@sha256:270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d
+
+.PHONY: deps build test run clean
+
+deps:
+	bash scripts/install-deps.sh
+
+build: deps
+	cmake --preset default
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	bash scripts/run-tests.sh
+
+run: build
+	bash scripts/run-server.sh "$(MODEL)"
+
+clean:
+	rm -rf build build-*

@@ -1,0 +1,90 @@
+// A3S Power engine: the public API an embedder (and our server) uses.
+//
+//   auto model = a3s::power::Model::load("model.gguf", {});
+//   a3s::power::Context ctx(model, {.n_ctx = 2048});
+//   auto tokens = model->tokenizer().encode("Once upon a time", /*add_special=*/true, false);
+//   std::span<const float> logits = ctx.eval(tokens);   // n_vocab floats for the last token
+//
+// Threading: a Model owns one persistent ThreadPool; Context::eval on contexts of the same model
+// is serialised by the model (one compute at a time), so several contexts (one per request slot)
+// may be driven from several threads safely. Errors: a3s::power::Error (see error.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace a3s::power {
+
+using Token = int32_t;
+
+class Tokenizer;  // src/tokenizer/tokenizer.h
+namespace gguf { class File; }
+
+struct ModelOptions {
+  int n_threads = 0;   // worker threads incl. caller; 0 → physical cores
+  int n_batch = 512;   // max tokens per prefill batch
+};
+
+struct ModelInfo {
+  std::string path;
+  std::string name;          // general.name, else file stem
+  std::string architecture;  // "llama", "qwen2"
+  std::string file_type;     // dominant weight type, e.g. "Q4_K", "F32"
+  uint64_t file_size = 0;    // bytes
+  uint64_t n_params = 0;
+  int n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
+  int n_ctx_train = 0;       // context length from metadata
+  std::optional<std::string> chat_template;  // tokenizer.chat_template, if any
+};
+
+class Model {
+ public:
+  // Loads a GGUF model (weights memory-mapped). Throws Error: "io_error", "invalid_model",
+  // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture".
+  static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
+  virtual ~Model() = default;
+
+  virtual const ModelInfo& info() const = 0;
+  virtual const Tokenizer& tokenizer() const = 0;
+
+ protected:
+  Model() = default;
+};
+
+struct ContextOptions {
+  int n_ctx = 0;  // tokens of KV cache; 0 → min(n_ctx_train, 4096)
+};
+
+// One sequence: its KV cache and scratch buffers. Not thread-safe itself (one user at a time).
+class Context {
+ public:
+  Context(std::shared_ptr<const Model> model, const ContextOptions& opts = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  int n_ctx() const;
+  int n_past() const;  // tokens already in the KV cache
+  const Model& model() const;
+
+  // Forgets the sequence (KV cache wiped to zero).
+  void reset();
+
+  // Evaluates `tokens` at positions n_past() … n_past()+tokens.size()-1 (prefill in batches of
+  // n_batch), appends them to the KV cache and returns logits: the last token's row (n_vocab
+  // floats), or with all_logits one row per token ([tokens.size(), n_vocab] row-major). The span
+  // is valid until the next call. Throws Error("context_length_exceeded") when the tokens do not
+  // fit, Error("invalid_argument") for token ids outside [0, n_vocab).
+  std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace a3s::power

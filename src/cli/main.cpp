@@ -1,0 +1,40 @@
+// a3s-power: the command-line entry point. Subcommands live in cmd_*.cpp (see command.h).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "a3s/power/error.h"
+#include "cli/command.h"
+
+namespace a3s::power::cli {
+std::vector<CommandSpec>& command_registry() {
+  static std::vector<CommandSpec> r;
+  return r;
+}
+}  // namespace a3s::power::cli
+
+int main(int argc, char** argv) {
+  using namespace a3s::power;
+  CLI::App app{"A3S Power: privacy-preserving LLM inference server", "a3s-power"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(A3S_POWER_VERSION));
+  auto specs = cli::command_registry();
+  std::sort(specs.begin(), specs.end(), [](auto& a, auto& b) { return a.order < b.order; });
+  for (auto& s : specs) s.setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help / --version
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return exit_code_for(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: internal: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

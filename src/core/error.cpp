@@ -1,0 +1,52 @@
+#include "a3s/power/error.h"
+
+#include <string_view>
+#include <unordered_map>
+
+namespace a3s::power {
+namespace {
+
+struct Mapping {
+  int http;
+  int exit;
+};
+
+const std::unordered_map<std::string_view, Mapping>& table() {
+  static const std::unordered_map<std::string_view, Mapping> t = {
+      {codes::kInvalidArgument, {400, 2}},
+      {codes::kInvalidModel, {400, 2}},
+      {codes::kUnsupportedType, {400, 2}},
+      {codes::kUnsupportedArch, {400, 2}},
+      {codes::kModelNotFound, {404, 2}},
+      {codes::kIo, {400, 2}},
+      {codes::kContextLengthExceeded, {400, 2}},
+      {codes::kInternal, {500, 1}},
+      {"invalid_request_error", {400, 2}},
+      {"invalid_json", {400, 2}},
+      {"unsupported_field", {400, 2}},
+      {"invalid_api_key", {401, 2}},
+      {"not_found", {404, 2}},
+      {"request_too_large", {413, 2}},
+      {"rate_limited", {429, 1}},
+      {"queue_timeout", {503, 1}},
+      {"service_unavailable", {503, 1}},
+      {"config_error", {400, 2}},
+      {"integrity_error", {400, 2}},
+      {"offline", {503, 2}},
+  };
+  return t;
+}
+
+}  // namespace
+
+int http_status_for(const std::string& code) {
+  auto it = table().find(code);
+  return it == table().end() ? 500 : it->second.http;
+}
+
+int exit_code_for(const std::string& code) {
+  auto it = table().find(code);
+  return it == table().end() ? 1 : it->second.exit;
+}
+
+}  // namespace a3s::power

@@ -1,0 +1,116 @@
+// GGUF reader (versions 2 and 3).
+//
+// Format source: `docs/gguf.md` in ggml-org/ggml — header (magic "GGUF", version u32, tensor_count
+// u64, metadata_kv_count u64), metadata key/value pairs (key: gguf string = u64 length + bytes;
+// value: u32 type + payload), tensor infos (name, n_dims u32, ne[n_dims] u64, type u32, offset u64),
+// then padding to `general.alignment` (default 32) and the tensor data section.
+//
+// Every count, length, offset and size is bounds- and overflow-checked against the file size before
+// use. Invalid input throws a3s::power::Error with code "invalid_model" (or "unsupported_tensor_type")
+// and a one-line message naming the file offset or tensor. Nothing here ever reads out of bounds.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "kernels/tensor_type.h"
+
+namespace a3s::power::gguf {
+
+enum class ValueType : uint32_t {
+  UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6,
+  BOOL = 7, STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,
+};
+
+// A metadata value. Integers of every width are widened to int64/uint64 (signedness kept),
+// floats to double. Arrays hold their element type and decoded elements (nested arrays allowed).
+struct Value;
+struct Array {
+  ValueType elem_type;
+  std::vector<Value> items;
+};
+struct Value {
+  ValueType type;
+  std::variant<uint64_t, int64_t, double, bool, std::string, Array> v;
+};
+
+struct TensorInfo {
+  std::string name;
+  uint32_t n_dims = 0;
+  std::array<int64_t, 4> ne{1, 1, 1, 1};  // ne[0] = elements per row (fastest dimension)
+  TensorType type = TensorType::F32;
+  uint64_t offset = 0;       // relative to the start of the data section
+  uint64_t size_bytes = 0;   // exact byte size (rows × row_size)
+  uint64_t file_offset = 0;  // absolute offset in the file
+  int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
+  int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }
+};
+
+class File {
+ public:
+  // Maps the file read-only and parses it. Throws Error("io_error") if it cannot be opened,
+  // Error("invalid_model"/"unsupported_tensor_type") if it is not a valid GGUF v2/v3 file.
+  static std::shared_ptr<File> open(const std::string& path);
+  // Parses an in-memory image (fuzzing, decrypted models). `bytes` must outlive the File unless
+  // `owned` holds them.
+  static std::shared_ptr<File> from_memory(std::span<const uint8_t> bytes, std::string name = "<memory>",
+                                           std::shared_ptr<void> owner = nullptr);
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  const std::string& path() const { return path_; }
+  uint32_t version() const { return version_; }
+  uint64_t alignment() const { return alignment_; }
+  uint64_t data_offset() const { return data_offset_; }  // absolute offset of the data section
+  std::span<const uint8_t> bytes() const { return {base_, size_}; }
+
+  // Metadata.
+  const Value* find(const std::string& key) const;
+  bool has(const std::string& key) const { return find(key) != nullptr; }
+  const std::vector<std::string>& keys() const { return key_order_; }
+  // Typed getters: nullopt when absent; throw Error("invalid_model") naming the key when present with
+  // an incompatible type. Integer getters accept any integer type whose value fits.
+  std::optional<std::string> get_string(const std::string& key) const;
+  std::optional<uint64_t> get_u64(const std::string& key) const;
+  std::optional<int64_t> get_i64(const std::string& key) const;
+  std::optional<double> get_f64(const std::string& key) const;  // accepts float or integer values
+  std::optional<bool> get_bool(const std::string& key) const;
+  // Arrays: nullopt when absent; throw when present with another element type.
+  std::optional<std::vector<std::string>> get_string_array(const std::string& key) const;
+  std::optional<std::vector<double>> get_f64_array(const std::string& key) const;
+  std::optional<std::vector<int64_t>> get_i64_array(const std::string& key) const;
+
+  // Tensors, in file order.
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  const TensorInfo* find_tensor(const std::string& name) const;
+  // Pointer to a tensor's bytes inside the mapping (valid while the File lives).
+  const uint8_t* tensor_data(const TensorInfo& t) const { return base_ + t.file_offset; }
+
+ private:
+  File() = default;
+  void parse();
+
+  std::string path_;
+  const uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  void* map_ = nullptr;  // non-null when we own an mmap of size_ bytes
+  std::shared_ptr<void> owner_;
+  uint32_t version_ = 0;
+  uint64_t alignment_ = 32;
+  uint64_t data_offset_ = 0;
+  std::unordered_map<std::string, Value> kv_;
+  std::vector<std::string> key_order_;
+  std::vector<TensorInfo> tensors_;
+  std::unordered_map<std::string, size_t> tensor_index_;
+};
+
+}  // namespace a3s::power::gguf

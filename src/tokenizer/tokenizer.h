@@ -1,0 +1,66 @@
+// Tokenizer built from GGUF metadata (`tokenizer.ggml.*` keys, see ggml-org/ggml docs/gguf.md).
+//
+// Models: "llama" (SentencePiece-style BPE over scores, byte fallback `<0xNN>`) and "gpt2"
+// (byte-level BPE with merges; pre-tokenizer regexes chosen by `tokenizer.ggml.pre`, PCRE2 UTF mode).
+// An unknown model or `pre` name is a load error (Error "invalid_model"), never a silent fallback.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "a3s/power/engine.h"
+
+namespace a3s::power {
+
+class Tokenizer {
+ public:
+  enum class Kind { SentencePiece, BytePairGpt2 };
+
+  // Throws Error("invalid_model") on missing/inconsistent tokenizer metadata.
+  static std::unique_ptr<Tokenizer> from_gguf(const gguf::File& file);
+  virtual ~Tokenizer() = default;
+
+  virtual Kind kind() const = 0;
+  virtual int n_vocab() const = 0;
+
+  // Text → token ids. add_special: prepend BOS / append EOS as the model's add_bos/add_eos flags
+  // say. parse_special: recognise special/control token text (e.g. "<|im_start|>") in the input.
+  virtual std::vector<Token> encode(std::string_view text, bool add_special, bool parse_special) const = 0;
+
+  // The raw bytes a token stands for (byte-fallback tokens give their byte; SentencePiece "▁" → " ").
+  // Control/special tokens give "" unless `special` is true (then their text).
+  virtual std::string token_to_piece(Token t, bool special = false) const = 0;
+  // Concatenated pieces of a token sequence (may contain partial UTF-8 at the end).
+  std::string decode(std::span<const Token> tokens, bool special = false) const;
+
+  virtual const std::string& token_text(Token t) const = 0;  // vocabulary entry as stored
+
+  virtual Token bos() const = 0;  // -1 when the model has none
+  virtual Token eos() const = 0;  // -1 when the model has none
+  virtual bool add_bos() const = 0;
+  virtual bool add_eos() const = 0;
+  // End-of-generation tokens: EOS, EOT, EOM and every other token the GGUF declares as ending a turn.
+  virtual bool is_eog(Token t) const = 0;
+  virtual const std::vector<Token>& eog_tokens() const = 0;
+  virtual bool is_control(Token t) const = 0;
+};
+
+// Turns a token stream into text without ever emitting a partial UTF-8 sequence: bytes of an
+// incomplete code point are held back until the code point completes (or `flush()` is called, which
+// emits them as U+FFFD).
+class StreamingDetokenizer {
+ public:
+  explicit StreamingDetokenizer(const Tokenizer& tok) : tok_(tok) {}
+  std::string push(Token t);  // complete UTF-8 text that this token finished (may be empty)
+  std::string flush();        // whatever is held back, invalid bytes replaced by U+FFFD
+  void reset() { pending_.clear(); }
+
+ private:
+  const Tokenizer& tok_;
+  std::string pending_;
+};
+
+}  // namespace a3s::power
