@@ -1,0 +1,2 @@
+// Implementation pending (see gguf_file.h).
+#include "gguf/gguf_file.h"
