@@ -1,0 +1,70 @@
+// Effective server configuration.
+//
+// Sources, lowest to highest precedence: HCL file (`--config F`, else $A3S_POWER_HOME/config.hcl if
+// present) < `A3S_POWER_<KEY>` environment variables < CLI flags. Unknown keys, wrong types and
+// out-of-range values are startup errors (Error "config_error", message "file:line:col: …").
+// Keys that belong to features not built yet are parsed and then refused with "not supported yet".
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace a3s::power::config {
+
+struct ApiKey {
+  std::string identity;                // block label, e.g. api_key "alice" { … }
+  std::array<uint8_t, 32> sha256{};    // SHA-256 of the raw key (raw keys are hashed on load)
+};
+
+struct ModelSpec {
+  std::string name;  // served name ("" → derived: file stem for paths, the store name otherwise)
+  std::string ref;   // path to a .gguf file, or a store name
+};
+
+struct Config {
+  std::string host = "127.0.0.1";      // bind address (loopback unless set explicitly)
+  int port = 11434;                    // 1..65535 (0 = ephemeral, for tests)
+  std::string home;                    // $A3S_POWER_HOME or ~/.a3s/power
+  std::vector<ModelSpec> models;       // models to serve
+  std::vector<ApiKey> api_keys;        // empty → no auth on /v1/*
+  bool allow_unauthenticated = false;  // required to bind non-loopback without api_keys
+  bool metrics_public = false;         // with api_keys: /metrics needs a key unless true
+  int max_concurrent_requests = 4;     // generation slots (1..1024)
+  int max_queue = 64;                  // waiting requests beyond the slots (0..100000); full → 429
+  double queue_timeout_seconds = 30;   // queue wait limit (> 0); exceeded → 503
+  uint64_t max_body_bytes = 4u << 20;  // request body limit; larger → 413
+  int ctx_size = 0;                    // per-request context (tokens); 0 → model default
+  int threads = 0;                     // engine threads; 0 → physical cores
+  int batch_size = 512;                // prefill batch (tokens)
+  std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
+  std::string log_level = "info";      // trace|debug|info|warn|error|off
+  bool offline = false;                // A3S_POWER_OFFLINE=1: never download
+
+  // Canonical JSON of every non-secret effective setting (for /health and config digests);
+  // api keys appear as identities only.
+  nlohmann::json effective_json() const;
+};
+
+struct CliOverrides {
+  std::optional<std::string> config_file;
+  std::optional<std::string> host;
+  std::optional<int> port;
+  std::vector<std::string> models;  // NAME | PATH | NAME=PATH
+  std::optional<int> threads;
+  std::optional<int> ctx_size;
+};
+
+// Builds the effective configuration. `env` is the process environment (injectable for tests).
+// Throws Error("config_error") with file:line:col for file errors, the variable name for env errors.
+Config load(const CliOverrides& cli, const std::map<std::string, std::string>& env);
+
+// The process environment as a map (for load()).
+std::map<std::string, std::string> process_env();
+
+}  // namespace a3s::power::config

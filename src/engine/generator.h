@@ -1,0 +1,52 @@
+// The generation loop: prompt tokens in, text deltas out.
+//
+// Prefills the prompt, then samples and decodes one token at a time until: an end-of-generation
+// token (any of the tokenizer's EOG set; not emitted as text) → Stop; a stop string completes →
+// Stop (the stop text and anything after it is never emitted); max_tokens generated or the context
+// full → Length; `on_delta` returned false or `cancel` became true → Cancelled (checked once per
+// decode step). Text deltas are whole UTF-8 characters; text that might be the start of a stop
+// string is held back until it is known not to be.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "a3s/power/engine.h"
+#include "sampling/sampler.h"
+
+namespace a3s::power {
+
+enum class FinishReason { Stop, Length, Cancelled };
+const char* to_string(FinishReason r);  // "stop", "length", "cancelled"
+
+struct GenerationRequest {
+  std::vector<Token> prompt;          // already tokenized (BOS included if wanted)
+  SamplingParams sampling;
+  int max_tokens = -1;                // < 0: until the context is full
+  std::vector<std::string> stop;      // stop strings (matched on the generated text)
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct GenerationResult {
+  std::vector<Token> tokens;          // generated tokens (EOG token excluded)
+  std::string text;                   // emitted text (stop string excluded)
+  FinishReason finish = FinishReason::Stop;
+  int n_prompt_tokens = 0;
+  uint64_t seed = 0;                  // the seed actually used
+  double prefill_ms = 0, decode_ms = 0;
+};
+
+// Called for each emitted text delta (may be empty text when a token produced no complete
+// character yet; `token` is the token just generated). Return false to cancel.
+using DeltaCallback = std::function<bool(std::string_view text, Token token)>;
+
+// Runs a generation on `ctx`, which must be fresh (n_past()==0) or hold a prefix of req.prompt
+// (only the remaining tokens are evaluated). Throws Error("context_length_exceeded") when the
+// prompt alone does not fit in the context.
+GenerationResult generate(Context& ctx, const GenerationRequest& req, const DeltaCallback& on_delta = {});
+
+}  // namespace a3s::power
