@@ -97,6 +97,7 @@ class File {
 
  private:
   File() = default;
+  static std::shared_ptr<File> make_empty();
   void parse();
 
   std::string path_;
