@@ -45,6 +45,7 @@ struct Config {
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
+  std::string config_file;             // the config file that was read ("" if none; not a setting)
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);
   // api keys appear as identities only.

@@ -1,0 +1,163 @@
+#include "config/config.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include <openssl/crypto.h>
+
+#include "a3s/power/error.h"
+#include "config/config_error.h"
+#include "config/hcl_parser.h"
+#include "config/schema.h"
+
+extern char** environ;
+
+namespace a3s::power::config {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+namespace fs = std::filesystem;
+
+// Largest config file we read (a config is a few KiB; this bounds memory on a wrong path).
+constexpr std::uintmax_t kMaxConfigBytes = 1u << 20;
+
+// $A3S_POWER_HOME, else $HOME/.a3s/power, else the passwd home directory + /.a3s/power.
+std::string default_home(const Env& env) {
+  if (auto it = env.find("A3S_POWER_HOME"); it != env.end() && !it->second.empty()) return it->second;
+  if (auto it = env.find("HOME"); it != env.end() && !it->second.empty()) return it->second + "/.a3s/power";
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && pw->pw_dir[0]) {
+    return std::string(pw->pw_dir) + "/.a3s/power";
+  }
+  throw Error(kConfigErrorCode, "cannot determine the home directory: set A3S_POWER_HOME or HOME");
+}
+
+// Reads a whole config file; errors name the path (paths are not secret).
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw Error(kConfigErrorCode, path + ": config file not found");
+  if (!fs::is_regular_file(status)) throw Error(kConfigErrorCode, path + ": config file is not a regular file");
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw Error(kConfigErrorCode, path + ": cannot read config file");
+  if (size > kMaxConfigBytes) throw Error(kConfigErrorCode, path + ": config file is larger than 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(kConfigErrorCode, path + ": cannot read config file: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(kConfigErrorCode, path + ": cannot read config file");
+  return std::move(ss).str();
+}
+
+// Wipes a string's bytes (config text may hold raw API keys) before it is freed.
+struct WipeOnExit {
+  std::string& s;
+  ~WipeOnExit() {
+    if (!s.empty()) OPENSSL_cleanse(s.data(), s.size());
+  }
+};
+
+void apply_config_file(Config& cfg, const std::string& path, const Env& env) {
+  std::string text = read_file(path);
+  WipeOnExit wipe_text{text};
+  hcl::Body body = hcl::parse(text, path);
+  try {
+    apply_file(cfg, body, env);
+  } catch (...) {
+    hcl::wipe(body);
+    throw;
+  }
+  hcl::wipe(body);
+}
+
+void apply_cli(Config& cfg, const CliOverrides& cli) {
+  if (cli.host) set_host(cfg, *cli.host, hcl::SourcePos{"--host", 0, 0});
+  if (cli.port) set_port(cfg, *cli.port, hcl::SourcePos{"--port", 0, 0});
+  if (cli.threads) set_threads(cfg, *cli.threads, hcl::SourcePos{"--threads", 0, 0});
+  if (cli.ctx_size) set_ctx_size(cfg, *cli.ctx_size, hcl::SourcePos{"--ctx-size", 0, 0});
+  if (!cli.models.empty()) {
+    std::vector<ModelSpec> models;
+    for (const auto& m : cli.models) {
+      ModelSpec spec = parse_model_spec(m, hcl::SourcePos{"--model", 0, 0});
+      if (!spec.name.empty()) {
+        for (const auto& other : models) {
+          if (other.name == spec.name) {
+            throw Error(kConfigErrorCode, "--model: duplicate model name '" + spec.name + "'");
+          }
+        }
+      }
+      models.push_back(std::move(spec));
+    }
+    cfg.models = std::move(models);
+  }
+}
+
+}  // namespace
+
+nlohmann::json Config::effective_json() const {
+  // nlohmann::json objects keep keys sorted, so the dump is deterministic.
+  nlohmann::json j = nlohmann::json::object();
+  j["host"] = host;
+  j["port"] = port;
+  j["home"] = home;
+  nlohmann::json ms = nlohmann::json::array();
+  for (const auto& m : models) ms.push_back({{"name", m.name}, {"ref", m.ref}});
+  j["models"] = std::move(ms);
+  nlohmann::json ids = nlohmann::json::array();
+  for (const auto& k : api_keys) ids.push_back(k.identity);
+  j["api_keys"] = std::move(ids);
+  j["allow_unauthenticated"] = allow_unauthenticated;
+  j["metrics_public"] = metrics_public;
+  j["max_concurrent_requests"] = max_concurrent_requests;
+  j["max_queue"] = max_queue;
+  j["queue_timeout_seconds"] = queue_timeout_seconds;
+  j["max_body_bytes"] = max_body_bytes;
+  j["ctx_size"] = ctx_size;
+  j["threads"] = threads;
+  j["batch_size"] = batch_size;
+  j["chat_template_fallback"] = chat_template_fallback;
+  j["log_level"] = log_level;
+  j["offline"] = offline;
+  return j;
+}
+
+Config load(const CliOverrides& cli, const Env& env) {
+  Config cfg;
+  cfg.home = default_home(env);
+
+  std::string path;
+  if (cli.config_file) {
+    if (cli.config_file->empty()) throw Error(kConfigErrorCode, "--config: empty path");
+    path = *cli.config_file;  // must exist: read_file reports a missing file
+  } else {
+    const std::string candidate = cfg.home + "/config.hcl";
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) path = candidate;
+  }
+  if (!path.empty()) {
+    apply_config_file(cfg, path, env);
+    cfg.config_file = path;
+  }
+  apply_env(cfg, env);
+  apply_cli(cfg, cli);
+  return cfg;
+}
+
+std::map<std::string, std::string> process_env() {
+  Env env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return env;
+}
+
+}  // namespace a3s::power::config
