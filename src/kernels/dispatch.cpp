@@ -1,0 +1,122 @@
+// Instruction-set selection: CPUID at first use, A3S_POWER_ISA override, force_isa for tests.
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "a3s/power/error.h"
+#include "kernels/kernel_table.h"
+#include "kernels/kernels.h"
+
+namespace a3s::power::kernels {
+namespace {
+
+struct IsaEntry {
+  Isa isa;
+  const char* name;
+  bool (*cpu_has)();            // null → always supported
+  void (*install)(KernelTable&);  // overrides on top of the scalar table; null for scalar
+};
+
+#if defined(A3S_KERNELS_HAVE_AVX2)
+bool cpu_has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+#endif
+
+// Slowest to fastest. A new instruction set is one more row (and its source file).
+constexpr std::array kIsas = {
+    IsaEntry{Isa::Scalar, "scalar", nullptr, nullptr},
+#if defined(A3S_KERNELS_HAVE_AVX2)
+    IsaEntry{Isa::Avx2, "avx2", cpu_has_avx2, install_avx2},
+#endif
+};
+
+const IsaEntry* find_entry(Isa isa) {
+  for (const auto& e : kIsas) {
+    if (e.isa == isa) return &e;
+  }
+  return nullptr;
+}
+
+bool supported(const IsaEntry& e) { return e.cpu_has == nullptr || e.cpu_has(); }
+
+// One immutable table per compiled-in ISA, built on first use.
+const KernelTable& table_for(Isa isa) {
+  static const auto tables = [] {
+    std::array<KernelTable, kIsas.size()> out;
+    for (size_t i = 0; i < kIsas.size(); ++i) {
+      out[i] = scalar_table();
+      if (kIsas[i].install != nullptr && supported(kIsas[i])) kIsas[i].install(out[i]);
+    }
+    return out;
+  }();
+  for (size_t i = 0; i < kIsas.size(); ++i) {
+    if (kIsas[i].isa == isa) return tables[i];
+  }
+  return tables[0];
+}
+
+Isa initial_isa() {
+  Isa isa = best_isa();
+  if (const char* env = std::getenv("A3S_POWER_ISA")) {
+    if (auto forced = parse_isa(env); forced && isa_supported(*forced)) isa = *forced;
+  }
+  return isa;
+}
+
+struct Active {
+  std::atomic<Isa> isa;
+  std::atomic<const KernelTable*> table;
+  Active() : isa(initial_isa()), table(&table_for(isa.load())) {}
+};
+
+Active& active() {
+  static Active a;
+  return a;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar: return "scalar";
+    case Isa::Avx2: return "avx2";
+  }
+  return "unknown";
+}
+
+std::optional<Isa> parse_isa(std::string_view name) {
+  if (name == "scalar") return Isa::Scalar;
+  if (name == "avx2") return Isa::Avx2;
+  return std::nullopt;
+}
+
+bool isa_supported(Isa isa) {
+  const IsaEntry* e = find_entry(isa);
+  return e != nullptr && supported(*e);
+}
+
+Isa best_isa() {
+  Isa best = Isa::Scalar;
+  for (const auto& e : kIsas) {
+    if (supported(e)) best = e.isa;
+  }
+  return best;
+}
+
+Isa active_isa() { return active().isa.load(std::memory_order_relaxed); }
+
+void force_isa(Isa isa) {
+  if (!isa_supported(isa)) {
+    throw Error(codes::kInvalidArgument, std::string("instruction set not supported here: ") + isa_name(isa));
+  }
+  Active& a = active();
+  a.table.store(&table_for(isa), std::memory_order_release);
+  a.isa.store(isa, std::memory_order_relaxed);
+}
+
+const KernelTable& active_table() { return *active().table.load(std::memory_order_acquire); }
+
+}  // namespace a3s::power::kernels

@@ -1,0 +1,53 @@
+// The per-ISA table of kernel entry points behind the public functions of kernels.h.
+//
+// The scalar table is complete. An ISA file (e.g. vec_dot_avx2.cpp) overrides the entries it
+// accelerates in a copy of the scalar table; entries it leaves alone keep the scalar code. Adding an
+// instruction set = one new source file with an `install_<isa>` function + one row in dispatch.cpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/tensor_type.h"
+
+namespace a3s::power::kernels {
+
+inline constexpr size_t kTypeSlots = 31;  // TensorType ids are < 31
+
+inline constexpr size_t slot(TensorType t) { return static_cast<size_t>(t); }
+
+// *out = dot(w, x) over n elements (n a multiple of the block size; validated by the caller).
+using VecDotFn = void (*)(int64_t n, float* out, const void* w, const void* x);
+// Y[t·y_stride + r] = dot(W row r, X row t) for r < n_w, t < n_x; rows are w_stride / x_stride bytes
+// apart. Callers keep n_w ≤ 64 and n_x ≤ 64 so the tile stays in L1/L2.
+using TileFn = void (*)(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride,
+                        int n_x, float* Y, size_t y_stride);
+using QuantizeFn = void (*)(const float* x, void* dst, int64_t n);
+using DequantizeFn = void (*)(const void* src, float* dst, int64_t n);
+using Fp16ToFp32RowFn = void (*)(const uint16_t* src, float* dst, int64_t n);
+using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
+
+struct KernelTable {
+  std::array<VecDotFn, kTypeSlots> vec_dot{};      // indexed by weight type
+  std::array<TileFn, kTypeSlots> tile{};           // optional; null → loop over vec_dot
+  std::array<QuantizeFn, kTypeSlots> quantize{};   // indexed by destination type
+  std::array<DequantizeFn, kTypeSlots> dequantize{};
+  Fp16ToFp32RowFn fp16_to_fp32_row = nullptr;
+  Fp32ToFp16RowFn fp32_to_fp16_row = nullptr;
+  Fp16ToFp32RowFn bf16_to_fp32_row = nullptr;
+  Fp32ToFp16RowFn fp32_to_bf16_row = nullptr;
+};
+
+// The complete scalar reference table (scalar_table.cpp).
+const KernelTable& scalar_table();
+
+#if defined(A3S_KERNELS_HAVE_AVX2)
+// Overrides the AVX2+FMA+F16C kernels in `t` (vec_dot_avx2.cpp, compiled with -mavx2 -mfma -mf16c).
+void install_avx2(KernelTable& t);
+#endif
+
+// The table of the active ISA (dispatch.cpp). Never null.
+const KernelTable& active_table();
+
+}  // namespace a3s::power::kernels

@@ -1,0 +1,119 @@
+// Compute kernels of the engine: fp16/bf16 conversion, (de)quantization of ggml block formats, dot
+// products between a weight row and an activation row, and the tiled, threaded matrix multiply.
+//
+// Formats. Block layouts are those of ggml (source: ggml-org/llama.cpp `ggml/src/ggml-common.h`);
+// dequantization follows its reference code (`ggml/src/ggml-quants.c`). A row of n elements of type t
+// occupies `row_size(t, n)` bytes (src/kernels/tensor_type.h) and n must be a multiple of the block
+// size of t (1 for F32/F16/BF16, 32 for Q4_0..Q8_1, 256 for the K-quants and Q8_K).
+//
+// Dot products. As in llama.cpp's CPU backend, a weight row of type w is multiplied with an activation
+// row quantized to `vec_dot_type(w)` (F32→F32, F16→F16, BF16→BF16, Q4_0/Q5_0/Q8_0→Q8_0,
+// Q4_1/Q5_1→Q8_1, Q2_K..Q6_K→Q8_K). Quantized products sum integers inside each block and scale by the
+// block factors in float, like llama.cpp's `ggml_vec_dot_<w>_<act>`; K-quant minima are applied through
+// the Q8_K `bsums`. Different ISA paths may sum blocks in a different order: results then differ only
+// by float rounding (relative ~1e-6 of the sum of |terms|).
+//
+// ISA dispatch. A scalar reference path is always built; an AVX2+FMA+F16C path is compiled separately
+// and chosen at start-up when the CPU supports it. The environment variable A3S_POWER_ISA
+// (scalar|avx2|auto) overrides the choice; values that are unknown or not supported by the CPU fall
+// back to the best supported path. `force_isa` switches paths at run time (tests, benchmarks).
+//
+// Errors. Functions throw a3s::power::Error with code "unsupported_tensor_type" for a type that has no
+// such operation (e.g. vec_dot with a Q8_K weight) and "invalid_argument" when n is negative or not a
+// multiple of the block size, or shapes do not fit. Messages never contain tensor data.
+// Pointers must not be null when n > 0. Rows need only the natural alignment of their block (2 bytes
+// for fp16-scaled blocks, 4 for Q8_K and F32).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "core/thread_pool.h"
+#include "kernels/tensor_type.h"
+
+namespace a3s::power::kernels {
+
+// ---------------------------------------------------------------------------------------------------
+// Half-precision conversions (bit-exact with ggml).
+
+// IEEE 754 binary16 → binary32. Exact for every input (subnormals, infinities, NaN payloads kept).
+float fp16_to_fp32(uint16_t h);
+// binary32 → binary16, round to nearest even; overflow → ±inf; values below half the smallest
+// subnormal → ±0; subnormal results rounded correctly; NaN → sign | 0x7E00 (quiet NaN), as ggml.
+uint16_t fp32_to_fp16(float f);
+// bfloat16 (upper 16 bits of binary32) → binary32. Exact.
+float bf16_to_fp32(uint16_t b);
+// binary32 → bfloat16, round to nearest even; NaN stays NaN (quiet bit forced), as ggml.
+uint16_t fp32_to_bf16(float f);
+
+// Row versions: n elements; src and dst must not overlap.
+void fp16_to_fp32_row(const uint16_t* src, float* dst, int64_t n);
+void fp32_to_fp16_row(const float* src, uint16_t* dst, int64_t n);
+void bf16_to_fp32_row(const uint16_t* src, float* dst, int64_t n);
+void fp32_to_bf16_row(const float* src, uint16_t* dst, int64_t n);
+
+// ---------------------------------------------------------------------------------------------------
+// Types.
+
+// The activation type used for dot products with weights of type w (llama.cpp CPU `vec_dot_type`).
+// Throws "unsupported_tensor_type" for Q8_1 / Q8_K (activation-only) and unknown ids.
+TensorType vec_dot_type(TensorType w);
+
+// ---------------------------------------------------------------------------------------------------
+// (De)quantization of one row.
+
+// src: one row of n elements of type t (row_size(t, n) bytes); dst: n floats.
+// Supported: every weight type plus Q8_1 and Q8_K.
+void dequantize_row(TensorType t, const void* src, float* dst, int64_t n);
+
+// x: n floats; dst: row_size(t, n) bytes of type t.
+// Activation types (bit-exact with llama.cpp's reference quantizers):
+//   F32 (copy), F16, BF16, Q8_0 (d = amax/127, q = roundf(x/d), half away from zero),
+//   Q8_1 (as Q8_0 plus s = fp16(d · Σq)), Q8_K (d = max/-127 in float, q = round-half-even(x·(-127/max)),
+//   clamped to 127, bsums = Σq per 16 values).
+// Weight types (Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K): reference quantizers with a
+// small scale search; their output is valid ggml data with bounded error, not byte-identical to
+// llama-quantize.
+void quantize_row(TensorType t, const float* x, void* dst, int64_t n);
+
+// Quantizes n_rows rows of n_cols floats (X is [n_rows, n_cols] row-major) into dst
+// ([n_rows] rows of row_size(t, n_cols) bytes). Parallel over rows when pool is given.
+void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols,
+                   ThreadPool* pool);
+
+// ---------------------------------------------------------------------------------------------------
+// Dot products and matrix multiply.
+
+// *out = Σ_i w[i]·x[i] over n elements; w_row has type w, x_act has type vec_dot_type(w).
+void vec_dot(TensorType w, int64_t n, float* out, const void* w_row, const void* x_act);
+
+// Y[t][r] = dot(W row r, X_act row t) for r < n_rows, t < n_tokens.
+//   W:     [n_rows, n_cols] of type w, row stride row_size(w, n_cols) bytes.
+//   X_act: [n_tokens, n_cols] of type vec_dot_type(w), row stride row_size(vec_dot_type(w), n_cols).
+//   Y:     [n_tokens, n_rows] float, row-major (Y[t * n_rows + r]).
+// Work is split over row blocks on `pool`; each task multiplies its block of weight rows with tiles
+// of tokens so the rows stay in cache across tokens (prefill). Allocates nothing. Must not be called
+// concurrently on the same pool.
+void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act,
+            int64_t n_tokens, float* Y, ThreadPool& pool);
+
+// ---------------------------------------------------------------------------------------------------
+// Instruction-set dispatch.
+
+enum class Isa : int {
+  Scalar = 0,  // portable reference code (the test oracle)
+  Avx2 = 1,    // x86-64 AVX2 + FMA + F16C
+};
+
+const char* isa_name(Isa isa);                       // "scalar", "avx2"
+std::optional<Isa> parse_isa(std::string_view name);  // inverse of isa_name; nullopt otherwise
+bool isa_supported(Isa isa);                          // compiled in and supported by this CPU
+Isa best_isa();                                       // the fastest supported path
+Isa active_isa();                                     // the path in use
+// Switches every kernel to `isa`. Throws Error("invalid_argument") when it is not supported.
+// Not synchronised with kernels running on other threads: call between computations.
+void force_isa(Isa isa);
+
+}  // namespace a3s::power::kernels
