@@ -71,14 +71,22 @@ class Context {
   int n_past() const;  // tokens already in the KV cache
   const Model& model() const;
 
+  // Tokens held in the KV cache, positions 0 … n_past()-1 (valid until the next call).
+  std::span<const Token> tokens() const;
+
   // Forgets the sequence (KV cache wiped to zero).
   void reset();
+
+  // Keeps the first n cached tokens and forgets the rest, so a shared prompt prefix can be reused.
+  // Throws Error("invalid_argument") unless 0 <= n <= n_past().
+  void truncate(int n);
 
   // Evaluates `tokens` at positions n_past() … n_past()+tokens.size()-1 (prefill in batches of
   // n_batch), appends them to the KV cache and returns logits: the last token's row (n_vocab
   // floats), or with all_logits one row per token ([tokens.size(), n_vocab] row-major). The span
   // is valid until the next call. Throws Error("context_length_exceeded") when the tokens do not
-  // fit, Error("invalid_argument") for token ids outside [0, n_vocab).
+  // fit, Error("invalid_argument") for token ids outside [0, n_vocab) or an empty `tokens`.
+  // On any error the sequence is unchanged (n_past() as before).
   std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
 
   struct Impl;

@@ -1,0 +1,61 @@
+// Per-architecture graph descriptions.
+//
+// Every supported architecture is one ArchSpec row: which tensors a block has (GGUF names, whether
+// each is required), the RoPE style, and defaults for metadata the file may omit. The forward pass
+// (forward.cpp) is written once against these roles, so adding an architecture that reuses the
+// pre-norm attention + gated FFN block shape (qwen3, phi3, gemma2, …) is a new row plus, at most, a
+// new role. Names and rope styles follow llama.cpp's `src/llama-arch.cpp` / `src/llama-model.cpp`.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace a3s::power::engine {
+
+// How RoPE pairs the dimensions of a head. Norm: adjacent pairs (2i, 2i+1) (llama, GPT-J style).
+// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2).
+enum class RopeStyle { Norm, Neox };
+
+// Tensors of one transformer block, by role.
+enum class LayerRole : int {
+  AttnNorm = 0,  // [n_embd] RMSNorm weight before attention
+  Wq,            // [n_embd, n_head*head_dim]
+  Wk,            // [n_embd, n_head_kv*head_dim]
+  Wv,            // [n_embd, n_head_kv*head_dim]
+  Bq,            // [n_head*head_dim] bias of Wq
+  Bk,            // [n_head_kv*head_dim]
+  Bv,            // [n_head_kv*head_dim]
+  Wo,            // [n_head*head_dim, n_embd] attention output projection
+  FfnNorm,       // [n_embd] RMSNorm weight before the FFN
+  FfnGate,       // [n_embd, n_ff]
+  FfnUp,         // [n_embd, n_ff]
+  FfnDown,       // [n_ff, n_embd]
+  Count
+};
+inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);
+
+enum class Presence { Absent, Optional, Required };
+
+struct LayerTensorSpec {
+  const char* suffix;  // GGUF name is "blk.<il>." + suffix
+  Presence presence;
+};
+
+struct ArchSpec {
+  std::string_view name;  // general.architecture
+  RopeStyle rope_style;
+  float default_rope_base;
+  std::array<LayerTensorSpec, kLayerRoles> layer;  // indexed by LayerRole
+  // Global tensors: token embeddings, final norm, output head (optional: tied to token_embd).
+  const char* token_embd = "token_embd.weight";
+  const char* output_norm = "output_norm.weight";
+  const char* output = "output.weight";
+};
+
+// The spec for an architecture name, or nullptr when unsupported.
+const ArchSpec* find_arch(std::string_view name);
+
+// Comma-separated names of supported architectures (for error messages).
+std::string_view supported_archs();
+
+}  // namespace a3s::power::engine

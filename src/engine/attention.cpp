@@ -1,0 +1,49 @@
+#include "engine/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/ops.h"
+#include "kernels/kernels.h"
+
+namespace a3s::power::engine {
+
+Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
+    : n_head_(hp.n_head),
+      n_head_kv_(hp.n_head_kv),
+      head_dim_(hp.head_dim),
+      n_ctx_(n_ctx),
+      n_slots_(std::max(1, n_slots)),
+      scale_(1.0f / std::sqrt(static_cast<float>(hp.head_dim))),
+      scores_(static_cast<size_t>(n_slots_) * n_ctx),
+      probs_(static_cast<size_t>(n_slots_) * n_ctx),
+      q16_(static_cast<size_t>(n_slots_) * hp.head_dim) {}
+
+void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out,
+                    ThreadPool& pool) {
+  const int n_work = n_tokens * n_head_;
+  const int n_tasks = std::min(n_slots_, n_work);
+  const int n_gqa = n_head_ / n_head_kv_;
+  const size_t n_q = static_cast<size_t>(n_head_) * head_dim_;
+  pool.run(n_tasks, [&](int slot, int n_slots) {
+    float* s = scores_.data() + static_cast<size_t>(slot) * n_ctx_;
+    uint16_t* p16 = probs_.data() + static_cast<size_t>(slot) * n_ctx_;
+    uint16_t* qh = q16_.data() + static_cast<size_t>(slot) * head_dim_;
+    for (int w = slot; w < n_work; w += n_slots) {
+      const int t = w / n_head_, h = w % n_head_;
+      const int n_kv = pos0 + t + 1;  // causal: positions 0 … p
+      const int g = h / n_gqa;
+      const float* qrow = q + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
+      kernels::fp32_to_fp16_row(qrow, qh, head_dim_);
+      for (int j = 0; j < n_kv; ++j)
+        kernels::vec_dot(TensorType::F16, head_dim_, &s[j], kv.k_row(il, j) + static_cast<size_t>(g) * head_dim_, qh);
+      softmax_scaled(s, n_kv, scale_);
+      kernels::fp32_to_fp16_row(s, p16, n_kv);
+      float* o = out + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
+      for (int d = 0; d < head_dim_; ++d)
+        kernels::vec_dot(TensorType::F16, n_kv, &o[d], kv.v_col(il, g * head_dim_ + d), p16);
+    }
+  });
+}
+
+}  // namespace a3s::power::engine

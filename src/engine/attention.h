@@ -1,0 +1,35 @@
+// Causal multi-head self-attention over the KV cache, with grouped-query attention (GQA).
+//
+// For token t at position p (p = pos0 + t) and query head h, with KV head g = h / (n_head/n_head_kv):
+//   s_j = (q_h · k_{g,j}) / sqrt(head_dim) for j = 0 … p,   a = softmax(s),   out_h = Σ_j a_j v_{g,j}
+// Numerics follow llama.cpp with an fp16 cache: q is rounded to fp16 for q·k, the probabilities are
+// rounded to fp16 for the weighted sum of V. Work is split over (token, head) pairs on the pool.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "engine/hparams.h"
+#include "engine/kv_cache.h"
+
+namespace a3s::power::engine {
+
+class Attention {
+ public:
+  // Scratch for up to `n_slots` parallel workers over a cache of n_ctx positions.
+  Attention(const HParams& hp, int n_ctx, int n_slots);
+
+  // q: [n_tokens, n_head*head_dim] (RoPE applied); out: same shape. K/V of positions
+  // [0, pos0 + n_tokens) of layer il must be in the cache.
+  void run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out, ThreadPool& pool);
+
+ private:
+  int n_head_, n_head_kv_, head_dim_, n_ctx_, n_slots_;
+  float scale_;
+  std::vector<float> scores_;     // [n_slots, n_ctx]
+  std::vector<uint16_t> probs_;   // [n_slots, n_ctx] fp16
+  std::vector<uint16_t> q16_;     // [n_slots, head_dim] fp16
+};
+
+}  // namespace a3s::power::engine

@@ -1,0 +1,108 @@
+// Context: one sequence's KV cache, its token history and the forward pass buffers. eval() splits
+// the tokens into prefill batches of n_batch and runs them under the model's compute mutex.
+#include <algorithm>
+#include <mutex>
+
+#include "a3s/power/error.h"
+#include "engine/forward.h"
+#include "engine/kv_cache.h"
+#include "engine/model_impl.h"
+
+namespace a3s::power {
+
+struct Context::Impl {
+  std::shared_ptr<const engine::ModelImpl> model;
+  int n_ctx;
+  engine::KvCache kv;
+  engine::Forward fwd;
+  std::vector<Token> tokens;  // what the cache holds, positions 0 … n_past-1
+  std::vector<float> logits;
+
+  Impl(std::shared_ptr<const engine::ModelImpl> m, int ctx)
+      : model(std::move(m)),
+        n_ctx(ctx),
+        kv(model->hparams().n_layer, ctx, model->hparams().n_embd_kv()),
+        fwd(*model, ctx, std::min(ctx, model->options().n_batch)) {
+    tokens.reserve(static_cast<size_t>(ctx));
+    logits.resize(static_cast<size_t>(model->hparams().n_vocab));
+  }
+};
+
+namespace {
+
+std::shared_ptr<const engine::ModelImpl> as_impl(std::shared_ptr<const Model> model) {
+  if (!model) throw Error(codes::kInvalidArgument, "context needs a model");
+  auto impl = std::dynamic_pointer_cast<const engine::ModelImpl>(model);
+  if (!impl) throw Error(codes::kInvalidArgument, "model was not loaded by this engine");
+  return impl;
+}
+
+int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
+  if (opts.n_ctx < 0) throw Error(codes::kInvalidArgument, "n_ctx must not be negative");
+  if (opts.n_ctx > 0) return opts.n_ctx;
+  const int train = m.hparams().n_ctx_train;
+  return train > 0 ? std::min(train, 4096) : 4096;
+}
+
+}  // namespace
+
+Context::Context(std::shared_ptr<const Model> model, const ContextOptions& opts) {
+  auto m = as_impl(std::move(model));
+  const int n_ctx = context_size(*m, opts);
+  impl_ = std::make_unique<Impl>(std::move(m), n_ctx);
+}
+
+Context::~Context() = default;
+
+int Context::n_ctx() const { return impl_->n_ctx; }
+int Context::n_past() const { return static_cast<int>(impl_->tokens.size()); }
+const Model& Context::model() const { return *impl_->model; }
+std::span<const Token> Context::tokens() const { return impl_->tokens; }
+
+void Context::reset() {
+  impl_->tokens.clear();
+  impl_->kv.clear();
+}
+
+void Context::truncate(int n) {
+  if (n < 0 || n > n_past()) throw Error(codes::kInvalidArgument, "truncate beyond the cached tokens");
+  impl_->tokens.resize(static_cast<size_t>(n));
+}
+
+std::span<const float> Context::eval(std::span<const Token> tokens, bool all_logits) {
+  Impl& c = *impl_;
+  const int n_vocab = c.model->hparams().n_vocab;
+  if (tokens.empty()) throw Error(codes::kInvalidArgument, "eval needs at least one token");
+  for (Token t : tokens)
+    if (t < 0 || t >= n_vocab)
+      throw Error(codes::kInvalidArgument, "token id " + std::to_string(t) + " outside [0, " +
+                                               std::to_string(n_vocab) + ")");
+  const int n_past0 = n_past();
+  if (tokens.size() > static_cast<size_t>(c.n_ctx - n_past0))
+    throw Error(codes::kContextLengthExceeded, "context length exceeded: " + std::to_string(n_past0) + " + " +
+                                                   std::to_string(tokens.size()) + " tokens > n_ctx " +
+                                                   std::to_string(c.n_ctx));
+  const size_t n = tokens.size();
+  const size_t rows = all_logits ? n : 1;
+  if (c.logits.size() < rows * static_cast<size_t>(n_vocab)) c.logits.resize(rows * static_cast<size_t>(n_vocab));
+
+  std::lock_guard<std::mutex> lock(c.model->compute_mutex());
+  try {
+    const size_t nb = static_cast<size_t>(c.fwd.n_batch());
+    for (size_t i = 0; i < n; i += nb) {
+      const size_t len = std::min(nb, n - i);
+      const bool last = i + len == n;
+      const int n_out = all_logits ? static_cast<int>(len) : (last ? 1 : 0);
+      float* out = c.logits.data() + (all_logits ? i * static_cast<size_t>(n_vocab) : 0);
+      c.fwd.run(c.kv, tokens.subspan(i, len), n_past0 + static_cast<int>(i), n_out, out);
+      c.tokens.insert(c.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
+                      tokens.begin() + static_cast<std::ptrdiff_t>(i + len));
+    }
+  } catch (...) {
+    c.tokens.resize(static_cast<size_t>(n_past0));  // the failed tokens are not part of the sequence
+    throw;
+  }
+  return {c.logits.data(), rows * static_cast<size_t>(n_vocab)};
+}
+
+}  // namespace a3s::power

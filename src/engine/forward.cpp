@@ -1,0 +1,159 @@
+#include "engine/forward.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "a3s/power/error.h"
+#include "engine/model_impl.h"
+#include "engine/ops.h"
+#include "kernels/kernels.h"
+
+namespace a3s::power::engine {
+namespace {
+constexpr int64_t kHeadChunkRows = 4096;  // output-head rows per read for copying weight sources
+}
+
+Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
+    : m_(model),
+      n_batch_(n_batch),
+      rope_(model.hparams()),
+      attn_(model.hparams(), n_ctx, model.pool().size()) {
+  const HParams& hp = m_.hparams();
+  const size_t nb = static_cast<size_t>(n_batch_);
+  x_.resize(nb * hp.n_embd);
+  xn_.resize(nb * hp.n_embd);
+  q_.resize(nb * hp.n_embd_q());
+  k_.resize(nb * hp.n_embd_kv());
+  v_.resize(nb * hp.n_embd_kv());
+  att_.resize(nb * hp.n_embd_q());
+  o_.resize(nb * hp.n_embd);
+  gate_.resize(nb * hp.n_ff);
+  up_.resize(nb * hp.n_ff);
+  const size_t vec = static_cast<size_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.n_embd_kv()}));
+  vec_a_.resize(vec);
+  vec_b_.resize(vec);
+  rope_cache_.resize(static_cast<size_t>(std::max(2, hp.n_rot)));
+  act_buf_.resize(std::max<size_t>(m_.max_act_bytes(n_batch_), 1));
+  act_.set_buffer(act_buf_.data());
+  weights::WeightSource& ws = m_.weights();
+  if (ws.rows_need_scratch()) {
+    const auto& embd = ws.desc(m_.tok_embd());
+    const auto& out = ws.desc(m_.output());
+    const auto& norm = ws.desc(m_.output_norm());
+    head_chunk_ = std::min<int64_t>(kHeadChunkRows, out.n_rows());
+    row_scratch_.resize(
+        std::max({embd.row_bytes, norm.row_bytes, out.row_bytes * static_cast<size_t>(head_chunk_)}));
+    head_out_.resize(nb * static_cast<size_t>(head_chunk_));
+  }
+}
+
+const float* Forward::small_vector(const uint8_t* data, int id, float* dst) {
+  const weights::TensorDesc& d = m_.weights().desc(id);
+  if (d.type == TensorType::F32) return reinterpret_cast<const float*>(data);
+  kernels::dequantize_row(d.type, data, dst, d.ne[0]);
+  return dst;
+}
+
+void Forward::run(KvCache& kv, std::span<const Token> tokens, int pos0, int n_out, float* logits) {
+  const int n = static_cast<int>(tokens.size());
+  if (n <= 0 || n > n_batch_ || n_out < 0 || n_out > n)
+    throw Error(codes::kInternal, "forward batch out of range");
+  embed(tokens);
+  for (int il = 0; il < m_.hparams().n_layer; ++il) layer(kv, il, n, pos0);
+  if (n_out > 0) head(n, n_out, logits);
+}
+
+void Forward::embed(std::span<const Token> tokens) {
+  weights::WeightSource& ws = m_.weights();
+  const weights::TensorDesc& d = ws.desc(m_.tok_embd());
+  const int64_t n_embd = m_.hparams().n_embd;
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    const uint8_t* row = ws.read_rows(m_.tok_embd(), tokens[t], 1, row_scratch_);
+    kernels::dequantize_row(d.type, row, x_.data() + t * n_embd, n_embd);
+  }
+}
+
+void Forward::layer(KvCache& kv, int il, int n, int pos0) {
+  const HParams& hp = m_.hparams();
+  const LayerTensors& lt = m_.layer(il);
+  weights::WeightSource& ws = m_.weights();
+  ThreadPool& pool = m_.pool();
+  weights::LayerLease lease = ws.acquire_layer(il);
+  auto desc = [&](LayerRole r) -> const weights::TensorDesc& { return ws.desc(lt[r]); };
+  auto data = [&](LayerRole r) { return lease.data(lt[r]); };
+  const size_t n_embd = static_cast<size_t>(hp.n_embd), n_q = static_cast<size_t>(hp.n_embd_q()),
+               n_kv = static_cast<size_t>(hp.n_embd_kv()), n_ff = static_cast<size_t>(hp.n_ff);
+
+  // Attention block.
+  const float* w_norm = small_vector(data(LayerRole::AttnNorm), lt[LayerRole::AttnNorm], vec_a_.data());
+  for (int t = 0; t < n; ++t) rms_norm(&x_[t * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, w_norm);
+  act_.invalidate();
+  linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool);
+  linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool);
+  linear(desc(LayerRole::Wv), data(LayerRole::Wv), xn_.data(), n, v_.data(), act_, pool);
+  struct BiasTarget {
+    LayerRole role;
+    float* y;
+    size_t width;
+  };
+  for (const BiasTarget& b : {BiasTarget{LayerRole::Bq, q_.data(), n_q}, BiasTarget{LayerRole::Bk, k_.data(), n_kv},
+                              BiasTarget{LayerRole::Bv, v_.data(), n_kv}}) {
+    if (lt[b.role] < 0) continue;
+    const float* bias = small_vector(data(b.role), lt[b.role], vec_b_.data());
+    for (int t = 0; t < n; ++t) add_inplace(b.y + t * b.width, bias, static_cast<int64_t>(b.width));
+  }
+  for (int t = 0; t < n; ++t) {
+    rope_.angles(pos0 + t, rope_cache_.data());
+    rope_.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
+    rope_.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
+    kv.store(il, pos0 + t, &k_[t * n_kv], &v_[t * n_kv]);
+  }
+  attn_.run(kv, il, q_.data(), n, pos0, att_.data(), pool);
+  act_.invalidate();
+  linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool);
+  add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
+
+  // Feed-forward block (SwiGLU).
+  const float* f_norm = small_vector(data(LayerRole::FfnNorm), lt[LayerRole::FfnNorm], vec_a_.data());
+  for (int t = 0; t < n; ++t) rms_norm(&x_[t * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, f_norm);
+  act_.invalidate();
+  linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
+  linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+  swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * n_ff));
+  act_.invalidate();
+  linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
+  add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
+  act_.invalidate();
+}
+
+void Forward::head(int n, int n_out, float* logits) {
+  const HParams& hp = m_.hparams();
+  weights::WeightSource& ws = m_.weights();
+  ThreadPool& pool = m_.pool();
+  const size_t n_embd = static_cast<size_t>(hp.n_embd);
+  const float* w_norm = small_vector(ws.read_rows(m_.output_norm(), 0, 1, row_scratch_), m_.output_norm(),
+                                     vec_a_.data());
+  const int first = n - n_out;
+  for (int t = 0; t < n_out; ++t)
+    rms_norm(&x_[(first + t) * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, w_norm);
+  act_.invalidate();
+  const weights::TensorDesc& out = ws.desc(m_.output());
+  if (!ws.rows_need_scratch()) {
+    linear(out, ws.read_rows(m_.output(), 0, out.n_rows(), {}), xn_.data(), n_out, logits, act_, pool);
+  } else {
+    // Row-chunked head: each chunk of vocabulary rows is read, multiplied, and scattered.
+    weights::TensorDesc chunk = out;
+    for (int64_t r0 = 0; r0 < out.n_rows(); r0 += head_chunk_) {
+      const int64_t rows = std::min(head_chunk_, out.n_rows() - r0);
+      chunk.ne[1] = rows;
+      const uint8_t* w = ws.read_rows(m_.output(), r0, rows, row_scratch_);
+      linear(chunk, w, xn_.data(), n_out, head_out_.data(), act_, pool);
+      for (int t = 0; t < n_out; ++t)
+        std::memcpy(logits + static_cast<size_t>(t) * hp.n_vocab + r0, &head_out_[static_cast<size_t>(t * rows)],
+                    static_cast<size_t>(rows) * sizeof(float));
+    }
+  }
+  act_.invalidate();
+}
+
+}  // namespace a3s::power::engine

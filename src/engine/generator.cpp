@@ -1,0 +1,176 @@
+// The generation loop (see generator.h for the contract).
+//
+// Stop strings: generated text goes into a hold-back buffer. After every token the buffer is
+// searched for a complete stop string (→ emit what precedes it, finish Stop); otherwise everything
+// except the longest buffer suffix that is a prefix of some stop string is emitted. Any stop string
+// that completes later must then lie entirely inside the held-back text, so matches across token
+// boundaries are found and stop text is never emitted. Held-back suffixes start where a stop string
+// starts, so deltas stay whole UTF-8 characters.
+#include "engine/generator.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "a3s/power/error.h"
+#include "tokenizer/tokenizer.h"
+
+namespace a3s::power {
+
+const char* to_string(FinishReason r) {
+  switch (r) {
+    case FinishReason::Stop: return "stop";
+    case FinishReason::Length: return "length";
+    case FinishReason::Cancelled: return "cancelled";
+  }
+  return "stop";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+class StopMatcher {
+ public:
+  explicit StopMatcher(const std::vector<std::string>& stops) {
+    for (const std::string& s : stops)
+      if (!s.empty()) stops_.push_back(s);
+  }
+
+  // Appends text; returns true when a stop string completed (the held text is cut before it).
+  bool push(std::string_view text) {
+    held_.append(text);
+    size_t best = std::string::npos;
+    for (const std::string& s : stops_) best = std::min(best, held_.find(s));
+    if (best != std::string::npos) {
+      held_.resize(best);
+      return true;
+    }
+    return false;
+  }
+
+  // Text that can no longer become part of a stop string (removed from the held buffer).
+  std::string take_safe() {
+    size_t keep = 0;
+    for (const std::string& s : stops_) {
+      const size_t max_len = std::min(s.size() - 1, held_.size());
+      for (size_t len = max_len; len > keep; --len)
+        if (held_.compare(held_.size() - len, len, s, 0, len) == 0) {
+          keep = len;
+          break;
+        }
+    }
+    std::string out = held_.substr(0, held_.size() - keep);
+    held_.erase(0, held_.size() - keep);
+    return out;
+  }
+
+  // Everything held (used when generation ends without a stop match).
+  std::string take_all() {
+    std::string out;
+    out.swap(held_);
+    return out;
+  }
+
+ private:
+  std::vector<std::string> stops_;
+  std::string held_;
+};
+
+}  // namespace
+
+GenerationResult generate(Context& ctx, const GenerationRequest& req, const DeltaCallback& on_delta) {
+  const Model& model = ctx.model();
+  const Tokenizer& tok = model.tokenizer();
+  const int n_vocab = model.info().n_vocab;
+  const int n_prompt = static_cast<int>(req.prompt.size());
+  if (n_prompt == 0) throw Error(codes::kInvalidArgument, "generation needs at least one prompt token");
+  if (n_prompt > ctx.n_ctx())
+    throw Error(codes::kContextLengthExceeded, "prompt of " + std::to_string(n_prompt) +
+                                                   " tokens does not fit the context of " +
+                                                   std::to_string(ctx.n_ctx()));
+  for (Token t : req.prompt)
+    if (t < 0 || t >= n_vocab) throw Error(codes::kInvalidArgument, "prompt token id outside the vocabulary");
+
+  GenerationResult res;
+  res.n_prompt_tokens = n_prompt;
+  Sampler sampler(req.sampling, n_vocab);
+  res.seed = sampler.seed();
+  for (Token t : req.prompt) sampler.accept(t);
+  auto cancelled = [&] { return req.cancel && req.cancel->load(std::memory_order_relaxed); };
+
+  if (req.max_tokens == 0) {
+    res.finish = FinishReason::Length;
+    return res;
+  }
+  if (cancelled()) {
+    res.finish = FinishReason::Cancelled;
+    return res;
+  }
+
+  // Prefill: reuse the cached prefix of the prompt, evaluate the rest (at least the last token,
+  // whose logits start the generation).
+  const auto t_prefill = Clock::now();
+  std::span<const Token> cached = ctx.tokens();
+  size_t common = 0;
+  while (common < cached.size() && common < req.prompt.size() && cached[common] == req.prompt[common]) ++common;
+  if (common < cached.size() || common == req.prompt.size()) {
+    if (common == req.prompt.size()) --common;
+    ctx.truncate(static_cast<int>(common));
+  }
+  std::span<const float> logits =
+      ctx.eval(std::span<const Token>(req.prompt).subspan(common));
+  res.prefill_ms = ms_since(t_prefill);
+
+  const auto t_decode = Clock::now();
+  StreamingDetokenizer detok(tok);
+  StopMatcher stops(req.stop);
+  auto deliver = [&](std::string_view text, Token t) {
+    res.text.append(text);
+    return on_delta ? on_delta(text, t) : true;
+  };
+
+  for (;;) {
+    if (cancelled()) {
+      res.finish = FinishReason::Cancelled;
+      break;
+    }
+    const Token t = sampler.sample(logits);
+    sampler.accept(t);
+    if (tok.is_eog(t)) {
+      res.finish = FinishReason::Stop;
+      const bool hit = stops.push(detok.flush());
+      (void)hit;  // a completed stop string ends the text the same way the EOG token does
+      const std::string rest = stops.take_all();
+      if (!rest.empty()) deliver(rest, t);
+      break;
+    }
+    res.tokens.push_back(t);
+    if (stops.push(detok.push(t))) {
+      res.finish = FinishReason::Stop;
+      deliver(stops.take_all(), t);
+      break;
+    }
+    const bool max_reached = req.max_tokens > 0 && static_cast<int>(res.tokens.size()) >= req.max_tokens;
+    const bool ctx_full = ctx.n_past() >= ctx.n_ctx();
+    if (max_reached || ctx_full) {
+      res.finish = FinishReason::Length;
+      if (stops.push(detok.flush())) res.finish = FinishReason::Stop;
+      deliver(stops.take_all(), t);
+      break;
+    }
+    if (!deliver(stops.take_safe(), t)) {
+      res.finish = FinishReason::Cancelled;
+      break;
+    }
+    const Token next[1] = {t};
+    logits = ctx.eval(next);
+  }
+  res.decode_ms = ms_since(t_decode);
+  return res;
+}
+
+}  // namespace a3s::power

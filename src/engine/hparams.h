@@ -1,0 +1,45 @@
+// Model hyper-parameters read from GGUF metadata (`<arch>.*` keys, see ggml-org/ggml docs/gguf.md,
+// "LLM" section) and checked for consistency. Shapes of tensors are derived from these.
+#pragma once
+
+#include <string>
+
+#include "engine/arch.h"
+
+namespace a3s::power::gguf { class File; }
+
+namespace a3s::power::engine {
+
+enum class RopeScaling { None, Linear, Yarn };
+
+struct HParams {
+  std::string arch;
+  int n_vocab = 0;       // rows of token_embd.weight
+  int n_ctx_train = 0;   // <arch>.context_length
+  int n_embd = 0;        // <arch>.embedding_length
+  int n_layer = 0;       // <arch>.block_count
+  int n_ff = 0;          // <arch>.feed_forward_length
+  int n_head = 0;        // <arch>.attention.head_count
+  int n_head_kv = 0;     // <arch>.attention.head_count_kv (default n_head)
+  int head_dim = 0;      // <arch>.attention.key_length (default n_embd / n_head)
+  int n_rot = 0;         // <arch>.rope.dimension_count (default head_dim); rotated dims per head
+  float rms_eps = 1e-5f; // <arch>.attention.layer_norm_rms_epsilon
+  RopeStyle rope_style = RopeStyle::Norm;
+  float rope_base = 10000.0f;   // <arch>.rope.freq_base
+  RopeScaling rope_scaling = RopeScaling::None;  // <arch>.rope.scaling.type
+  float rope_freq_scale = 1.0f; // 1 / <arch>.rope.scaling.factor
+  int n_ctx_orig = 0;           // <arch>.rope.scaling.original_context_length (default n_ctx_train)
+  float yarn_ext_factor = 0.0f; // 1 with YaRN scaling, else 0
+  float yarn_attn_factor = 1.0f;
+  float yarn_beta_fast = 32.0f, yarn_beta_slow = 1.0f;
+
+  int n_embd_q() const { return n_head * head_dim; }
+  int n_embd_kv() const { return n_head_kv * head_dim; }
+  int n_gqa() const { return n_head / n_head_kv; }  // query heads per KV head
+};
+
+// Reads and validates the hyper-parameters. n_vocab is taken from `n_vocab` (the token embedding
+// rows). Throws Error("invalid_model") naming the key for missing/invalid values.
+HParams read_hparams(const gguf::File& file, const ArchSpec& arch, int n_vocab);
+
+}  // namespace a3s::power::engine

@@ -1,0 +1,229 @@
+// Model::load: open the GGUF, pick the architecture's graph, read hyper-parameters, resolve and
+// check every tensor (presence, shape, type), build the tokenizer and the thread pool.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "a3s/power/error.h"
+#include "engine/model_impl.h"
+#include "gguf/gguf_file.h"
+#include "kernels/kernels.h"
+#include "tokenizer/tokenizer.h"
+#include "weights/mapped_weights.h"
+
+namespace a3s::power {
+namespace engine {
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_matmul_type(TensorType t) {
+  switch (t) {
+    case TensorType::F32:
+    case TensorType::F16:
+    case TensorType::BF16:
+    case TensorType::Q4_0:
+    case TensorType::Q4_1:
+    case TensorType::Q5_0:
+    case TensorType::Q5_1:
+    case TensorType::Q8_0:
+    case TensorType::Q2_K:
+    case TensorType::Q3_K:
+    case TensorType::Q4_K:
+    case TensorType::Q5_K:
+    case TensorType::Q6_K:
+      return true;
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void unsupported_type(const weights::TensorDesc& d) {
+  throw Error(codes::kUnsupportedType,
+              "tensor " + d.name + " has type " + type_name(d.type) + ", which the engine cannot compute");
+}
+
+// What a tensor is used for decides which types are acceptable.
+enum class Use { Matmul, Rows /* dequantized rows: embeddings, norms, biases */ };
+
+void check_tensor(const weights::TensorDesc& d, std::array<int64_t, 2> shape, Use use) {
+  const bool one_d = shape[1] == 1;
+  const bool shape_ok = d.ne[0] == shape[0] && d.ne[1] == shape[1] && d.ne[2] == 1 && d.ne[3] == 1 &&
+                        (one_d ? d.n_dims >= 1 : d.n_dims == 2);
+  if (!shape_ok) {
+    throw Error(codes::kInvalidModel, "tensor " + d.name + " has shape [" + std::to_string(d.ne[0]) + ", " +
+                                          std::to_string(d.ne[1]) + "], expected [" +
+                                          std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
+  }
+  auto ti = type_info(static_cast<uint32_t>(d.type));
+  if (!ti || !ti->weight_type) unsupported_type(d);
+  if (use == Use::Matmul) {
+    if (!is_matmul_type(d.type)) unsupported_type(d);
+    const TensorType act = kernels::vec_dot_type(d.type);
+    if (!row_size(act, d.ne[0]))
+      throw Error(codes::kInvalidModel, "tensor " + d.name + ": row length " + std::to_string(d.ne[0]) +
+                                            " does not fit the " + type_name(act) + " activation blocks");
+  }
+}
+
+}  // namespace
+
+ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shared_ptr<const gguf::File> file,
+                     std::unique_ptr<weights::WeightSource> weights, std::unique_ptr<Tokenizer> tokenizer,
+                     const ModelOptions& opts)
+    : info_(std::move(info)),
+      hp_(std::move(hp)),
+      arch_(arch),
+      opts_(opts),
+      file_(std::move(file)),
+      weights_(std::move(weights)),
+      tokenizer_(std::move(tokenizer)),
+      compute_mu_(std::make_unique<std::mutex>()) {
+  if (opts_.n_batch <= 0) throw Error(codes::kInvalidArgument, "n_batch must be positive");
+  if (opts_.n_threads < 0) throw Error(codes::kInvalidArgument, "n_threads must not be negative");
+  resolve_tensors();
+  pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
+}
+
+ModelImpl::~ModelImpl() = default;
+
+void ModelImpl::resolve_tensors() {
+  const weights::WeightSource& w = *weights_;
+  auto require = [&](const std::string& name) {
+    auto id = w.find(name);
+    if (!id) throw Error(codes::kInvalidModel, "missing tensor " + name);
+    return *id;
+  };
+  const int64_t n_embd = hp_.n_embd, n_vocab = hp_.n_vocab, n_ff = hp_.n_ff;
+  const int64_t n_q = hp_.n_embd_q(), n_kv = hp_.n_embd_kv();
+
+  tok_embd_ = require(arch_.token_embd);
+  check_tensor(w.desc(tok_embd_), {n_embd, n_vocab}, Use::Rows);
+  output_norm_ = require(arch_.output_norm);
+  check_tensor(w.desc(output_norm_), {n_embd, 1}, Use::Rows);
+  if (auto out = w.find(arch_.output)) {
+    output_ = *out;
+  } else {
+    output_ = tok_embd_;  // tied embeddings
+  }
+  check_tensor(w.desc(output_), {n_embd, n_vocab}, Use::Matmul);
+
+  auto shape_of = [&](LayerRole r) -> std::pair<std::array<int64_t, 2>, Use> {
+    switch (r) {
+      case LayerRole::AttnNorm:
+      case LayerRole::FfnNorm: return {{n_embd, 1}, Use::Rows};
+      case LayerRole::Wq: return {{n_embd, n_q}, Use::Matmul};
+      case LayerRole::Wk:
+      case LayerRole::Wv: return {{n_embd, n_kv}, Use::Matmul};
+      case LayerRole::Bq: return {{n_q, 1}, Use::Rows};
+      case LayerRole::Bk:
+      case LayerRole::Bv: return {{n_kv, 1}, Use::Rows};
+      case LayerRole::Wo: return {{n_q, n_embd}, Use::Matmul};
+      case LayerRole::FfnGate:
+      case LayerRole::FfnUp: return {{n_embd, n_ff}, Use::Matmul};
+      case LayerRole::FfnDown: return {{n_ff, n_embd}, Use::Matmul};
+      case LayerRole::Count: break;
+    }
+    throw Error(codes::kInternal, "bad layer role");
+  };
+
+  if (w.n_layers() > hp_.n_layer)
+    throw Error(codes::kInvalidModel, "tensors for more blocks than block_count");
+  layers_.resize(static_cast<size_t>(hp_.n_layer));
+  for (int il = 0; il < hp_.n_layer; ++il) {
+    LayerTensors& lt = layers_[static_cast<size_t>(il)];
+    for (int r = 0; r < kLayerRoles; ++r) {
+      lt.id[static_cast<size_t>(r)] = -1;
+      const LayerTensorSpec& spec = arch_.layer[static_cast<size_t>(r)];
+      if (spec.presence == Presence::Absent) continue;
+      const std::string name = "blk." + std::to_string(il) + "." + spec.suffix;
+      auto id = w.find(name);
+      if (!id) {
+        if (spec.presence == Presence::Required) throw Error(codes::kInvalidModel, "missing tensor " + name);
+        continue;
+      }
+      auto [shape, use] = shape_of(static_cast<LayerRole>(r));
+      check_tensor(w.desc(*id), shape, use);
+      lt.id[static_cast<size_t>(r)] = *id;
+    }
+  }
+}
+
+size_t ModelImpl::max_act_bytes(int n_tokens) const {
+  size_t best = 0;
+  auto consider = [&](int id) {
+    if (id < 0) return;
+    const weights::TensorDesc& d = weights_->desc(id);
+    const size_t row = row_size(kernels::vec_dot_type(d.type), d.ne[0]).value_or(0);
+    best = std::max(best, row * static_cast<size_t>(n_tokens));
+  };
+  consider(output_);
+  for (const LayerTensors& lt : layers_)
+    for (LayerRole r : {LayerRole::Wq, LayerRole::Wk, LayerRole::Wv, LayerRole::Wo, LayerRole::FfnGate,
+                        LayerRole::FfnUp, LayerRole::FfnDown})
+      consider(lt[r]);
+  return best;
+}
+
+}  // namespace engine
+
+std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& opts) {
+  using namespace engine;
+  std::shared_ptr<const gguf::File> file = gguf::File::open(path);
+
+  const std::optional<std::string> arch_name = file->get_string("general.architecture");
+  if (!arch_name) throw Error(codes::kInvalidModel, "missing metadata key general.architecture");
+  const ArchSpec* arch = find_arch(*arch_name);
+  if (!arch) {
+    std::string shown = arch_name->substr(0, 64);
+    for (char& c : shown)
+      if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
+    throw Error(codes::kUnsupportedArch, "unsupported architecture '" + shown + "' (supported: " +
+                                             std::string(supported_archs()) + ")");
+  }
+
+  auto weights = std::make_unique<weights::MappedWeights>(file);
+  const auto embd = weights->find(arch->token_embd);
+  if (!embd) throw Error(codes::kInvalidModel, std::string("missing tensor ") + arch->token_embd);
+  const int64_t n_vocab = weights->desc(*embd).ne[1];
+  if (n_vocab <= 0 || n_vocab > (1 << 30)) throw Error(codes::kInvalidModel, "token_embd.weight has no rows");
+
+  HParams hp = read_hparams(*file, *arch, static_cast<int>(n_vocab));
+  std::unique_ptr<Tokenizer> tok = Tokenizer::from_gguf(*file);
+  if (tok->n_vocab() != hp.n_vocab)
+    throw Error(codes::kInvalidModel, "tokenizer vocabulary size " + std::to_string(tok->n_vocab()) +
+                                          " differs from token_embd.weight rows " + std::to_string(hp.n_vocab));
+
+  ModelInfo info;
+  info.path = path;
+  info.name = file->get_string("general.name").value_or(std::filesystem::path(path).stem().string());
+  info.architecture = hp.arch;
+  info.file_size = file->bytes().size();
+  std::map<TensorType, int64_t> elems_by_type;
+  for (const gguf::TensorInfo& t : file->tensors()) {
+    info.n_params += static_cast<uint64_t>(t.n_elements());
+    if (t.n_dims >= 2) elems_by_type[t.type] += t.n_elements();
+  }
+  TensorType dominant = TensorType::F32;
+  int64_t most = -1;
+  for (auto [t, n] : elems_by_type)
+    if (n > most) most = n, dominant = t;
+  info.file_type = upper(type_name(dominant));
+  info.n_vocab = hp.n_vocab;
+  info.n_embd = hp.n_embd;
+  info.n_layer = hp.n_layer;
+  info.n_head = hp.n_head;
+  info.n_head_kv = hp.n_head_kv;
+  info.n_ff = hp.n_ff;
+  info.n_ctx_train = hp.n_ctx_train;
+  info.chat_template = file->get_string("tokenizer.chat_template");
+
+  return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
+                                     std::move(tok), opts);
+}
+
+}  // namespace a3s::power

@@ -1,0 +1,65 @@
+// The engine's Model: hyper-parameters, the resolved tensor table of the architecture's graph, the
+// weight source, the tokenizer, the thread pool and the compute mutex (one eval at a time).
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "a3s/power/engine.h"
+#include "core/thread_pool.h"
+#include "engine/arch.h"
+#include "engine/hparams.h"
+#include "weights/weight_source.h"
+
+namespace a3s::power::engine {
+
+// Tensor ids (into the WeightSource) of one block, by LayerRole; -1 when absent.
+struct LayerTensors {
+  std::array<int, kLayerRoles> id;
+  int operator[](LayerRole r) const { return id[static_cast<size_t>(r)]; }
+};
+
+class ModelImpl final : public Model {
+ public:
+  ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shared_ptr<const gguf::File> file,
+            std::unique_ptr<weights::WeightSource> weights, std::unique_ptr<Tokenizer> tokenizer,
+            const ModelOptions& opts);
+  ~ModelImpl() override;
+
+  const ModelInfo& info() const override { return info_; }
+  const Tokenizer& tokenizer() const override { return *tokenizer_; }
+
+  const HParams& hparams() const { return hp_; }
+  const ArchSpec& arch() const { return arch_; }
+  const ModelOptions& options() const { return opts_; }
+  weights::WeightSource& weights() const { return *weights_; }
+  ThreadPool& pool() const { return *pool_; }
+  std::mutex& compute_mutex() const { return *compute_mu_; }
+
+  const LayerTensors& layer(int il) const { return layers_[static_cast<size_t>(il)]; }
+  int tok_embd() const { return tok_embd_; }
+  int output_norm() const { return output_norm_; }
+  int output() const { return output_; }  // token_embd when the head is tied
+
+  // Largest activation row (bytes) any matmul input needs for `n_tokens` tokens.
+  size_t max_act_bytes(int n_tokens) const;
+
+ private:
+  void resolve_tensors();
+
+  ModelInfo info_;
+  HParams hp_;
+  const ArchSpec& arch_;
+  ModelOptions opts_;
+  std::shared_ptr<const gguf::File> file_;
+  std::unique_ptr<weights::WeightSource> weights_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<std::mutex> compute_mu_;
+  std::vector<LayerTensors> layers_;
+  int tok_embd_ = -1, output_norm_ = -1, output_ = -1;
+};
+
+}  // namespace a3s::power::engine
