@@ -334,6 +334,7 @@ void File::parse() {
   kv_.reserve(static_cast<size_t>(n_kv));
   key_order_.reserve(static_cast<size_t>(n_kv));
   MetadataParser meta(r);
+  uint64_t alignment_at = 0;  // where general.alignment's value type is stored, for errors
   for (uint64_t i = 0; i < n_kv; ++i) {
     const uint64_t key_at = r.pos();
     std::string key = r.str("metadata key", kMaxKeyBytes);
@@ -342,6 +343,7 @@ void File::parse() {
     const uint64_t type_at = r.pos();
     const uint32_t type_id = r.u32("metadata value type");
     Value v = meta.value(type_id, 0, type_at);
+    if (key == "general.alignment") alignment_at = type_at;
     key_order_.push_back(key);
     kv_.emplace(std::move(key), std::move(v));
   }
@@ -358,11 +360,13 @@ void File::parse() {
       al = static_cast<uint64_t>(*s);
     } else if (!s) {
       r.fail(std::string("general.alignment has type ") + value_type_name(a->type) +
-             ", expected an integer");
+                 ", expected an integer",
+             alignment_at);
     }
     if (al == 0 || (al & (al - 1)) != 0) {
       r.fail("general.alignment " + (s ? std::to_string(*s) : std::to_string(al)) +
-             " is not a power of two");
+                 " is not a power of two",
+             alignment_at);
     }
     alignment_ = al;
   }
