@@ -2,18 +2,31 @@
 // penalties; per-request seed.
 //
 // Order (as llama.cpp's default chain): penalties → top_k → top_p → min_p → temperature → draw.
-// temperature <= 0 (or top_k == 1) is greedy (argmax; ties → lowest id). A request without a seed
-// gets a fresh random one (reported by `seed()`); the same seed and logits reproduce the same draw.
+// temperature <= 0 (or top_k == 1) is greedy: argmax of the penalised logits, ties → lowest id
+// (penalties are off by default, so this is the plain argmax). A request without a seed gets a
+// fresh random one (reported by `seed()`); the same seed, accepted tokens and logits reproduce the
+// same draws. The draw uses std::mt19937_64 (53 high bits → uniform [0, 1)), which is specified
+// exactly by the standard, so draws do not depend on the standard library.
+//
+// Errors: the constructor throws Error("invalid_argument") naming the parameter for temperature
+// < 0, top_p outside (0, 1], min_p outside [0, 1], repeat_penalty <= 0, repeat_last_n < -1,
+// non-finite frequency/presence penalties (NaN anywhere), or n_vocab <= 0. sample() throws
+// Error("invalid_argument") when the row is not n_vocab floats and Error("internal_error") when
+// no logit is finite; accept() throws Error("invalid_argument") for ids outside [0, n_vocab).
+//
+// Cost: sample() is O(n_vocab) plus sorting the survivors of top_k (or of min_p when top_k is
+// off); it allocates nothing (scratch is sized once per Sampler).
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "a3s/power/engine.h"
+#include "sampling/candidates.h"
+#include "sampling/penalties.h"
 
 namespace a3s::power {
 
@@ -38,14 +51,24 @@ class Sampler {
   void accept(Token t);
   uint64_t seed() const { return seed_; }
   const SamplingParams& params() const { return params_; }
+  bool greedy() const { return greedy_; }
+
+  // The distribution the last sample() drew from: the surviving candidates, best first, with
+  // their final probabilities (after temperature). Greedy: the chosen token with p = 1. Valid
+  // until the next sample().
+  std::span<const sampling::Candidate> last_distribution() const {
+    return {candidates_.data(), n_kept_};
+  }
 
  private:
   SamplingParams params_;
   int n_vocab_;
+  bool greedy_;
   uint64_t seed_;
   std::mt19937_64 rng_;
-  std::deque<Token> recent_;
-  std::vector<std::pair<float, Token>> candidates_;  // reused scratch (no per-token allocation)
+  sampling::Penalties penalties_;
+  std::vector<sampling::Candidate> candidates_;  // reused scratch (no per-token allocation)
+  size_t n_kept_ = 0;
 };
 
 }  // namespace a3s::power
