@@ -1,0 +1,146 @@
+// `a3s-power generate` and `a3s-power logits` run as a user would: the real binary, its stdout,
+// stderr and exit status.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../../unit/engine/gguf_patch.h"
+
+namespace a3s::power {
+namespace {
+
+using testing::TempDir;
+
+const std::string kBin = std::string(A3S_BIN_DIR) + "/a3s-power";
+const std::string kStories = testing::model_path("stories260K");
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+Run run(const std::vector<std::string>& args) {
+  TempDir dir;
+  std::string cmd = quote(kBin);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >" + quote(dir.file("out")) + " 2>" + quote(dir.file("err")) + " </dev/null";
+  const int rc = std::system(cmd.c_str());
+  Run r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(dir.file("out"));
+  r.err = slurp(dir.file("err"));
+  return r;
+}
+
+void expect_one_line_error(const Run& r, int status) {
+  EXPECT_EQ(r.status, status) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr must be one line: " << r.err;
+}
+
+TEST(CliGenerate, StoriesGreedyJsonMatchesReference) {
+  Run r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "32", "--temperature", "0",
+               "--format", "json", "--threads", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream rf(testing::testdata_dir() + "/reference/stories260K.p1.json");
+  const auto ref = nlohmann::json::parse(rf);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("prompt_tokens"), ref.at("prompt_tokens"));
+  EXPECT_EQ(j.at("tokens"), ref.at("greedy_tokens"));
+  EXPECT_EQ(j.at("tokens").size(), 32u);
+  EXPECT_EQ(j.at("text"), ", there was a little girl named Lily. She loved to play outside in the park. One day, she saw");
+  EXPECT_EQ(j.at("finish_reason"), "length");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+}
+
+TEST(CliGenerate, TextFormatStreamsTheText) {
+  Run r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "8", "--temperature", "0",
+               "--threads", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, ", there was a little girl named Lily.\n");
+}
+
+TEST(CliGenerate, SeededSamplingIsReproducible) {
+  const std::vector<std::string> args = {"generate", "--model", kStories, "--prompt", "Lily and Ben were", "-n", "16",
+                                         "--temperature", "1.0", "--top-k", "40", "--seed", "1234", "--format", "json"};
+  Run a = run(args), b = run(args);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(CliGenerate, BadInputExitsTwoWithOneLine) {
+  expect_one_line_error(run({"generate", "--model", "/nonexistent.gguf", "--prompt", "x"}), 2);
+  expect_one_line_error(run({"generate", "--model", kStories, "--prompt", "x", "--format", "xml"}), 2);
+  expect_one_line_error(run({"generate", "--model", kStories}), 2);  // missing --prompt
+  expect_one_line_error(run({"generate", "--model", kStories, "--prompt", "x", "--threads", "-3"}), 2);
+
+  TempDir dir;
+  auto bytes = testing::read_bytes(kStories);
+  std::vector<uint8_t> corrupt(bytes.begin(), bytes.begin() + 5000);
+  testing::write_bytes(dir.file("corrupt.gguf"), corrupt);
+  Run c = run({"generate", "--model", dir.file("corrupt.gguf"), "--prompt", "Once upon a time"});
+  expect_one_line_error(c, 2);
+  EXPECT_EQ(c.err.find("Once upon"), std::string::npos) << "prompt text must not be echoed";
+
+  testing::patch_string_value(bytes, "general.architecture", "mamba");
+  testing::write_bytes(dir.file("mamba.gguf"), bytes);
+  Run u = run({"generate", "--model", dir.file("mamba.gguf"), "--prompt", "hello"});
+  expect_one_line_error(u, 2);
+  EXPECT_NE(u.err.find("architecture"), std::string::npos) << u.err;
+}
+
+TEST(CliLogits, WritesRowsTimesVocabFloatsMatchingReference) {
+  TempDir dir;
+  const std::string out = dir.file("logits.f32");
+  Run r = run({"logits", "--model", kStories, "--tokens", "1,403,407", "--out", out, "--threads", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(std::filesystem::file_size(out), 3u * 512 * 4);
+  std::ifstream f(out, std::ios::binary), g(testing::testdata_dir() + "/reference/stories260K.p1.logits.f32",
+                                            std::ios::binary);
+  std::vector<float> ours(3 * 512), ref(3 * 512);
+  f.read(reinterpret_cast<char*>(ours.data()), static_cast<std::streamsize>(ours.size() * 4));
+  g.read(reinterpret_cast<char*>(ref.data()), static_cast<std::streamsize>(ref.size() * 4));
+  for (int row = 0; row < 3; ++row) {
+    double num = 0, den = 0;
+    for (int i = 0; i < 512; ++i) {
+      const double d = ours[row * 512 + i] - ref[row * 512 + i];
+      num += d * d;
+      den += static_cast<double>(ref[row * 512 + i]) * ref[row * 512 + i];
+    }
+    EXPECT_LT(std::sqrt(num / den), 2e-3) << "row " << row;
+  }
+}
+
+TEST(CliLogits, BadTokenListsExitTwo) {
+  TempDir dir;
+  const std::string out = dir.file("x.f32");
+  for (const std::string bad : {"", "1,,2", "1,x", "1;2", "1,99999", "-1", "1, 2 3", "99999999999999"}) {
+    Run r = run({"logits", "--model", kStories, "--tokens", bad, "--out", out});
+    expect_one_line_error(r, 2);
+  }
+  expect_one_line_error(run({"logits", "--model", kStories, "--tokens", "1,2", "--out", "/nonexistent/dir/x.f32"}), 2);
+  expect_one_line_error(run({"logits", "--model", "/nonexistent.gguf", "--tokens", "1", "--out", out}), 2);
+}
+
+}  // namespace
+}  // namespace a3s::power

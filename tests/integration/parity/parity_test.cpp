@@ -1,0 +1,174 @@
+// Parity with llama.cpp (CPU build) on every model in ../shared/testdata/models and prompts p1..p3:
+//   Tokens: the prompt tokenizes to the reference `prompt_tokens`.
+//   Logits: evaluating the reference sequence gives per-row relative L2 error ≤ 2e-3 (F32),
+//           1e-2 (F16/BF16), 5e-2 (quantized) against the reference logits.
+//   Greedy: greedy generation reproduces the reference tokens (exactly for F32/F16/BF16/Q8_0,
+//           the first 8 for other types).
+// Runs in-process through the library; each model is loaded once per test binary run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/engine.h"
+#include "engine/generator.h"
+#include "tokenizer/tokenizer.h"
+
+namespace a3s::power {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = A3S_TESTDATA_DIR;
+
+struct ParityCase {
+  std::string model;  // file stem
+  int prompt;         // 1..3
+};
+
+std::vector<ParityCase> all_cases() {
+  std::vector<std::string> models;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kData + "/models", ec))
+    if (e.path().extension() == ".gguf") models.push_back(e.path().stem().string());
+  std::sort(models.begin(), models.end());
+  std::vector<ParityCase> cases;
+  for (const auto& m : models)
+    for (int p = 1; p <= 3; ++p)
+      if (fs::exists(kData + "/reference/" + m + ".p" + std::to_string(p) + ".json")) cases.push_back({m, p});
+  return cases;
+}
+
+enum class Kind { F32, Half, Q8_0, Quantized };
+
+Kind kind_of(const std::string& model) {
+  auto ends = [&](const std::string& s) {
+    return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends("f32") || ends("F32") || model == "stories260K") return Kind::F32;
+  if (ends("F16") || ends("BF16")) return Kind::Half;
+  if (ends("Q8_0")) return Kind::Q8_0;
+  return Kind::Quantized;
+}
+
+double tolerance(Kind k) {
+  switch (k) {
+    case Kind::F32: return 2e-3;
+    case Kind::Half: return 1e-2;
+    default: return 5e-2;
+  }
+}
+
+struct Reference {
+  std::string prompt;
+  std::vector<Token> prompt_tokens, greedy_tokens;
+  int n_vocab = 0, logits_rows = 0;
+  std::vector<float> logits;  // [logits_rows, n_vocab]
+};
+
+Reference load_reference(const ParityCase& c) {
+  const std::string base = kData + "/reference/" + c.model + ".p" + std::to_string(c.prompt);
+  std::ifstream jf(base + ".json");
+  const nlohmann::json j = nlohmann::json::parse(jf);
+  Reference r;
+  r.prompt = j.at("prompt").get<std::string>();
+  r.prompt_tokens = j.at("prompt_tokens").get<std::vector<Token>>();
+  r.greedy_tokens = j.at("greedy_tokens").get<std::vector<Token>>();
+  r.n_vocab = j.at("n_vocab").get<int>();
+  r.logits_rows = j.at("logits_rows").get<int>();
+  std::ifstream lf(base + ".logits.f32", std::ios::binary);
+  r.logits.resize(static_cast<size_t>(r.logits_rows) * r.n_vocab);
+  lf.read(reinterpret_cast<char*>(r.logits.data()), static_cast<std::streamsize>(r.logits.size() * sizeof(float)));
+  if (!lf) throw std::runtime_error("short reference logits file");
+  return r;
+}
+
+std::shared_ptr<Model> model_for(const std::string& name) {
+  static std::map<std::string, std::shared_ptr<Model>> cache;
+  auto& m = cache[name];
+  if (!m) m = Model::load(kData + "/models/" + name + ".gguf", {.n_threads = 2});
+  return m;
+}
+
+class Parity : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(Parity, PromptTokens) {
+  const Reference ref = load_reference(GetParam());
+  auto model = model_for(GetParam().model);
+  EXPECT_EQ(model->tokenizer().encode(ref.prompt, /*add_special=*/true, /*parse_special=*/false), ref.prompt_tokens);
+}
+
+TEST_P(Parity, Logits) {
+  const ParityCase& c = GetParam();
+  const Reference ref = load_reference(c);
+  auto model = model_for(c.model);
+  ASSERT_EQ(model->info().n_vocab, ref.n_vocab);
+  std::vector<Token> seq = ref.prompt_tokens;
+  seq.insert(seq.end(), ref.greedy_tokens.begin(), ref.greedy_tokens.end());
+  ASSERT_GE(seq.size(), static_cast<size_t>(ref.logits_rows));
+  seq.resize(static_cast<size_t>(ref.logits_rows));
+  Context ctx(model, {.n_ctx = 256});
+  auto got = ctx.eval(seq, /*all_logits=*/true);
+  ASSERT_EQ(got.size(), ref.logits.size());
+  const double tol = tolerance(kind_of(c.model));
+  double worst = 0;
+  for (int r = 0; r < ref.logits_rows; ++r) {
+    double num = 0, den = 0;
+    for (int i = 0; i < ref.n_vocab; ++i) {
+      const double a = got[static_cast<size_t>(r) * ref.n_vocab + i], b = ref.logits[static_cast<size_t>(r) * ref.n_vocab + i];
+      num += (a - b) * (a - b);
+      den += b * b;
+    }
+    const double e = std::sqrt(num / den);
+    worst = std::max(worst, e);
+    EXPECT_LE(e, tol) << "row " << r;
+  }
+  std::cout << "[          ] " << c.model << " p" << c.prompt << ": max relative L2 error " << worst
+            << " (limit " << tol << ")\n";
+  RecordProperty("max_rel_l2", std::to_string(worst));
+}
+
+TEST_P(Parity, GreedyTokens) {
+  const ParityCase& c = GetParam();
+  const Reference ref = load_reference(c);
+  auto model = model_for(c.model);
+  std::vector<Token> expect = ref.greedy_tokens;
+  const bool ended_on_eog = !expect.empty() && model->tokenizer().is_eog(expect.back());
+  if (ended_on_eog) expect.pop_back();
+
+  Context ctx(model, {.n_ctx = 256});
+  GenerationRequest req;
+  req.prompt = ref.prompt_tokens;
+  req.sampling.temperature = 0.0f;
+  req.max_tokens = static_cast<int>(ref.greedy_tokens.size());
+  GenerationResult res = generate(ctx, req);
+
+  const Kind k = kind_of(c.model);
+  if (k == Kind::Quantized) {
+    const size_t n = std::min<size_t>(8, expect.size());
+    ASSERT_GE(res.tokens.size(), n);
+    EXPECT_EQ(std::vector<Token>(res.tokens.begin(), res.tokens.begin() + static_cast<long>(n)),
+              std::vector<Token>(expect.begin(), expect.begin() + static_cast<long>(n)));
+    const size_t same = static_cast<size_t>(
+        std::mismatch(res.tokens.begin(), res.tokens.end(), expect.begin(), expect.end()).first - res.tokens.begin());
+    std::cout << "[          ] " << c.model << " p" << c.prompt << ": " << same << "/" << expect.size()
+              << " greedy tokens identical\n";
+  } else {
+    EXPECT_EQ(res.tokens, expect);
+    EXPECT_EQ(res.finish, ended_on_eog ? FinishReason::Stop : FinishReason::Length);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Parity, ::testing::ValuesIn(all_cases()), [](const auto& info) {
+  std::string n = info.param.model + "_p" + std::to_string(info.param.prompt);
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
+
+}  // namespace
+}  // namespace a3s::power
