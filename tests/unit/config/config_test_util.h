@@ -1,0 +1,81 @@
+// Helpers shared by the config tests: capture a config_error message, apply HCL text, temp dirs.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "a3s/power/error.h"
+#include "config/config.h"
+#include "config/hcl_parser.h"
+#include "config/schema.h"
+
+namespace a3s::power::config::test {
+
+// Runs f; returns the message of the Error it throws (failing the test if it throws anything else,
+// a code other than config_error, or nothing).
+inline std::string config_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "config_error") << e.what();
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "unexpected exception: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no error thrown";
+  return "";
+}
+
+// Parses `text` as file "c.hcl" and applies it to a default Config.
+inline Config apply_text(const std::string& text, const std::map<std::string, std::string>& env = {
+                                                      {"HOME", "/home/tester"}}) {
+  Config cfg;
+  apply_file(cfg, hcl::parse(text, "c.hcl"), env);
+  return cfg;
+}
+
+inline std::string apply_error(const std::string& text) {
+  return config_error_of([&] { apply_text(text); });
+}
+
+inline std::string parse_error(const std::string& text) {
+  return config_error_of([&] { hcl::parse(text, "c.hcl"); });
+}
+
+// A fresh directory, removed with its contents at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "a3s-config-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace a3s::power::config::test

@@ -1,0 +1,243 @@
+// config::load: file discovery, precedence (defaults < file < env < CLI) and effective_json.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "config/api_key.h"
+#include "config_test_util.h"
+
+namespace a3s::power::config::test {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+TEST(ConfigLoad, DefaultsWithoutAnyFile) {
+  TempDir home;
+  Config c = load({}, {{"HOME", home.path().string()}});
+  EXPECT_EQ(c.home, home.path().string() + "/.a3s/power");
+  EXPECT_EQ(c.config_file, "");
+  EXPECT_EQ(c.host, "127.0.0.1");
+  EXPECT_EQ(c.port, 11434);
+}
+
+TEST(ConfigLoad, PowerHomeConfigIsPickedUp) {
+  TempDir dir;
+  const std::string path = dir.write("config.hcl", "port = 1234\nthreads = 3\n");
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()}, {"HOME", "/nonexistent"}});
+  EXPECT_EQ(c.home, dir.path().string());
+  EXPECT_EQ(c.config_file, path);
+  EXPECT_EQ(c.port, 1234);
+  EXPECT_EQ(c.threads, 3);
+}
+
+TEST(ConfigLoad, HomeDefaultsToDotA3sPowerUnderHome) {
+  TempDir dir;
+  dir.write(".a3s/power/config.hcl", "port = 4321\n");
+  Config c = load({}, {{"HOME", dir.path().string()}});
+  EXPECT_EQ(c.home, dir.path().string() + "/.a3s/power");
+  EXPECT_EQ(c.port, 4321);
+}
+
+TEST(ConfigLoad, ExplicitConfigFileWinsOverTheHomeFile) {
+  TempDir dir;
+  dir.write("config.hcl", "port = 1111\n");
+  const std::string other = dir.write("other.hcl", "port = 2222\nhome = \"/srv/power\"\n");
+  CliOverrides cli;
+  cli.config_file = other;
+  Config c = load(cli, {{"A3S_POWER_HOME", dir.path().string()}});
+  EXPECT_EQ(c.port, 2222);
+  EXPECT_EQ(c.config_file, other);
+  // A3S_POWER_HOME is an environment setting, so it wins over the file's home.
+  EXPECT_EQ(c.home, dir.path().string());
+  EXPECT_EQ(load(cli, {{"HOME", dir.path().string()}}).home, "/srv/power");
+}
+
+TEST(ConfigLoad, MissingExplicitConfigIsAnError) {
+  TempDir dir;
+  CliOverrides cli;
+  cli.config_file = dir.path().string() + "/nope.hcl";
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }),
+            *cli.config_file + ": config file not found");
+  cli.config_file = dir.path().string();
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }),
+            *cli.config_file + ": config file is not a regular file");
+  cli.config_file = "";
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }), "--config: empty path");
+}
+
+TEST(ConfigLoad, FileErrorsNameThePath) {
+  TempDir dir;
+  const std::string path = dir.write("config.hcl", "port = 1\n\n  bogus = 2\n");
+  EXPECT_EQ(config_error_of([&] { load({}, {{"A3S_POWER_HOME", dir.path().string()}}); }),
+            path + ":3:3: unknown key 'bogus'");
+}
+
+TEST(ConfigLoad, EnvironmentOverridesTheFile) {
+  TempDir dir;
+  dir.write("config.hcl",
+            "host = \"10.0.0.1\"\nport = 1000\nthreads = 2\noffline = false\napi_keys = [\"file-key\"]\n"
+            "models = [\"a=/a.gguf\"]\nqueue_timeout = 5\nlog_level = \"warn\"\nmax_body_bytes = 2048\n");
+  Env env = {{"A3S_POWER_HOME", dir.path().string()},
+             {"A3S_POWER_PORT", "2000"},
+             {"A3S_POWER_HOST", "0.0.0.0"},
+             {"A3S_POWER_THREADS", " 7 "},
+             {"A3S_POWER_OFFLINE", "1"},
+             {"A3S_POWER_API_KEYS", "env-one, env-two"},
+             {"A3S_POWER_MODELS", "b=/b.gguf,c"},
+             {"A3S_POWER_QUEUE_TIMEOUT_SECONDS", "0.25"},
+             {"A3S_POWER_LOG_LEVEL", "error"},
+             {"A3S_POWER_CHAT_TEMPLATE_FALLBACK", "chatml"},
+             {"A3S_POWER_ALLOW_UNAUTHENTICATED", "TRUE"},
+             {"A3S_POWER_METRICS_PUBLIC", "yes"}};
+  Config c = load({}, env);
+  EXPECT_EQ(c.port, 2000);
+  EXPECT_EQ(c.host, "0.0.0.0");
+  EXPECT_EQ(c.threads, 7);
+  EXPECT_TRUE(c.offline);
+  ASSERT_EQ(c.api_keys.size(), 2u);  // the variable replaces the file's keys
+  EXPECT_EQ(c.api_keys[0].identity, "key1");
+  EXPECT_EQ(c.api_keys[0].sha256, hash_raw_key("env-one"));
+  EXPECT_EQ(c.api_keys[1].sha256, hash_raw_key("env-two"));
+  ASSERT_EQ(c.models.size(), 2u);
+  EXPECT_EQ(c.models[0].name, "b");
+  EXPECT_EQ(c.models[1].ref, "c");
+  EXPECT_DOUBLE_EQ(c.queue_timeout_seconds, 0.25);
+  EXPECT_EQ(c.log_level, "error");
+  EXPECT_EQ(c.chat_template_fallback, "chatml");
+  EXPECT_TRUE(c.allow_unauthenticated);
+  EXPECT_TRUE(c.metrics_public);
+  EXPECT_EQ(c.max_body_bytes, 2048u);  // not overridden: the file value stays
+}
+
+TEST(ConfigLoad, EmptyAndUnrelatedVariablesAreIgnored) {
+  TempDir dir;
+  dir.write("config.hcl", "port = 1000\n");
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()},
+                       {"A3S_POWER_PORT", ""},
+                       {"A3S_POWER_ISA", "avx2"},
+                       {"PORT", "1"}});
+  EXPECT_EQ(c.port, 1000);
+}
+
+TEST(ConfigLoad, EnvironmentErrorsNameTheVariable) {
+  TempDir dir;
+  const std::vector<std::pair<Env, std::string>> cases = {
+      {{{"A3S_POWER_PORT", "abc"}}, "A3S_POWER_PORT: 'port' must be an integer"},
+      {{{"A3S_POWER_PORT", "8080x"}}, "A3S_POWER_PORT: 'port' must be an integer"},
+      {{{"A3S_POWER_PORT", "70000"}}, "A3S_POWER_PORT: 'port' is out of range (0..65535)"},
+      {{{"A3S_POWER_PORT", "99999999999999999999"}}, "A3S_POWER_PORT: 'port' is out of range"},
+      {{{"A3S_POWER_THREADS", "-2"}}, "A3S_POWER_THREADS: 'threads' is out of range (0..1024)"},
+      {{{"A3S_POWER_OFFLINE", "maybe"}},
+       "A3S_POWER_OFFLINE: 'offline' must be a boolean (1, 0, true, false, yes, no, on, off)"},
+      {{{"A3S_POWER_QUEUE_TIMEOUT", "soon"}}, "A3S_POWER_QUEUE_TIMEOUT: 'queue_timeout' must be a number"},
+      {{{"A3S_POWER_QUEUE_TIMEOUT", "inf"}}, "A3S_POWER_QUEUE_TIMEOUT: 'queue_timeout' must be a number"},
+      {{{"A3S_POWER_QUEUE_TIMEOUT", "0"}},
+       "A3S_POWER_QUEUE_TIMEOUT: 'queue_timeout' is out of range (> 0 and <= 3600 seconds)"},
+      {{{"A3S_POWER_MAX_BODY_BYTES", "1.5"}}, "A3S_POWER_MAX_BODY_BYTES: 'max_body_bytes' must be an integer"},
+      {{{"A3S_POWER_LOG_LEVEL", "loud"}},
+       "A3S_POWER_LOG_LEVEL: 'log_level' must be one of trace, debug, info, warn, error, off"},
+      {{{"A3S_POWER_API_KEYS", "SECRET-a,,SECRET-b"}},
+       "A3S_POWER_API_KEYS: 'api_keys' has an empty item (comma-separated list)"},
+      {{{"A3S_POWER_API_KEYS", "SECRET-a,SECRET-a"}}, "A3S_POWER_API_KEYS: duplicate API key (same key as 'key1')"},
+      {{{"A3S_POWER_MODELS", "a=/x,a=/y"}}, "A3S_POWER_MODELS: duplicate model name 'a'"},
+      {{{"A3S_POWER_HOST", "a"}, {"A3S_POWER_BIND", "b"}},
+       "A3S_POWER_BIND: A3S_POWER_BIND and A3S_POWER_HOST set the same setting"},
+      {{{"A3S_POWER_TLS_PORT", "443"}}, "A3S_POWER_TLS_PORT: 'tls_port' is not supported yet"},
+      {{{"A3S_POWER_TLS_PORT", "https"}}, "A3S_POWER_TLS_PORT: 'tls_port' must be an integer"},
+      {{{"A3S_POWER_REDACT_LOGS", "1"}}, "A3S_POWER_REDACT_LOGS: 'redact_logs' is not supported yet"},
+      {{{"A3S_POWER_KV_CACHE_TYPE", "q8_0"}}, "A3S_POWER_KV_CACHE_TYPE: 'kv_cache_type' is not supported yet"},
+  };
+  for (auto [env, expected] : cases) {
+    env["HOME"] = dir.path().string();
+    const std::string msg = config_error_of([&] { load({}, env); });
+    EXPECT_EQ(msg, expected);
+    EXPECT_EQ(msg.find("SECRET"), std::string::npos) << msg;
+  }
+}
+
+TEST(ConfigLoad, CliOverridesTheEnvironment) {
+  TempDir dir;
+  dir.write("config.hcl", "port = 1000\nmodels = [\"file.gguf\"]\n");
+  CliOverrides cli;
+  cli.host = "::1";
+  cli.port = 3000;
+  cli.threads = 9;
+  cli.ctx_size = 256;
+  cli.models = {"x=/x.gguf", "/y.gguf"};
+  Config c = load(cli, {{"A3S_POWER_HOME", dir.path().string()},
+                        {"A3S_POWER_PORT", "2000"},
+                        {"A3S_POWER_HOST", "0.0.0.0"},
+                        {"A3S_POWER_THREADS", "4"},
+                        {"A3S_POWER_CTX_SIZE", "128"},
+                        {"A3S_POWER_MODELS", "env.gguf"}});
+  EXPECT_EQ(c.host, "::1");
+  EXPECT_EQ(c.port, 3000);
+  EXPECT_EQ(c.threads, 9);
+  EXPECT_EQ(c.ctx_size, 256);
+  ASSERT_EQ(c.models.size(), 2u);
+  EXPECT_EQ(c.models[0].name, "x");
+  EXPECT_EQ(c.models[0].ref, "/x.gguf");
+  EXPECT_EQ(c.models[1].name, "");
+  EXPECT_EQ(c.models[1].ref, "/y.gguf");
+}
+
+TEST(ConfigLoad, CliValuesAreRangeChecked) {
+  TempDir dir;
+  const Env env = {{"HOME", dir.path().string()}};
+  auto with = [&](auto set) {
+    CliOverrides cli;
+    set(cli);
+    return config_error_of([&] { load(cli, env); });
+  };
+  EXPECT_EQ(with([](CliOverrides& c) { c.port = 70000; }), "--port: 'port' is out of range (0..65535)");
+  EXPECT_EQ(with([](CliOverrides& c) { c.threads = -1; }), "--threads: 'threads' is out of range (0..1024)");
+  EXPECT_EQ(with([](CliOverrides& c) { c.ctx_size = -5; }),
+            "--ctx-size: 'ctx_size' is out of range (0..2147483647)");
+  EXPECT_EQ(with([](CliOverrides& c) { c.host = ""; }), "--host: 'host' must be a non-empty address without spaces");
+  EXPECT_EQ(with([](CliOverrides& c) { c.models = {"=x"}; }),
+            "--model: a model NAME=PATH needs both a name and a path");
+  EXPECT_EQ(with([](CliOverrides& c) { c.models = {"a=/x", "a=/y"}; }), "--model: duplicate model name 'a'");
+  // Port 0 (ephemeral) is allowed.
+  CliOverrides cli;
+  cli.port = 0;
+  EXPECT_EQ(load(cli, env).port, 0);
+}
+
+TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
+  TempDir dir;
+  dir.write("config.hcl",
+            "api_keys = [\"sk-raw-secret-1\"]\n"
+            "api_key \"alice\" {\n  hash = \"sha256:" +
+                std::string(64, 'c') + "\"\n}\napi_key \"bob\" { key = \"sk-raw-secret-2\" }\n"
+                "models = [\"m=/models/m.gguf\"]\n");
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()}, {"A3S_POWER_API_KEYS", ""}});
+  const nlohmann::json j = c.effective_json();
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback", "ctx_size",
+                      "home", "host", "log_level", "max_body_bytes", "max_concurrent_requests", "max_queue",
+                      "metrics_public", "models", "offline", "port", "queue_timeout_seconds", "threads"}));
+  EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));
+  EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));
+  EXPECT_EQ(j["port"], 11434);
+  EXPECT_EQ(j["max_body_bytes"], 4u << 20);
+  EXPECT_EQ(j["home"], dir.path().string());
+
+  const std::string dump = j.dump();
+  EXPECT_EQ(dump.find("sk-raw-secret"), std::string::npos);
+  EXPECT_EQ(dump.find(std::string(16, 'c')), std::string::npos);  // no digest either
+  // Deterministic: the same inputs give the same bytes.
+  EXPECT_EQ(load({}, {{"A3S_POWER_HOME", dir.path().string()}}).effective_json().dump(), dump);
+}
+
+TEST(ConfigLoad, ProcessEnvironmentIsRead) {
+  ASSERT_EQ(setenv("A3S_POWER_CONFIG_TEST_VAR", "a=b=c", 1), 0);
+  const auto env = process_env();
+  ASSERT_TRUE(env.count("A3S_POWER_CONFIG_TEST_VAR"));
+  EXPECT_EQ(env.at("A3S_POWER_CONFIG_TEST_VAR"), "a=b=c");
+  unsetenv("A3S_POWER_CONFIG_TEST_VAR");
+}
+
+}  // namespace
+}  // namespace a3s::power::config::test
