@@ -5,13 +5,21 @@
 // and render them exactly as Python Jinja2 does with transformers' environment. A model without a
 // template uses the documented plain fallback. An unrecognised template is an error
 // (Error "unsupported_chat_template") unless a fallback family is configured.
+//
+// Families, signatures, the plain fallback and the exactness status of every case are listed in
+// docs/chat-templates.md. Reference behaviour: Python Jinja2 3.1 with the environment of
+// `transformers.apply_chat_template` (sandboxed, trim_blocks, lstrip_blocks, loop controls, `tojson`
+// = `json.dumps(ensure_ascii=False)`, `raise_exception`, `strftime_now`).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "a3s/power/error.h"
 
 namespace a3s::power::chat {
 
@@ -19,20 +27,72 @@ struct RenderOptions {
   std::string bos_token;  // text of the model's BOS token ("" if none)
   std::string eos_token;  // text of the model's EOS token
   bool add_generation_prompt = true;
+  // OpenAI `tools` (array of {"type":"function","function":{name, description, parameters}}).
+  // null → the template sees no `tools` variable (as when a request has none); an array (even an
+  // empty one) is passed to the template as given. Use nlohmann::ordered_json so that `tojson` in
+  // the template reproduces the client's key order byte for byte. Families that cannot render
+  // tools exactly throw FieldError("unsupported_field", param "tools") instead of guessing.
+  nlohmann::ordered_json tools = nullptr;
+  // Date seen by templates that print today's date (Jinja `strftime_now`, e.g. Llama 3.2's "Today
+  // Date: 26 Jul 2026"), as "YYYY-MM-DD". Empty → the current local date.
+  std::string today;
+  // OpenAI sends tool-call `arguments` as a JSON string, while templates either serialise them with
+  // `tojson` (expecting an object) or concatenate them (expecting a string). false (default):
+  // pass them to the template exactly as given (what transformers does). true: convert them to what
+  // the family expects (a string that parses as a JSON object becomes that object for `tojson`
+  // families; an object becomes its `json.dumps` text for concatenating families).
+  bool adapt_tool_call_arguments = false;
+};
+
+// An Error that names the request field at fault (the OpenAI error "param"): "messages" or "tools".
+// Its message never contains user text.
+class FieldError : public Error {
+ public:
+  FieldError(std::string code, std::string param, const std::string& message)
+      : Error(std::move(code), message), param_(std::move(param)) {}
+  const std::string& param() const noexcept { return param_; }
+
+ private:
+  std::string param_;
 };
 
 class ChatTemplate {
  public:
-  // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback).
+  // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback;
+  // an empty or all-whitespace source counts as none).
   // fallback_family: used when the source is not recognised (e.g. "chatml"); empty → error.
+  // Throws Error("unsupported_chat_template") for an unrecognised source without a fallback and
+  // Error("invalid_argument") for an unknown fallback name (see known_families()).
   static std::unique_ptr<ChatTemplate> create(const std::optional<std::string>& template_source,
                                               const std::string& fallback_family = "");
+  // Names accepted as fallback_family: every family and every variant name.
+  static std::vector<std::string> known_families();
+
   virtual ~ChatTemplate() = default;
   virtual std::string family() const = 0;  // "chatml", "llama3", …, "plain"
-  // messages: JSON array of {"role": "...", "content": string | [ {type:"text", text:"..."} ]}.
-  // Throws Error("invalid_request_error") with the template's own message when the template rejects
-  // the conversation (e.g. Gemma's "System role not supported"); messages never include user text.
+  // The exact template recognised within the family ("qwen2.5", "llama3.1", "gemma2", …); equals
+  // family() when the family has a single variant.
+  virtual std::string variant() const { return family(); }
+  // Whether this variant reproduces the template's tool rendering (tools, tool_calls, tool role).
+  virtual bool supports_tools() const { return false; }
+
+  // messages: JSON array of {"role": "system"|"user"|"assistant"|"tool", "content": string |
+  // [ {type:"text", text:"..."} ] (texts are concatenated) | null (assistant with tool_calls only),
+  // optional "tool_calls" (assistant only), "tool_call_id", "name"}.
+  // Throws FieldError("invalid_request_error", "messages") for a malformed conversation (the
+  // message names the index and field, never the text); FieldError("unsupported_field") for
+  // content parts other than text or tool features the family cannot reproduce; and
+  // Error("invalid_request_error") with the template's own message when the template rejects the
+  // conversation (e.g. Gemma's "TemplateError: System role not supported" — the text Python would
+  // print for the exception: its type, ": ", its message). Object keys come out in nlohmann::json's
+  // sorted order; use render_ordered() to keep the client's key order in `tojson` output.
   virtual std::string render(const nlohmann::json& messages, const RenderOptions& opts) const = 0;
+  // Same, keeping object key order (byte-exact `tojson` of tool calls). The default converts to
+  // nlohmann::json and calls render(); the built-in templates override it.
+  virtual std::string render_ordered(const nlohmann::ordered_json& messages,
+                                     const RenderOptions& opts) const {
+    return render(nlohmann::json(messages), opts);
+  }
 };
 
 }  // namespace a3s::power::chat

@@ -33,6 +33,7 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"config_error", {400, 2}},
       {"integrity_error", {400, 2}},
       {"offline", {503, 2}},
+      {"unsupported_chat_template", {400, 2}},
   };
   return t;
 }
