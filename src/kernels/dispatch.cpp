@@ -15,7 +15,7 @@ struct IsaEntry {
   Isa isa;
   const char* name;
   bool (*cpu_has)();            // null → always supported
-  void (*install)(KernelTable&);  // overrides on top of the scalar table; null for scalar
+  void (*install)(KernelTable&);  // fills the ISA's kernels into a null table; null for scalar
 };
 
 #if defined(A3S_KERNELS_HAVE_AVX2)
@@ -48,7 +48,11 @@ const KernelTable& table_for(Isa isa) {
     std::array<KernelTable, kIsas.size()> out;
     for (size_t i = 0; i < kIsas.size(); ++i) {
       out[i] = scalar_table();
-      if (kIsas[i].install != nullptr && supported(kIsas[i])) kIsas[i].install(out[i]);
+      if (kIsas[i].install != nullptr && supported(kIsas[i])) {
+        KernelTable isa_kernels;  // all null
+        kIsas[i].install(isa_kernels);
+        overlay(out[i], isa_kernels);
+      }
     }
     return out;
   }();

@@ -2,8 +2,9 @@
 // versions are in kernels.h). Pure integer code: results do not depend on the floating-point
 // environment (flush-to-zero, rounding mode) or on the instruction set.
 //
-// Rounding matches ggml: fp32→fp16 and fp32→bf16 round to nearest, ties to even; fp16 NaN inputs
-// produce sign | 0x7E00; bf16 NaN inputs keep their upper bits with the quiet bit set.
+// Rounding matches ggml: fp32→fp16 and fp32→bf16 round to nearest, ties to even; fp32 NaN inputs
+// produce fp16 sign | 0x7E00 and keep their upper bits with the quiet bit set in bf16; fp16 NaN inputs
+// become quiet fp32 NaNs with the payload kept.
 #pragma once
 
 #include <bit>
@@ -17,7 +18,8 @@ inline float fp16_to_fp32(uint16_t h) {
   uint32_t mant = h & 0x3FFu;
   uint32_t bits;
   if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);  // inf, or NaN with its payload
+    // inf, or NaN with its payload made quiet (what a float operation on it yields, as in ggml and F16C)
+    bits = sign | 0x7F800000u | (mant << 13) | (mant != 0 ? 0x400000u : 0u);
   } else if (exp != 0) {
     bits = sign | ((exp + 112u) << 23) | (mant << 13);  // normal: rebias 15 → 127
   } else if (mant == 0) {

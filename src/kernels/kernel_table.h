@@ -5,7 +5,6 @@
 // instruction set = one new source file with an `install_<isa>` function + one row in dispatch.cpp.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,22 +27,29 @@ using DequantizeFn = void (*)(const void* src, float* dst, int64_t n);
 using Fp16ToFp32RowFn = void (*)(const uint16_t* src, float* dst, int64_t n);
 using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
 
+// Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct
+// and must not instantiate library templates whose out-of-line copies the linker could pick for
+// code that runs on CPUs without those instructions.
 struct KernelTable {
-  std::array<VecDotFn, kTypeSlots> vec_dot{};      // indexed by weight type
-  std::array<TileFn, kTypeSlots> tile{};           // optional; null → loop over vec_dot
-  std::array<QuantizeFn, kTypeSlots> quantize{};   // indexed by destination type
-  std::array<DequantizeFn, kTypeSlots> dequantize{};
+  VecDotFn vec_dot[kTypeSlots] = {};      // indexed by weight type
+  TileFn tile[kTypeSlots] = {};           // optional; null → loop over vec_dot
+  QuantizeFn quantize[kTypeSlots] = {};   // indexed by destination type
+  DequantizeFn dequantize[kTypeSlots] = {};
   Fp16ToFp32RowFn fp16_to_fp32_row = nullptr;
   Fp32ToFp16RowFn fp32_to_fp16_row = nullptr;
   Fp16ToFp32RowFn bf16_to_fp32_row = nullptr;
   Fp32ToFp16RowFn fp32_to_bf16_row = nullptr;
 };
 
+// Copies every non-null entry of `over` onto `base` (an ISA's kernels over the scalar table).
+void overlay(KernelTable& base, const KernelTable& over);
+
 // The complete scalar reference table (scalar_table.cpp).
 const KernelTable& scalar_table();
 
 #if defined(A3S_KERNELS_HAVE_AVX2)
-// Overrides the AVX2+FMA+F16C kernels in `t` (vec_dot_avx2.cpp, compiled with -mavx2 -mfma -mf16c).
+// Fills the AVX2+FMA+F16C kernels into an all-null table (the *_avx2.cpp files, compiled with
+// -mavx2 -mfma -mf16c). Entries left null fall back to the scalar code.
 void install_avx2(KernelTable& t);
 #endif
 

@@ -38,7 +38,8 @@ namespace a3s::power::kernels {
 // ---------------------------------------------------------------------------------------------------
 // Half-precision conversions (bit-exact with ggml).
 
-// IEEE 754 binary16 → binary32. Exact for every input (subnormals, infinities, NaN payloads kept).
+// IEEE 754 binary16 → binary32. Exact for every number (subnormals, infinities); NaNs come out quiet
+// with their payload kept (as ggml and F16C).
 float fp16_to_fp32(uint16_t h);
 // binary32 → binary16, round to nearest even; overflow → ±inf; values below half the smallest
 // subnormal → ±0; subnormal results rounded correctly; NaN → sign | 0x7E00 (quiet NaN), as ggml.

@@ -1,4 +1,5 @@
 // Public entry points of kernels.h: argument validation, then the active ISA's table.
+#include <algorithm>
 #include <string>
 
 #include "a3s/power/error.h"
@@ -26,7 +27,7 @@ size_t checked_row(const char* op, TensorType t, int64_t n) {
 }
 
 template <typename Fn>
-Fn lookup(const char* op, const std::array<Fn, kTypeSlots>& fns, TensorType t) {
+Fn lookup(const char* op, const Fn (&fns)[kTypeSlots], TensorType t) {
   const auto i = slot(t);
   if (i >= kTypeSlots || fns[i] == nullptr) unsupported(op, t);
   return fns[i];

@@ -15,4 +15,17 @@ const KernelTable& scalar_table() {
   return table;
 }
 
+void overlay(KernelTable& base, const KernelTable& over) {
+  for (size_t i = 0; i < kTypeSlots; ++i) {
+    if (over.vec_dot[i] != nullptr) base.vec_dot[i] = over.vec_dot[i];
+    if (over.tile[i] != nullptr) base.tile[i] = over.tile[i];
+    if (over.quantize[i] != nullptr) base.quantize[i] = over.quantize[i];
+    if (over.dequantize[i] != nullptr) base.dequantize[i] = over.dequantize[i];
+  }
+  if (over.fp16_to_fp32_row != nullptr) base.fp16_to_fp32_row = over.fp16_to_fp32_row;
+  if (over.fp32_to_fp16_row != nullptr) base.fp32_to_fp16_row = over.fp32_to_fp16_row;
+  if (over.bf16_to_fp32_row != nullptr) base.bf16_to_fp32_row = over.bf16_to_fp32_row;
+  if (over.fp32_to_bf16_row != nullptr) base.fp32_to_bf16_row = over.fp32_to_bf16_row;
+}
+
 }  // namespace a3s::power::kernels

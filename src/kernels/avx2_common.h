@@ -1,0 +1,80 @@
+// Helpers shared by the AVX2 kernel files (*_avx2.cpp), which are the only files compiled with
+// -mavx2 -mfma -mf16c. Everything here has internal linkage (unnamed namespace) so no out-of-line
+// copy compiled with AVX2 can be shared with code that must run on any x86-64. For the same reason
+// the AVX2 files use no standard-library templates.
+#pragma once
+
+#if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
+#error "include avx2_common.h only from *_avx2.cpp files (compiled with -mavx2 -mfma -mf16c)"
+#endif
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/blocks.h"
+#include "kernels/kernel_table.h"
+
+namespace a3s::power::kernels {
+namespace {
+
+inline constexpr size_t idx(TensorType t) { return static_cast<size_t>(t); }
+
+inline float h2f(uint16_t h) { return _cvtsh_ss(h); }  // exact, as half::fp16_to_fp32
+
+// Sum of the 8 floats of v.
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Sum of the 8 int32 of v.
+inline int hsum_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtsi128_si32(s);
+}
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+// 16 bytes of nibbles → 32 bytes: low nibbles in bytes 0..15, high nibbles in bytes 16..31
+// (the element order of Q4_0/Q4_1/Q5 blocks).
+inline __m256i unpack_nibbles(const uint8_t* p) {
+  const __m128i q = load128(p);
+  const __m256i both = _mm256_set_m128i(_mm_srli_epi16(q, 4), q);
+  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
+}
+
+// 32 bits → 32 bytes, byte i = 0xFF when bit i of `bits` is set, else 0.
+inline __m256i spread_bits(uint32_t bits) {
+  const __m256i v = _mm256_set1_epi32(static_cast<int>(bits));
+  // Byte i takes source byte i / 8.
+  const __m256i shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
+  const __m256i bytes = _mm256_shuffle_epi8(v, shuf);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+}
+
+// Σ over pairs of unsigned a[i]·signed b[i] → 8 int32 lanes (each the sum of 4 products).
+// Requires a ≤ 255 and |b| ≤ 127 with 2·a·|b| ≤ 32767 (true for every use here).
+inline __m256i dot_u8_i8(__m256i a, __m256i b) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
+}
+
+// Σ signed a[i]·signed b[i] → 8 int32 lanes. |a| ≤ 128, |b| ≤ 127.
+inline __m256i dot_i8_i8(__m256i a, __m256i b) {
+  return dot_u8_i8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+}  // namespace
+// Installers of the AVX2 files (see install_avx2 in kernel_table.h).
+void install_avx2_vec_dot(KernelTable& t);  // vec_dot_avx2.cpp
+void install_avx2_convert(KernelTable& t);  // convert_avx2.cpp
+
+}  // namespace a3s::power::kernels

@@ -1,0 +1,328 @@
+// AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact (the
+// same integers as the scalar path); blocks are scaled and accumulated in 8-lane float vectors with
+// FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order), so results differ from the
+// scalar path only by float summation order.
+#include "kernels/avx2_common.h"
+
+namespace a3s::power::kernels {
+namespace {
+
+// ---- float rows ----------------------------------------------------------------------------------
+
+inline __m256 load_f32(const void* p, int64_t i) { return _mm256_loadu_ps(static_cast<const float*>(p) + i); }
+inline __m256 load_f16(const void* p, int64_t i) {
+  return _mm256_cvtph_ps(load128(static_cast<const uint16_t*>(p) + i));
+}
+inline __m256 load_bf16(const void* p, int64_t i) {
+  const __m256i w = _mm256_cvtepu16_epi32(load128(static_cast<const uint16_t*>(p) + i));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+inline float scalar_f32(const void* p, int64_t i) { return static_cast<const float*>(p)[i]; }
+inline float scalar_f16(const void* p, int64_t i) { return h2f(static_cast<const uint16_t*>(p)[i]); }
+inline float scalar_bf16(const void* p, int64_t i) {
+  const uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Four 8-lane FMA accumulators over 32 elements per step; the tail (< 8 elements) in double.
+template <__m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
+void dot_float_row(int64_t n, float* out, const void* a, const void* b) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
+    acc1 = _mm256_fmadd_ps(Load(a, i + 8), Load(b, i + 8), acc1);
+    acc2 = _mm256_fmadd_ps(Load(a, i + 16), Load(b, i + 16), acc2);
+    acc3 = _mm256_fmadd_ps(Load(a, i + 24), Load(b, i + 24), acc3);
+  }
+  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
+  double sum = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+  for (; i < n; ++i) sum += static_cast<double>(Scalar(a, i) * Scalar(b, i));
+  *out = static_cast<float>(sum);
+}
+
+// ---- 32-element blocks ---------------------------------------------------------------------------
+
+void dot_q4_0(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ4_0*>(w);
+  const auto* b = static_cast<const BlockQ8_0*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  const __m256i eight = _mm256_set1_epi8(8);
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[i].qs), eight);
+    const __m256i s = dot_i8_i8(qa, load256(b[i].qs));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+  }
+  *out = hsum(acc);
+}
+
+void dot_q4_1(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ4_1*>(w);
+  const auto* b = static_cast<const BlockQ8_1*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    mins += h2f(a[i].m) * h2f(b[i].s);
+    const __m256i s = dot_u8_i8(unpack_nibbles(a[i].qs), load256(b[i].qs));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+  }
+  *out = hsum(acc) + mins;
+}
+
+void dot_q5_0(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ5_0*>(w);
+  const auto* b = static_cast<const BlockQ8_0*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  const __m256i high = _mm256_set1_epi8(static_cast<char>(0xF0));
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    uint32_t qh;
+    std::memcpy(&qh, a[i].qh, 4);
+    // value - 16 as int8: nibble when the fifth bit is set, nibble | 0xF0 (= nibble - 16) when clear.
+    const __m256i q = _mm256_or_si256(unpack_nibbles(a[i].qs), _mm256_andnot_si256(spread_bits(qh), high));
+    const __m256i s = dot_i8_i8(q, load256(b[i].qs));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+  }
+  *out = hsum(acc);
+}
+
+void dot_q5_1(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ5_1*>(w);
+  const auto* b = static_cast<const BlockQ8_1*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  const __m256i bit4 = _mm256_set1_epi8(0x10);
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    mins += h2f(a[i].m) * h2f(b[i].s);
+    uint32_t qh;
+    std::memcpy(&qh, a[i].qh, 4);
+    const __m256i q = _mm256_or_si256(unpack_nibbles(a[i].qs), _mm256_and_si256(spread_bits(qh), bit4));
+    const __m256i s = dot_u8_i8(q, load256(b[i].qs));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+  }
+  *out = hsum(acc) + mins;
+}
+
+void dot_q8_0(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ8_0*>(w);
+  const auto* b = static_cast<const BlockQ8_0*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    const __m256i s = dot_i8_i8(load256(a[i].qs), load256(b[i].qs));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+  }
+  *out = hsum(acc);
+}
+
+// ---- K-quants --------------------------------------------------------------------------------------
+
+// Two int16 scales for the two 16-element halves of a 32-byte product vector: lanes from bytes 0..15
+// get lo, lanes from bytes 16..31 get hi.
+inline __m256i scale_pair(int lo, int hi) {
+  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(hi)), _mm_set1_epi16(static_cast<int16_t>(lo)));
+}
+
+// Σ_g scale16[g] · bsums[g] over the 16 groups of a Q8_K block.
+inline int scaled_bsums(const int16_t* scale16, const int16_t* bsums) {
+  return hsum_i32(_mm256_madd_epi16(load256(scale16), load256(bsums)));
+}
+
+void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ2_K*>(w);
+  const auto* b = static_cast<const BlockQ8_K*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  const __m256i m3 = _mm256_set1_epi8(3);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    alignas(32) int16_t mn[16];
+    for (int g = 0; g < 16; ++g) mn[g] = static_cast<int16_t>(a[i].scales[g] >> 4);
+    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    __m256i isum = _mm256_setzero_si256();
+    const int8_t* q8 = b[i].qs;
+    for (int half = 0; half < 2; ++half) {
+      const __m256i q2 = load256(a[i].qs + 32 * half);
+      const uint8_t* sc = a[i].scales + 8 * half;
+      for (int plane = 0; plane < 4; ++plane, q8 += 32) {
+        const __m256i q = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * plane), m3);
+        const __m256i p = _mm256_maddubs_epi16(q, load256(q8));
+        isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale_pair(sc[2 * plane] & 0xF, sc[2 * plane + 1] & 0xF)));
+      }
+    }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
+  }
+  *out = hsum(acc) - mins;
+}
+
+void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ3_K*>(w);
+  const auto* b = static_cast<const BlockQ8_K*>(x);
+  float sum = 0.0f;
+  const __m256i m3 = _mm256_set1_epi8(3);
+  const __m256i one = _mm256_set1_epi8(1);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    alignas(32) int16_t sc[16];
+    const uint8_t* s = a[i].scales;
+    for (int j = 0; j < 16; ++j) {
+      const int low = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
+      const int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
+      sc[j] = static_cast<int16_t>((low | (high << 4)) - 32);
+    }
+    // Quants are stored as u = low2 + 4·hbit ∈ [0, 7] and mean u - 4: subtract 4·Σ sc·bsums.
+    __m256i isum = _mm256_set1_epi32(0);
+    const __m256i hm = load256(a[i].hmask);
+    const int8_t* q8 = b[i].qs;
+    for (int half = 0; half < 2; ++half) {
+      const __m256i q3 = load256(a[i].qs + 32 * half);
+      for (int plane = 0; plane < 4; ++plane, q8 += 32) {
+        const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(q3, 2 * plane), m3);
+        const __m256i hb = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * half + plane), one);
+        const __m256i u = _mm256_or_si256(lo, _mm256_slli_epi16(hb, 2));
+        const __m256i p = _mm256_maddubs_epi16(u, load256(q8));
+        const int g = 8 * half + 2 * plane;
+        isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale_pair(sc[g], sc[g + 1])));
+      }
+    }
+    const int total = hsum_i32(isum) - 4 * scaled_bsums(sc, b[i].bsums);
+    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+  }
+  *out = sum;
+}
+
+// Scales and mins of the eight sub-blocks of a Q4_K / Q5_K block; mins duplicated per 16-group.
+inline void k4_scales(const uint8_t* s, int* sc, int16_t* min16) {
+  for (int j = 0; j < 8; ++j) {
+    int m;
+    if (j < 4) {
+      sc[j] = s[j] & 63;
+      m = s[j + 4] & 63;
+    } else {
+      sc[j] = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+      m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+    min16[2 * j] = min16[2 * j + 1] = static_cast<int16_t>(m);
+  }
+}
+
+void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ4_K*>(w);
+  const auto* b = static_cast<const BlockQ8_K*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    int sc[8];
+    alignas(32) int16_t mn[16];
+    k4_scales(a[i].scales, sc, mn);
+    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    __m256i isum = _mm256_setzero_si256();
+    const int8_t* q8 = b[i].qs;
+    for (int c = 0; c < 4; ++c, q8 += 64) {
+      const __m256i q4 = load256(a[i].qs + 32 * c);
+      const __m256i lo = _mm256_and_si256(q4, m4);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
+      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
+      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
+      isum = _mm256_add_epi32(isum, _mm256_add_epi32(plo, phi));
+    }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
+  }
+  *out = hsum(acc) - mins;
+}
+
+void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ5_K*>(w);
+  const auto* b = static_cast<const BlockQ8_K*>(x);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i one = _mm256_set1_epi8(1);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    int sc[8];
+    alignas(32) int16_t mn[16];
+    k4_scales(a[i].scales, sc, mn);
+    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    __m256i isum = _mm256_setzero_si256();
+    const __m256i qh = load256(a[i].qh);
+    const int8_t* q8 = b[i].qs;
+    for (int c = 0; c < 4; ++c, q8 += 64) {
+      const __m256i q5 = load256(a[i].qs + 32 * c);
+      const __m256i hlo = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4);
+      const __m256i hhi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4);
+      const __m256i lo = _mm256_or_si256(_mm256_and_si256(q5, m4), hlo);
+      const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q5, 4), m4), hhi);
+      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
+      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
+      isum = _mm256_add_epi32(isum, _mm256_add_epi32(plo, phi));
+    }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
+  }
+  *out = hsum(acc) - mins;
+}
+
+void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
+  const auto* a = static_cast<const BlockQ6_K*>(w);
+  const auto* b = static_cast<const BlockQ8_K*>(x);
+  float sum = 0.0f;
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m3 = _mm256_set1_epi8(3);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    alignas(32) int16_t sc16[16];
+    for (int g = 0; g < 16; ++g) sc16[g] = a[i].scales[g];
+    // Quants are stored unsigned (q + 32): subtract 32·Σ sc·bsums.
+    __m256i isum = _mm256_setzero_si256();
+    const int8_t* q8 = b[i].qs;
+    for (int half = 0; half < 2; ++half, q8 += 128) {
+      const __m256i l0 = load256(a[i].ql + 64 * half);
+      const __m256i l1 = load256(a[i].ql + 64 * half + 32);
+      const __m256i h = load256(a[i].qh + 32 * half);
+      const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+      const __m256i q2 = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4));
+      const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m3), 4));
+      const __m256i q4 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                         _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
+      const int16_t* sc = sc16 + 8 * half;
+      const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load256(q8)), scale_pair(sc[0], sc[1]));
+      const __m256i p2 = _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load256(q8 + 32)), scale_pair(sc[2], sc[3]));
+      const __m256i p3 = _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load256(q8 + 64)), scale_pair(sc[4], sc[5]));
+      const __m256i p4 = _mm256_madd_epi16(_mm256_maddubs_epi16(q4, load256(q8 + 96)), scale_pair(sc[6], sc[7]));
+      isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_add_epi32(p1, p2), _mm256_add_epi32(p3, p4)));
+    }
+    const int total = hsum_i32(isum) - 32 * scaled_bsums(sc16, b[i].bsums);
+    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+  }
+  *out = sum;
+}
+
+}  // namespace
+
+void install_avx2_vec_dot(KernelTable& t) {
+  t.vec_dot[idx(TensorType::F32)] = dot_float_row<load_f32, scalar_f32>;
+  t.vec_dot[idx(TensorType::F16)] = dot_float_row<load_f16, scalar_f16>;
+  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<load_bf16, scalar_bf16>;
+  t.vec_dot[idx(TensorType::Q4_0)] = dot_q4_0;
+  t.vec_dot[idx(TensorType::Q4_1)] = dot_q4_1;
+  t.vec_dot[idx(TensorType::Q5_0)] = dot_q5_0;
+  t.vec_dot[idx(TensorType::Q5_1)] = dot_q5_1;
+  t.vec_dot[idx(TensorType::Q8_0)] = dot_q8_0;
+  t.vec_dot[idx(TensorType::Q2_K)] = dot_q2_k;
+  t.vec_dot[idx(TensorType::Q3_K)] = dot_q3_k;
+  t.vec_dot[idx(TensorType::Q4_K)] = dot_q4_k;
+  t.vec_dot[idx(TensorType::Q5_K)] = dot_q5_k;
+  t.vec_dot[idx(TensorType::Q6_K)] = dot_q6_k;
+}
+
+void install_avx2(KernelTable& t) {
+  install_avx2_vec_dot(t);
+  install_avx2_convert(t);
+}
+
+}  // namespace a3s::power::kernels

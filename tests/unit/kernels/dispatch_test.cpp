@@ -1,0 +1,56 @@
+// ISA selection: names, support, forcing, and that forcing an unsupported ISA fails cleanly.
+#include "a3s/power/error.h"
+#include "kernel_test_util.h"
+
+namespace a3s::power::kernels::test {
+namespace {
+
+TEST(Dispatch, NamesRoundTrip) {
+  for (Isa isa : {Isa::Scalar, Isa::Avx2}) EXPECT_EQ(parse_isa(isa_name(isa)), isa);
+  EXPECT_FALSE(parse_isa("avx512").has_value());
+  EXPECT_FALSE(parse_isa("").has_value());
+  EXPECT_FALSE(parse_isa("AVX2").has_value());
+}
+
+TEST(Dispatch, ScalarAlwaysSupportedAndBestIsSupported) {
+  EXPECT_TRUE(isa_supported(Isa::Scalar));
+  EXPECT_TRUE(isa_supported(best_isa()));
+  EXPECT_TRUE(isa_supported(active_isa()));
+}
+
+TEST(Dispatch, ForceSwitchesAndRestores) {
+  IsaGuard guard;
+  for (Isa isa : supported_isas()) {
+    force_isa(isa);
+    EXPECT_EQ(active_isa(), isa);
+  }
+}
+
+TEST(Dispatch, EnvironmentChoiceIsHonoured) {
+  // The process started with whatever A3S_POWER_ISA said; the active ISA must agree with it.
+  const char* env = std::getenv("A3S_POWER_ISA");
+  const auto forced = env ? parse_isa(env) : std::nullopt;
+  if (!forced || !isa_supported(*forced)) GTEST_SKIP() << "A3S_POWER_ISA not set to a supported ISA";
+  EXPECT_EQ(active_isa(), *forced);
+}
+
+#if defined(__x86_64__)
+TEST(Dispatch, Avx2DetectedOnThisCpu) {
+  __builtin_cpu_init();
+  const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  EXPECT_EQ(isa_supported(Isa::Avx2), cpu);
+}
+#endif
+
+TEST(Dispatch, ForcingUnsupportedIsaThrows) {
+  if (isa_supported(Isa::Avx2)) GTEST_SKIP() << "every ISA is supported here";
+  try {
+    force_isa(Isa::Avx2);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::kernels::test

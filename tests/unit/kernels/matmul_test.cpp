@@ -1,0 +1,93 @@
+// matmul: tiled, threaded result equals a naive loop of vec_dot, for every type and ISA, across
+// shapes that exercise partial row blocks and token tiles; bad shapes are rejected.
+#include "a3s/power/error.h"
+#include "kernel_test_util.h"
+
+namespace a3s::power::kernels::test {
+namespace {
+
+struct MatmulCase {
+  TensorType type;
+  Isa isa;
+};
+
+std::vector<MatmulCase> all_cases() {
+  std::vector<MatmulCase> out;
+  for (Isa isa : supported_isas()) {
+    for (TensorType t : weight_types()) out.push_back({t, isa});
+  }
+  return out;
+}
+
+class Matmul : public testing::TestWithParam<MatmulCase> {};
+
+TEST_P(Matmul, TiledEqualsNaiveLoop) {
+  const auto [type, isa] = GetParam();
+  IsaGuard guard(isa);
+  const TensorType act = vec_dot_type(type);
+  const int64_t n_cols = type_info(type).block_size == 256 ? 512 : 96;
+  std::mt19937 rng(static_cast<uint32_t>(type) + 100);
+  ThreadPool pool1(1), pool3(3);
+  for (int64_t n_rows : {1, 37, 70}) {
+    for (int64_t n_tokens : {1, 3, 33, 70}) {
+      const size_t wb = row_bytes(type, n_cols), xb = row_bytes(act, n_cols);
+      Buffer W(wb * static_cast<size_t>(n_rows)), X(xb * static_cast<size_t>(n_tokens));
+      for (int64_t r = 0; r < n_rows; ++r) fill_random_row(rng, type, W.data() + r * wb, n_cols);
+      const auto xf = random_floats(rng, n_tokens * n_cols);
+      quantize_rows(act, xf.data(), X.data(), n_tokens, n_cols, nullptr);
+
+      std::vector<float> Y1(static_cast<size_t>(n_rows * n_tokens), -1.0f), Y3(Y1.size(), -2.0f);
+      matmul(type, W.data(), n_rows, n_cols, X.data(), n_tokens, Y1.data(), pool1);
+      matmul(type, W.data(), n_rows, n_cols, X.data(), n_tokens, Y3.data(), pool3);
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        const auto x_deq = dequantized(act, X.data() + t * xb, n_cols);
+        for (int64_t r = 0; r < n_rows; ++r) {
+          float want = 0.0f;
+          vec_dot(type, n_cols, &want, W.data() + r * wb, X.data() + t * xb);
+          const double mag = reference_dot(dequantized(type, W.data() + r * wb, n_cols), x_deq).magnitude;
+          const size_t i = static_cast<size_t>(t * n_rows + r);
+          ASSERT_NEAR(Y1[i], want, 2e-6 * mag) << type_name(type) << " rows=" << n_rows << " tokens=" << n_tokens
+                                               << " t=" << t << " r=" << r;
+          ASSERT_EQ(Y1[i], Y3[i]) << "thread count changed the result";
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, Matmul, testing::ValuesIn(all_cases()),
+                         [](const testing::TestParamInfo<MatmulCase>& i) {
+                           return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
+                         });
+
+TEST(MatmulShapes, EmptyAndZeroColumnShapes) {
+  ThreadPool pool(2);
+  std::vector<float> Y(6, 5.0f);
+  matmul(TensorType::Q8_0, nullptr, 0, 32, nullptr, 3, Y.data(), pool);  // no rows: nothing written
+  EXPECT_EQ(Y[0], 5.0f);
+  matmul(TensorType::F32, nullptr, 2, 0, nullptr, 3, Y.data(), pool);  // empty dot products are 0
+  for (float v : Y) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(MatmulShapes, RejectsBadShapes) {
+  ThreadPool pool(1);
+  std::vector<float> Y(16);
+  Buffer b(4096);
+  try {
+    matmul(TensorType::Q4_K, b.data(), 1, 100, b.data(), 1, Y.data(), pool);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+  }
+  EXPECT_THROW(matmul(TensorType::Q8_0, b.data(), -1, 32, b.data(), 1, Y.data(), pool), Error);
+  EXPECT_THROW(matmul(TensorType::Q8_0, b.data(), 1, 32, b.data(), -2, Y.data(), pool), Error);
+  try {
+    matmul(TensorType::Q8_K, b.data(), 1, 256, b.data(), 1, Y.data(), pool);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kUnsupportedType);
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::kernels::test

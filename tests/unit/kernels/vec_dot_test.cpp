@@ -1,0 +1,140 @@
+// vec_dot for every weight type and every ISA path: equals the double-precision dot product of the
+// dequantized rows (within float rounding), and matches the scalar reference path.
+#include "a3s/power/error.h"
+#include "kernels/kernel_table.h"
+#include "kernel_test_util.h"
+
+namespace a3s::power::kernels::test {
+namespace {
+
+TEST(VecDotType, MatchesLlamaCppCpuBackend) {
+  EXPECT_EQ(vec_dot_type(TensorType::F32), TensorType::F32);
+  EXPECT_EQ(vec_dot_type(TensorType::F16), TensorType::F16);
+  EXPECT_EQ(vec_dot_type(TensorType::BF16), TensorType::BF16);
+  EXPECT_EQ(vec_dot_type(TensorType::Q4_0), TensorType::Q8_0);
+  EXPECT_EQ(vec_dot_type(TensorType::Q5_0), TensorType::Q8_0);
+  EXPECT_EQ(vec_dot_type(TensorType::Q8_0), TensorType::Q8_0);
+  EXPECT_EQ(vec_dot_type(TensorType::Q4_1), TensorType::Q8_1);
+  EXPECT_EQ(vec_dot_type(TensorType::Q5_1), TensorType::Q8_1);
+  for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
+    EXPECT_EQ(vec_dot_type(t), TensorType::Q8_K) << type_name(t);
+  }
+  EXPECT_THROW(vec_dot_type(TensorType::Q8_K), Error);
+  EXPECT_THROW(vec_dot_type(TensorType::Q8_1), Error);
+  EXPECT_THROW(vec_dot_type(static_cast<TensorType>(99)), Error);
+}
+
+TEST(VecDot, RejectsBadArguments) {
+  Buffer w(1024), x(1024);
+  float out = 1.0f;
+  try {
+    vec_dot(TensorType::Q8_K, 256, &out, w.data(), x.data());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kUnsupportedType);
+  }
+  try {
+    vec_dot(TensorType::Q4_K, 255, &out, w.data(), x.data());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+  }
+  vec_dot(TensorType::Q4_0, 0, &out, nullptr, nullptr);
+  EXPECT_EQ(out, 0.0f);
+}
+
+struct VecDotCase {
+  TensorType type;
+  Isa isa;
+};
+
+std::vector<VecDotCase> all_cases() {
+  std::vector<VecDotCase> out;
+  for (Isa isa : supported_isas()) {
+    for (TensorType t : weight_types()) out.push_back({t, isa});
+  }
+  return out;
+}
+
+class VecDot : public testing::TestWithParam<VecDotCase> {};
+
+// Row lengths with odd block counts and SIMD tails.
+std::vector<int64_t> lengths_for(TensorType t) {
+  const int64_t bs = type_info(t).block_size;
+  if (bs == 1) return {1, 7, 8, 31, 33, 64, 100, 531, 4096};
+  if (bs == 32) return {32, 64, 96, 544, 4096};
+  return {256, 512, 768, 4096};
+}
+
+TEST_P(VecDot, MatchesDequantizedDotAndScalarPath) {
+  const auto [type, isa] = GetParam();
+  IsaGuard guard(isa);
+  const TensorType act = vec_dot_type(type);
+  std::mt19937 rng(static_cast<uint32_t>(type) * 31 + 7);
+  for (int64_t n : lengths_for(type)) {
+    for (int rep = 0; rep < 4; ++rep) {
+      Buffer w(row_bytes(type, n)), x(row_bytes(act, n));
+      fill_random_row(rng, type, w.data(), n);
+      const auto xf = random_floats(rng, n, rep == 3 ? 100.0f : 1.0f);
+      quantize_row(act, xf.data(), x.data(), n);
+
+      float got = 0.0f;
+      vec_dot(type, n, &got, w.data(), x.data());
+      const RefDot ref = expected_dot(type, w.data(), act, x.data(), n);
+      ASSERT_NEAR(got, ref.value, 1e-5 * ref.magnitude) << type_name(type) << " n=" << n << " rep=" << rep;
+
+      float scalar = 0.0f;
+      scalar_table().vec_dot[slot(type)](n, &scalar, w.data(), x.data());
+      if (isa == Isa::Scalar) {
+        ASSERT_EQ(got, scalar);
+      } else {
+        ASSERT_NEAR(got, scalar, 2e-6 * ref.magnitude) << type_name(type) << " n=" << n << " rep=" << rep;
+      }
+    }
+  }
+}
+
+TEST_P(VecDot, ExtremeQuantsStayExact) {
+  // Every quant at its extreme with unit-ish scales: integer sums must not overflow or saturate.
+  const auto [type, isa] = GetParam();
+  IsaGuard guard(isa);
+  const TensorType act = vec_dot_type(type);
+  const int64_t n = 4096;
+  Buffer w(row_bytes(type, n)), x(row_bytes(act, n));
+  std::mt19937 rng(3);
+  fill_random_row(rng, type, w.data(), n);
+  const size_t wb = row_bytes(type, n);
+  if (type_info(type).block_size > 1) {
+    // Saturate every quant byte (all bits set) but keep the scales of the random fill.
+    const auto scales = std::vector<uint8_t>(w.data(), w.data() + wb);
+    std::memset(w.data(), 0xFF, wb);
+    const size_t bb = type_info(type).block_bytes;
+    for (size_t b = 0; b < wb / bb; ++b) {
+      uint8_t* blk = w.data() + b * bb;
+      const uint8_t* src = scales.data() + b * bb;
+      switch (type) {
+        case TensorType::Q4_0: case TensorType::Q5_0: case TensorType::Q8_0: std::memcpy(blk, src, 2); break;
+        case TensorType::Q4_1: case TensorType::Q5_1: std::memcpy(blk, src, 4); break;
+        case TensorType::Q2_K: std::memcpy(blk + 80, src + 80, 4); break;
+        case TensorType::Q3_K: std::memcpy(blk + 108, src + 108, 2); break;
+        case TensorType::Q4_K: case TensorType::Q5_K: std::memcpy(blk, src, 4); break;
+        case TensorType::Q6_K: std::memcpy(blk + 208, src + 208, 2); break;
+        default: break;
+      }
+    }
+  }
+  const std::vector<float> xf(static_cast<size_t>(n), 1.0f);  // all equal → activation quants ±127
+  quantize_row(act, xf.data(), x.data(), n);
+  float got = 0.0f;
+  vec_dot(type, n, &got, w.data(), x.data());
+  const RefDot ref = expected_dot(type, w.data(), act, x.data(), n);
+  EXPECT_NEAR(got, ref.value, 1e-5 * ref.magnitude) << type_name(type);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, VecDot, testing::ValuesIn(all_cases()),
+                         [](const testing::TestParamInfo<VecDotCase>& i) {
+                           return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
+                         });
+
+}  // namespace
+}  // namespace a3s::power::kernels::test
