@@ -26,8 +26,6 @@ constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr uint64_t kDefaultAlignment = 32;
 constexpr uint64_t kMaxKeyBytes = 65535;         // spec: keys are at most 2^16-1 bytes
 constexpr uint64_t kMaxTensorNameBytes = 64;     // spec: tensor names are at most 64 bytes
-constexpr int kMaxArrayDepth = 3;                // arrays nested deeper than this are rejected
-constexpr uint64_t kMaxMetadataValues = 1ull << 24;  // total decoded metadata values (all arrays)
 constexpr uint32_t kMaxDims = 4;
 
 // Renders untrusted bytes (a path, key or tensor name) for a one-line message: printable ASCII is
@@ -233,6 +231,11 @@ class MetadataParser {
     if (n > r_.remaining() / min_encoded_size(elem_id)) {
       r_.fail("array of " + std::to_string(n) + " " + value_type_name(static_cast<ValueType>(elem_id)) +
                   " elements does not fit in the " + std::to_string(r_.remaining()) + " bytes left",
+              at);
+    }
+    if (n > kMaxMetadataValues - total_) {
+      r_.fail("array of " + std::to_string(n) + " elements exceeds the limit of " +
+                  std::to_string(kMaxMetadataValues) + " metadata values",
               at);
     }
     Array a{static_cast<ValueType>(elem_id), {}};

@@ -25,6 +25,13 @@
 
 namespace a3s::power::gguf {
 
+// Limits beyond which a file is rejected as invalid_model:
+// keys longer than 65535 bytes and tensor names longer than 64 bytes (both from the spec), arrays
+// nested more than kMaxArrayDepth deep, more than kMaxMetadataValues decoded metadata values in
+// total (array elements included; real vocabularies need about 1M), n_dims outside 1..4.
+inline constexpr int kMaxArrayDepth = 3;
+inline constexpr uint64_t kMaxMetadataValues = uint64_t{1} << 23;
+
 enum class ValueType : uint32_t {
   UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6,
   BOOL = 7, STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,

@@ -210,5 +210,31 @@ TEST(GgufHandBuilt, TensorsMayBeStoredOutOfOrder) {
   EXPECT_EQ(f->find_tensor("early")->offset, 0u);
 }
 
+TEST(GgufHandBuilt, MetadataValueCountIsCapped) {
+  // A u8 array one element over the cap: rejected before anything is allocated for it.
+  GgufWriter w;
+  Bytes p;
+  put_u32(p, kU8);
+  put_u64(p, kMaxMetadataValues);  // + the array value itself = one over
+  p.resize(p.size() + kMaxMetadataValues, 0);
+  w.kv_typed("k.big", kArray, p);
+  const std::string err = error_of(w.build());
+  EXPECT_NE(err.find("exceeds the limit of " + std::to_string(kMaxMetadataValues) + " metadata values"),
+            std::string::npos)
+      << err;
+  // The cap is on the total: 11 values already decoded plus an array that alone would fit.
+  GgufWriter many;
+  Bytes small;
+  put_u32(small, kU8);
+  put_u64(small, 10);
+  small.resize(small.size() + 10, 0);
+  Bytes rest;
+  put_u32(rest, kU8);
+  put_u64(rest, kMaxMetadataValues - 5);
+  rest.resize(rest.size() + kMaxMetadataValues - 5, 0);
+  many.kv_typed("k.a", kArray, small).kv_typed("k.b", kArray, rest);
+  EXPECT_NE(error_of(many.build()).find("metadata values"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace a3s::power::gguf
