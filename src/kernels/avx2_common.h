@@ -76,5 +76,6 @@ inline __m256i dot_i8_i8(__m256i a, __m256i b) {
 // Installers of the AVX2 files (see install_avx2 in kernel_table.h).
 void install_avx2_vec_dot(KernelTable& t);  // vec_dot_avx2.cpp
 void install_avx2_convert(KernelTable& t);  // convert_avx2.cpp
+void install_avx2_tile(KernelTable& t);     // tile_avx2.cpp
 
 }  // namespace a3s::power::kernels

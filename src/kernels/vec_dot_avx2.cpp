@@ -323,6 +323,7 @@ void install_avx2_vec_dot(KernelTable& t) {
 void install_avx2(KernelTable& t) {
   install_avx2_vec_dot(t);
   install_avx2_convert(t);
+  install_avx2_tile(t);
 }
 
 }  // namespace a3s::power::kernels

@@ -1,0 +1,132 @@
+// Micro-benchmarks of the kernels per weight type and instruction set:
+//   vec_dot/<isa>/<type>                one 4096-element row (decode inner loop)
+//   matvec/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 1 token (decode)
+//   matmul/<isa>/<type>/threads:<t>     [1024 × 4096] weights × 64 tokens (prefill)
+//   quantize/<isa>/<act type>           one 4096-element activation row
+// Counters: bytes_per_second of weights streamed; "GMAC/s" multiply-accumulates per second.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+namespace k = a3s::power::kernels;
+using a3s::power::TensorType;
+
+namespace {
+
+const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,
+                             TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
+                             TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                             TensorType::Q6_K};
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// Weights and activations quantized from random floats.
+struct Operands {
+  TensorType w, act;
+  int64_t rows, cols, tokens;
+  std::vector<uint8_t> W, X;
+  Operands(TensorType type, int64_t r, int64_t c, int64_t t)
+      : w(type), act(k::vec_dot_type(type)), rows(r), cols(c), tokens(t) {
+    const size_t wb = *a3s::power::row_size(w, cols), xb = *a3s::power::row_size(act, cols);
+    W.resize(wb * static_cast<size_t>(rows));
+    X.resize(xb * static_cast<size_t>(tokens));
+    const auto wf = random_floats(static_cast<size_t>(rows * cols), 1);
+    const auto xf = random_floats(static_cast<size_t>(tokens * cols), 2);
+    k::quantize_rows(w, wf.data(), W.data(), rows, cols, nullptr);
+    k::quantize_rows(act, xf.data(), X.data(), tokens, cols, nullptr);
+  }
+};
+
+void set_isa(k::Isa isa, benchmark::State& state) {
+  if (!k::isa_supported(isa)) {
+    state.SkipWithError("instruction set not supported on this CPU");
+    return;
+  }
+  k::force_isa(isa);
+}
+
+void BM_vec_dot(benchmark::State& state, k::Isa isa, TensorType type) {
+  set_isa(isa, state);
+  const Operands op(type, 1, 4096, 1);
+  float out = 0;
+  for (auto _ : state) {
+    k::vec_dot(type, op.cols, &out, op.W.data(), op.X.data());
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(op.W.size()));
+  state.counters["GMAC/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * op.cols / 1e9,
+                                                benchmark::Counter::kIsRate);
+}
+
+void BM_matmul(benchmark::State& state, k::Isa isa, TensorType type, int64_t rows, int64_t tokens) {
+  set_isa(isa, state);
+  const int threads = static_cast<int>(state.range(0));
+  a3s::power::ThreadPool pool(threads);
+  const Operands op(type, rows, 4096, tokens);
+  std::vector<float> Y(static_cast<size_t>(rows * tokens));
+  for (auto _ : state) {
+    k::matmul(type, op.W.data(), rows, op.cols, op.X.data(), tokens, Y.data(), pool);
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(op.W.size()));
+  state.counters["GMAC/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * static_cast<double>(rows * tokens * op.cols) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+void BM_quantize(benchmark::State& state, k::Isa isa, TensorType act) {
+  set_isa(isa, state);
+  const auto x = random_floats(4096, 3);
+  std::vector<uint8_t> out(*a3s::power::row_size(act, 4096));
+  for (auto _ : state) {
+    k::quantize_row(act, x.data(), out.data(), 4096);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * 4096 * 4);
+}
+
+void register_all() {
+  for (k::Isa isa : {k::Isa::Scalar, k::Isa::Avx2}) {
+    const std::string isa_s = k::isa_name(isa);
+    for (TensorType t : kTypes) {
+      const std::string ts = a3s::power::type_name(t);
+      benchmark::RegisterBenchmark(("vec_dot/" + isa_s + "/" + ts).c_str(), BM_vec_dot, isa, t);
+      benchmark::RegisterBenchmark(("matvec/" + isa_s + "/" + ts).c_str(), BM_matmul, isa, t, 4096, 1)
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("matmul/" + isa_s + "/" + ts).c_str(), BM_matmul, isa, t, 1024, 64)
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime();
+    }
+    for (TensorType act : {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q8_1, TensorType::Q8_K}) {
+      benchmark::RegisterBenchmark(("quantize/" + isa_s + "/" + a3s::power::type_name(act)).c_str(), BM_quantize, isa,
+                                   act);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
