@@ -1,0 +1,133 @@
+// The store commands of the a3s-power CLI: pull, list, show, rm, and their exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "loopback_http_server.h"
+#include "store_test_support.h"
+
+namespace a3s::power::store {
+namespace {
+
+using testing::kStoriesSha256;
+using testing::TempDir;
+
+struct Run {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+class StoreCliTest : public ::testing::Test {
+ protected:
+  // Runs a3s-power with A3S_POWER_HOME pointing at a private store. Arguments are single-quoted.
+  Run run(const std::string& args, const std::string& extra_env = "") {
+    const std::string err_file = tmp_.path() + "/stderr.txt";
+    const std::string cmd = "env -u A3S_POWER_OFFLINE A3S_POWER_HOME='" + home() + "' " + extra_env + " '" +
+                            std::string(A3S_BIN_DIR) + "/a3s-power' " + args + " 2>'" + err_file + "'";
+    Run r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = testing::read_file(err_file);
+    return r;
+  }
+  std::string home() const { return tmp_.path() + "/home"; }
+  static std::string q(const std::string& s) { return "'" + s + "'"; }
+
+  TempDir tmp_;
+};
+
+TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
+  Run pull = run("pull " + q(testing::stories_path()));
+  ASSERT_EQ(pull.exit_code, 0) << pull.err;
+  EXPECT_NE(pull.out.find("stories260K"), std::string::npos);
+  EXPECT_NE(pull.out.find(kStoriesSha256), std::string::npos);
+  // Not a terminal: plain progress lines.
+  EXPECT_NE(pull.err.find("copying 1185376/1185376 bytes"), std::string::npos) << pull.err;
+  EXPECT_EQ(pull.err.find('\r'), std::string::npos);
+
+  Run list = run("list --format json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const auto arr = nlohmann::json::parse(list.out);
+  ASSERT_EQ(arr.size(), 1u);
+  EXPECT_EQ(arr[0]["name"], "stories260K");
+  EXPECT_EQ(arr[0]["digest"], std::string("sha256:") + kStoriesSha256);
+  EXPECT_EQ(arr[0]["size"], 1185376);
+
+  Run table = run("list");
+  ASSERT_EQ(table.exit_code, 0);
+  EXPECT_EQ(table.out.rfind("NAME", 0), 0u);
+  EXPECT_NE(table.out.find("stories260K"), std::string::npos);
+  EXPECT_NE(table.out.find("F32"), std::string::npos);
+
+  Run show = run("show stories260K --format json");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["architecture"], "llama");
+  EXPECT_EQ(j["details"]["n_ctx_train"], 2048);
+  EXPECT_EQ(j["details"]["n_embd"], 64);
+  EXPECT_EQ(j["details"]["n_layer"], 5);
+  EXPECT_EQ(j["details"]["n_head"], 8);
+  EXPECT_EQ(j["details"]["n_vocab"], 512);
+  EXPECT_EQ(j["details"]["quantization"], "F32");
+  EXPECT_EQ(j["details"]["chat_template"], false);
+
+  Run text = run("show stories260K");
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("architecture   llama"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("chat template  no"), std::string::npos) << text.out;
+
+  Run rm = run("rm stories260K");
+  EXPECT_EQ(rm.exit_code, 0) << rm.err;
+  EXPECT_EQ(nlohmann::json::parse(run("list --format json").out).size(), 0u);
+}
+
+TEST_F(StoreCliTest, UnknownModelsExitWithTwo) {
+  Run rm = run("rm nope");
+  EXPECT_EQ(rm.exit_code, 2);
+  EXPECT_NE(rm.err.find("not found"), std::string::npos);
+  EXPECT_EQ(std::count(rm.err.begin(), rm.err.end(), '\n'), 1) << "one line: " << rm.err;
+  EXPECT_EQ(run("show nope").exit_code, 2);
+}
+
+TEST_F(StoreCliTest, PullErrorsMapToExitCodes) {
+  EXPECT_EQ(run("pull " + q(tmp_.path() + "/missing.gguf")).exit_code, 2);
+  EXPECT_EQ(run("pull http://example.com/m.gguf").exit_code, 2);
+  Run wrong = run("pull " + q(testing::stories_path() + "@sha256:" + std::string(64, '0')));
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("SHA-256 mismatch"), std::string::npos);
+  EXPECT_EQ(run("pull " + q(testing::stories_path()) + " --max-bytes 100").exit_code, 2);
+  EXPECT_EQ(run("pull").exit_code, 2);                  // missing REF
+  EXPECT_EQ(run("list --format yaml").exit_code, 2);    // bad flag value
+}
+
+TEST_F(StoreCliTest, PullOverHttpWithNameOfflineAndEnvironment) {
+  testing::LoopbackHttpServer server(testing::read_file(testing::stories_path()));
+  const std::string ref = server.url() + "@sha256:" + kStoriesSha256;
+  Run off = run("pull " + q(ref) + " --offline");
+  EXPECT_EQ(off.exit_code, 2);
+  EXPECT_NE(off.err.find("offline"), std::string::npos);
+  EXPECT_EQ(run("pull " + q(ref), "A3S_POWER_OFFLINE=1").exit_code, 2);
+  EXPECT_EQ(server.requests(), 0);
+
+  Run pull = run("pull " + q(ref) + " --name org/repo:F32");
+  ASSERT_EQ(pull.exit_code, 0) << pull.err;
+  EXPECT_NE(pull.err.find("downloading 1185376/1185376 bytes"), std::string::npos) << pull.err;
+  EXPECT_EQ(run("pull " + q(ref) + " --name org/repo:F32 --offline").exit_code, 0);
+  EXPECT_EQ(run("show org/repo:F32").exit_code, 0);
+  EXPECT_EQ(run("show org-repo-F32").exit_code, 2);
+  EXPECT_EQ(server.requests(), 1);
+}
+
+}  // namespace
+}  // namespace a3s::power::store
