@@ -34,6 +34,7 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"integrity_error", {400, 2}},
       {"offline", {503, 2}},
       {"unsupported_chat_template", {400, 2}},
+      {"size_limit_exceeded", {413, 2}},  // model larger than the pull's max_bytes
   };
   return t;
 }
