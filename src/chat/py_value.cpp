@@ -247,6 +247,7 @@ bool truthy(const Json& v) {
     case Json::value_t::number_float:
       return v.get<double>() != 0.0;
     case Json::value_t::string:
+      return !v.get_ref<const std::string&>().empty();
     case Json::value_t::array:
     case Json::value_t::object:
       return !v.empty();

@@ -1,0 +1,146 @@
+// Validation of messages and tools: clear errors naming the field, never the text, and no crash.
+#include <gtest/gtest.h>
+
+#include "chat/conversation.h"
+#include "chat_test_data.h"
+
+namespace a3s::power::chat {
+namespace {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+const std::string kSecret = "SECRET-PROMPT-TEXT";
+
+// Renders with a real template and returns the FieldError it throws.
+FieldError render_error(const json& messages, const ojson& tools = nullptr) {
+  const auto t = ChatTemplate::create(testing::template_source("Qwen-Qwen2.5-7B-Instruct"));
+  RenderOptions o;
+  o.tools = tools;
+  try {
+    t->render(messages, o);
+  } catch (const FieldError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a FieldError";
+  return FieldError("none", "none", "none");
+}
+
+struct BadInput {
+  const char* messages;
+  const char* code;
+  const char* message;
+};
+
+class BadMessagesTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadMessagesTest, FailsWithATemplatedMessage) {
+  const BadInput& c = GetParam();
+  const FieldError e = render_error(json::parse(c.messages));
+  EXPECT_EQ(e.code(), c.code);
+  EXPECT_EQ(e.param(), "messages");
+  EXPECT_STREQ(e.what(), c.message);
+  EXPECT_EQ(std::string(e.what()).find(kSecret), std::string::npos);
+}
+
+const BadInput kBadInputs[] = {
+    {R"({"role":"user","content":"SECRET-PROMPT-TEXT"})", "invalid_request_error", "messages must be an array"},
+    {R"("SECRET-PROMPT-TEXT")", "invalid_request_error", "messages must be an array"},
+    {R"([])", "invalid_request_error", "messages must contain at least one message"},
+    {R"(["SECRET-PROMPT-TEXT"])", "invalid_request_error", "messages[0] must be an object"},
+    {R"([{"content":"SECRET-PROMPT-TEXT"}])", "invalid_request_error", "messages[0].role must be a string"},
+    {R"([{"role":7,"content":"SECRET-PROMPT-TEXT"}])", "invalid_request_error", "messages[0].role must be a string"},
+    {R"([{"role":"user","content":"a"},{"role":"SECRET-PROMPT-TEXT","content":"b"}])", "invalid_request_error",
+     "messages[1].role must be one of system, user, assistant, tool"},
+    {R"([{"role":"user"}])", "invalid_request_error",
+     "messages[0].content must be a string or an array of text parts"},
+    {R"([{"role":"user","content":null}])", "invalid_request_error",
+     "messages[0].content must be a string or an array of text parts"},
+    {R"([{"role":"user","content":42}])", "invalid_request_error",
+     "messages[0].content must be a string or an array of text parts"},
+    {R"([{"role":"user","content":{"text":"SECRET-PROMPT-TEXT"}}])", "invalid_request_error",
+     "messages[0].content must be a string or an array of text parts"},
+    {R"([{"role":"user","content":["SECRET-PROMPT-TEXT"]}])", "invalid_request_error",
+     "messages[0].content[0] must be an object"},
+    {R"([{"role":"user","content":[{"text":"SECRET-PROMPT-TEXT"}]}])", "invalid_request_error",
+     "messages[0].content[0].type must be a string"},
+    {R"([{"role":"user","content":[{"type":"text","text":5}]}])", "invalid_request_error",
+     "messages[0].content[0].text must be a string"},
+    {R"([{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}])",
+     "unsupported_field", "messages[0].content[1]: only content parts of type \"text\" are supported"},
+    {R"([{"role":"user","content":"a","tool_calls":[]}])", "invalid_request_error",
+     "messages[0].tool_calls is only allowed on assistant messages"},
+    {R"([{"role":"assistant","content":null,"tool_calls":{"a":1}}])", "invalid_request_error",
+     "messages[0].tool_calls must be an array"},
+    {R"([{"role":"assistant","content":null,"tool_calls":[{"id":"1"}]}])", "invalid_request_error",
+     "messages[0].tool_calls[0].function must be an object"},
+    {R"([{"role":"assistant","content":null,"tool_calls":[{"id":1,"function":{"name":"f","arguments":"{}"}}]}])",
+     "invalid_request_error", "messages[0].tool_calls[0].id must be a string"},
+    {R"([{"role":"assistant","content":null,"tool_calls":[{"function":{"arguments":"{}"}}]}])",
+     "invalid_request_error", "messages[0].tool_calls[0].function.name must be a string"},
+    {R"([{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f"}}]}])", "invalid_request_error",
+     "messages[0].tool_calls[0].function.arguments must be a string or an object"},
+    {R"([{"role":"assistant","content":null,"tool_calls":null}])", "invalid_request_error",
+     "messages[0].content must be a string or an array of text parts"},
+    {R"([{"role":"tool","content":"x","tool_call_id":3}])", "invalid_request_error",
+     "messages[0].tool_call_id must be a string"},
+    {R"([{"role":"user","content":"x","name":["SECRET-PROMPT-TEXT"]}])", "invalid_request_error",
+     "messages[0].name must be a string"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Messages, BadMessagesTest, ::testing::ValuesIn(kBadInputs));
+
+TEST(Tools, MalformedToolsAreRejected) {
+  const json messages = json::parse(R"([{"role":"user","content":"hi"}])");
+  for (const char* tools : {R"({"type":"function"})", R"(["SECRET-PROMPT-TEXT"])", R"([{"type":5}])",
+                            R"([{"type":"function"}])", R"([{"type":"function","function":{"name":1}}])"}) {
+    SCOPED_TRACE(tools);
+    const FieldError e = render_error(messages, ojson::parse(tools));
+    EXPECT_EQ(e.code(), "invalid_request_error");
+    EXPECT_EQ(e.param(), "tools");
+    EXPECT_EQ(std::string(e.what()).find(kSecret), std::string::npos);
+  }
+}
+
+TEST(Normalize, TextPartsAreConcatenatedAndNullToolCallsDropped) {
+  const auto out = normalize_messages(ojson::parse(
+      R"([{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"x":1},)"
+      R"({"role":"assistant","content":"c","tool_calls":null},)"
+      R"({"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":{}}}]}])"));
+  EXPECT_EQ(out[0]["content"], "ab");
+  EXPECT_EQ(out[0]["x"], 1);
+  EXPECT_FALSE(out[1].contains("tool_calls"));
+  EXPECT_TRUE(out[2]["content"].is_null());
+}
+
+TEST(Normalize, KeyOrderIsKept) {
+  const auto out = normalize_messages(ojson::parse(R"([{"role":"user","content":"a","zeta":1,"alpha":2}])"));
+  std::string keys;
+  for (const auto& [k, v] : out[0].items()) keys += k + ",";
+  EXPECT_EQ(keys, "role,content,zeta,alpha,");
+}
+
+TEST(Normalize, TemplateErrorsNeverContainMessageText) {
+  // Gemma rejects the system role; Mistral rejects a bad tool call id: messages are fixed texts.
+  const auto gemma = ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"));
+  try {
+    gemma->render(json::parse(R"([{"role":"system","content":"SECRET-PROMPT-TEXT"},{"role":"user","content":"x"}])"),
+                  {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "invalid_request_error");
+    EXPECT_STREQ(e.what(), "TemplateError: System role not supported");
+  }
+  const auto phi = ChatTemplate::create(testing::template_source("microsoft-Phi-3.5-mini-instruct"));
+  try {
+    phi->render(json::parse(R"([{"role":"user","content":"SECRET-PROMPT-TEXT"},{"role":"assistant","content":null,)"
+                            R"("tool_calls":[{"function":{"name":"SECRET-PROMPT-TEXT","arguments":"SECRET-PROMPT-TEXT"}}]}])"),
+                {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "TypeError: can only concatenate str (not \"NoneType\") to str");
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::chat

@@ -1,0 +1,116 @@
+// Recognition of templates by signature.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "chat_test_data.h"
+
+namespace a3s::power::chat {
+namespace {
+
+TEST(Detection, EverySharedTemplateIsRecognisedAsItsFamily) {
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      {"CohereForAI-c4ai-command-r7b-12-2024-tool_use", {"command-r", "command-r7b"}},
+      {"NousResearch-Hermes-3-Llama-3.1-8B-tool_use", {"chatml", "hermes3-tool-use"}},
+      {"Qwen-Qwen2.5-7B-Instruct", {"chatml", "qwen2.5"}},
+      {"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", {"deepseek", "deepseek-r1"}},
+      {"google-gemma-2-2b-it", {"gemma", "gemma2"}},
+      {"meetkai-functionary-medium-v3.2", {"functionary", "functionary-v3.2"}},
+      {"meta-llama-Llama-3.1-8B-Instruct", {"llama3", "llama3.1"}},
+      {"meta-llama-Llama-3.2-3B-Instruct", {"llama3", "llama3.2"}},
+      {"microsoft-Phi-3.5-mini-instruct", {"phi3", "phi3.5"}},
+      {"mistralai-Mistral-Nemo-Instruct-2407", {"mistral", "mistral-nemo"}},
+  };
+  const auto names = testing::template_names();
+  ASSERT_EQ(names.size(), expected.size());
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    auto it = expected.find(name);
+    ASSERT_NE(it, expected.end()) << "new shared template without an expected family";
+    const auto tmpl = ChatTemplate::create(testing::template_source(name));
+    EXPECT_EQ(tmpl->family(), it->second.first);
+    EXPECT_EQ(tmpl->variant(), it->second.second);
+  }
+}
+
+TEST(Detection, ToolPresentingVariantsSaySo) {
+  EXPECT_TRUE(ChatTemplate::create(testing::template_source("Qwen-Qwen2.5-7B-Instruct"))->supports_tools());
+  EXPECT_TRUE(ChatTemplate::create(testing::template_source("meta-llama-Llama-3.1-8B-Instruct"))->supports_tools());
+  EXPECT_FALSE(ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"))->supports_tools());
+  EXPECT_FALSE(ChatTemplate::create(std::nullopt)->supports_tools());
+}
+
+TEST(Detection, RandomTextIsNotATemplate) {
+  std::mt19937 rng(1234);
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyz {}%|<>[]'\"\n_-.";
+  for (int n = 0; n < 50; ++n) {
+    std::string s;
+    for (int i = 0; i < 200; ++i) s += alphabet[rng() % alphabet.size()];
+    try {
+      ChatTemplate::create(s);
+      ADD_FAILURE() << "random text recognised as a chat template";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), "unsupported_chat_template");
+    }
+  }
+}
+
+TEST(Detection, UnknownJinjaTemplateIsUnsupportedUnlessAFallbackIsGiven) {
+  const std::string source =
+      "{% for message in messages %}<<{{ message['role'] }}>>{{ message['content'] }}{% endfor %}";
+  try {
+    ChatTemplate::create(source);
+    FAIL() << "expected unsupported_chat_template";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "unsupported_chat_template");
+    EXPECT_EQ(http_status_for(e.code()), 400);
+  }
+  const auto tmpl = ChatTemplate::create(source, "chatml");
+  EXPECT_EQ(tmpl->family(), "chatml");
+  EXPECT_EQ(tmpl->render(nlohmann::json::parse(R"([{"role":"user","content":"Hi"}])"), {}),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+}
+
+TEST(Detection, FallbackNamesAreFamiliesOrVariants) {
+  for (const auto& name : ChatTemplate::known_families()) {
+    SCOPED_TRACE(name);
+    const auto tmpl = ChatTemplate::create("not a template", name);
+    EXPECT_TRUE(tmpl->family() == name || tmpl->variant() == name);
+  }
+  EXPECT_EQ(ChatTemplate::create("not a template", "llama3")->variant(), "llama3.0");
+  EXPECT_EQ(ChatTemplate::create("not a template", "llama3.2")->variant(), "llama3.2");
+  try {
+    ChatTemplate::create("not a template", "no-such-family");
+    FAIL() << "expected invalid_argument";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "invalid_argument");
+  }
+}
+
+TEST(Detection, MissingOrBlankTemplateIsPlain) {
+  EXPECT_EQ(ChatTemplate::create(std::nullopt)->family(), "plain");
+  EXPECT_EQ(ChatTemplate::create(std::string(" \n\t"))->family(), "plain");
+  // A recognised template wins over the fallback.
+  EXPECT_EQ(ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"), "chatml")->family(), "gemma");
+}
+
+TEST(Detection, GenericSignatures) {
+  // Llama 2: [INST] and <<SYS>>.
+  EXPECT_EQ(ChatTemplate::create("{{ bos_token + '[INST] ' }}{{ '<<SYS>>\\n' }}")->variant(), "llama2");
+  // Llama 3.0: header tokens without the 3.1 preamble.
+  EXPECT_EQ(ChatTemplate::create("{{ '<|start_header_id|>' + r + '<|end_header_id|>\\n\\n' + c + '<|eot_id|>' }}")
+                ->variant(),
+            "llama3.0");
+  // ChatML without tools.
+  EXPECT_EQ(ChatTemplate::create("{{'<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>'}}")->variant(),
+            "chatml");
+  // Phi-4 style (<|im_sep|>) is not ChatML; a Llama 3.1-like template with vision tokens is refused.
+  EXPECT_THROW(ChatTemplate::create("<|im_start|>{{ r }}<|im_sep|>{{ c }}<|im_end|>"), Error);
+  EXPECT_THROW(ChatTemplate::create("<|start_header_id|> Cutting Knowledge Date: December 2023 <|image|>"), Error);
+  // Mistral templates other than Nemo's are not guessed.
+  EXPECT_THROW(ChatTemplate::create("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), Error);
+}
+
+}  // namespace
+}  // namespace a3s::power::chat
