@@ -3,6 +3,16 @@
 // Models: "llama" (SentencePiece-style BPE over scores, byte fallback `<0xNN>`) and "gpt2"
 // (byte-level BPE with merges; pre-tokenizer regexes chosen by `tokenizer.ggml.pre`, PCRE2 UTF mode).
 // An unknown model or `pre` name is a load error (Error "invalid_model"), never a silent fallback.
+//
+// Behaviour follows llama.cpp (src/llama-vocab.cpp) so that token ids match it exactly:
+//  - defaults when the GGUF is silent: "llama" adds BOS (id 1), no EOS, adds a space prefix;
+//    "gpt2" adds BOS only for the Llama 3 / Tekken families (see tokenizer/pre_tokenizer.h);
+//  - user-defined tokens (token_type 4) are always recognised in the input; control and unknown
+//    tokens only with parse_special;
+//  - end-of-generation set: EOS, EOT, EOM, the FIM pad/repo/file-separator tokens, and every token
+//    whose text marks a turn end ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>",
+//    "<|endoftext|>", "<|eom_id|>", "<EOT>", ...); such tokens count as control tokens.
+// All methods are const and safe to call from several threads at once.
 #pragma once
 
 #include <memory>
@@ -19,7 +29,8 @@ class Tokenizer {
  public:
   enum class Kind { SentencePiece, BytePairGpt2 };
 
-  // Throws Error("invalid_model") on missing/inconsistent tokenizer metadata.
+  // Throws Error("invalid_model") on missing/inconsistent tokenizer metadata (message names the
+  // key). The returned tokenizer copies what it needs; `file` may be closed afterwards.
   static std::unique_ptr<Tokenizer> from_gguf(const gguf::File& file);
   virtual ~Tokenizer() = default;
 
@@ -28,10 +39,13 @@ class Tokenizer {
 
   // Text → token ids. add_special: prepend BOS / append EOS as the model's add_bos/add_eos flags
   // say. parse_special: recognise special/control token text (e.g. "<|im_start|>") in the input.
+  // Any bytes are accepted (malformed UTF-8 is tokenized as U+FFFD per bad byte by "gpt2" models and
+  // as byte tokens by "llama" models). Throws Error("invalid_argument") above 256 MiB of text.
   virtual std::vector<Token> encode(std::string_view text, bool add_special, bool parse_special) const = 0;
 
   // The raw bytes a token stands for (byte-fallback tokens give their byte; SentencePiece "▁" → " ").
   // Control/special tokens give "" unless `special` is true (then their text).
+  // Throws Error("invalid_argument") for an id outside [0, n_vocab()).
   virtual std::string token_to_piece(Token t, bool special = false) const = 0;
   // Concatenated pieces of a token sequence (may contain partial UTF-8 at the end).
   std::string decode(std::span<const Token> tokens, bool special = false) const;
