@@ -168,7 +168,10 @@ PullRef parse_hf(const std::string& ref, const std::string& endpoint) {
   while (!base.empty() && base.back() == '/') base.pop_back();
   std::string url = base + "/" + percent_encode_segment(segs[0]) + "/" + percent_encode_segment(segs[1]) +
                     "/resolve/main";
-  for (size_t k = 2; k < segs.size(); ++k) url += "/" + percent_encode_segment(segs[k]);
+  for (size_t k = 2; k < segs.size(); ++k) {
+    url.push_back('/');
+    url.append(percent_encode_segment(segs[k]));
+  }
   if (!starts_with_ci(url, "https://") && !starts_with_ci(url, "http://"))
     bad_ref("the Hugging Face endpoint must be an https:// URL");
   PullRef r = parse_url(url);
