@@ -115,8 +115,8 @@ TEST(GgufCorruptCorpus, EveryPrefixOfAValidFileIsRejectedCleanly) {
 TEST(GgufCorruptCorpus, SingleByteFlipsNeverCrash) {
   // Every byte of the header, metadata and tensor infos flipped in turn: the reader either accepts
   // the image (e.g. a changed name) or throws a one-line Error; nothing else escapes.
-  const auto file = File::from_memory(testing::minimal_model().build());
-  const Bytes img(file->bytes().begin(), file->bytes().end());
+  const Bytes img = testing::minimal_model().build();
+  const auto file = File::from_memory(img);
   size_t rejected = 0;
   for (size_t i = 0; i < file->data_offset(); ++i) {
     for (uint8_t mask : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xff}}) {

@@ -108,7 +108,8 @@ TEST(GgufHandBuilt, CustomAlignmentPlacesData) {
   w.alignment = 128;
   w.kv_u64("general.alignment", 128);
   w.tensor("a", {8}, 0).tensor("b", {8}, 0);
-  auto f = File::from_memory(w.build());
+  const Bytes img = w.build();
+  auto f = File::from_memory(img);
   EXPECT_EQ(f->alignment(), 128u);
   EXPECT_EQ(f->data_offset() % 128, 0u);
   EXPECT_EQ(f->find_tensor("b")->offset, 128u);
@@ -127,7 +128,8 @@ TEST(GgufHandBuilt, IntegerWidthsAndSignedness) {
   Bytes f64;
   put_u64(f64, 0x400921fb54442d18ull);  // pi
   w.kv_typed("k.f64", kF64, f64);
-  auto f = File::from_memory(w.build());
+  const Bytes img = w.build();
+  auto f = File::from_memory(img);
   EXPECT_EQ(f->get_i64("k.i8"), -5);
   EXPECT_EQ(f->find("k.i8")->type, ValueType::INT8);
   EXPECT_THROW((void)f->get_u64("k.i8"), Error);  // negative
@@ -154,7 +156,8 @@ TEST(GgufHandBuilt, NestedArraysUpToTheLimit) {
   put_u64(p, 0);
   GgufWriter w;
   w.kv_typed("k.nested", kArray, p);
-  auto f = File::from_memory(w.build());
+  const Bytes img = w.build();
+  auto f = File::from_memory(img);
   const Value* v = f->find("k.nested");
   ASSERT_NE(v, nullptr);
   const auto& outer = std::get<Array>(v->v);
@@ -205,7 +208,8 @@ TEST(GgufHandBuilt, UnsupportedTypeErrorNamesTensorAndType) {
 TEST(GgufHandBuilt, TensorsMayBeStoredOutOfOrder) {
   GgufWriter w;
   w.tensor("late", {8}, 0, 32).tensor("early", {8}, 0, 0);
-  auto f = File::from_memory(w.build());
+  const Bytes img = w.build();
+  auto f = File::from_memory(img);
   EXPECT_EQ(f->tensors()[0].name, "late");
   EXPECT_EQ(f->find_tensor("early")->offset, 0u);
 }
