@@ -62,13 +62,7 @@ const KernelTable& table_for(Isa isa) {
   return tables[0];
 }
 
-Isa initial_isa() {
-  Isa isa = best_isa();
-  if (const char* env = std::getenv("A3S_POWER_ISA")) {
-    if (auto forced = parse_isa(env); forced && isa_supported(*forced)) isa = *forced;
-  }
-  return isa;
-}
+Isa initial_isa() { return isa_for_environment(std::getenv("A3S_POWER_ISA")); }
 
 struct Active {
   std::atomic<Isa> isa;
@@ -108,6 +102,13 @@ Isa best_isa() {
     if (supported(e)) best = e.isa;
   }
   return best;
+}
+
+Isa isa_for_environment(const char* value) {
+  if (value != nullptr) {
+    if (auto forced = parse_isa(value); forced && isa_supported(*forced)) return *forced;
+  }
+  return best_isa();
 }
 
 Isa active_isa() { return active().isa.load(std::memory_order_relaxed); }

@@ -99,6 +99,11 @@ void vec_dot(TensorType w, int64_t n, float* out, const void* w_row, const void*
 // concurrently on the same pool.
 void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act,
             int64_t n_tokens, float* Y, ThreadPool& pool);
+// Same with an explicit output row stride: Y[t * y_stride + r]; y_stride ≥ n_rows (in floats). Lets
+// a caller write the products of several weight matrices side by side into one [n_tokens, y_stride]
+// buffer. Throws "invalid_argument" when y_stride < n_rows.
+void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act,
+            int64_t n_tokens, float* Y, int64_t y_stride, ThreadPool& pool);
 
 // ---------------------------------------------------------------------------------------------------
 // Instruction-set dispatch.
@@ -113,6 +118,9 @@ std::optional<Isa> parse_isa(std::string_view name);  // inverse of isa_name; nu
 bool isa_supported(Isa isa);                          // compiled in and supported by this CPU
 Isa best_isa();                                       // the fastest supported path
 Isa active_isa();                                     // the path in use
+// The path chosen at start-up when A3S_POWER_ISA has `value` (null = unset): the named ISA when it
+// is supported, otherwise ("auto", unknown names, unsupported ISA) the best supported one.
+Isa isa_for_environment(const char* value);
 // Switches every kernel to `isa`. Throws Error("invalid_argument") when it is not supported.
 // Not synchronised with kernels running on other threads: call between computations.
 void force_isa(Isa isa);

@@ -26,6 +26,7 @@ struct MatmulCtx {
   float* Y;
   int64_t n_rows, n_cols, n_tokens;
   size_t w_stride, x_stride;
+  int64_t y_stride;  // floats between output rows (tokens)
   int64_t rows_per_task;
 };
 
@@ -33,7 +34,7 @@ void loop_tile(const MatmulCtx& c, int64_t r0, int nr, int64_t t0, int nt) {
   for (int r = 0; r < nr; ++r) {
     const uint8_t* w = c.W + static_cast<size_t>(r0 + r) * c.w_stride;
     for (int t = 0; t < nt; ++t) {
-      c.dot(c.n_cols, c.Y + (t0 + t) * c.n_rows + r0 + r, w, c.X + static_cast<size_t>(t0 + t) * c.x_stride);
+      c.dot(c.n_cols, c.Y + (t0 + t) * c.y_stride + r0 + r, w, c.X + static_cast<size_t>(t0 + t) * c.x_stride);
     }
   }
 }
@@ -45,8 +46,8 @@ void run_chunk(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
       const int nr = static_cast<int>(std::min<int64_t>(kRowBlock, row_end - r0));
       if (c.tile != nullptr) {
         c.tile(c.n_cols, c.W + static_cast<size_t>(r0) * c.w_stride, c.w_stride, nr,
-               c.X + static_cast<size_t>(t0) * c.x_stride, c.x_stride, nt, c.Y + t0 * c.n_rows + r0,
-               static_cast<size_t>(c.n_rows));
+               c.X + static_cast<size_t>(t0) * c.x_stride, c.x_stride, nt, c.Y + t0 * c.y_stride + r0,
+               static_cast<size_t>(c.y_stride));
       } else {
         loop_tile(c, r0, nr, t0, nt);
       }
@@ -58,13 +59,19 @@ void run_chunk(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
 
 void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
             float* Y, ThreadPool& pool) {
+  matmul(w, W, n_rows, n_cols, X_act, n_tokens, Y, n_rows, pool);
+}
+
+void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
+            float* Y, int64_t y_stride, ThreadPool& pool) {
   const TensorType act = vec_dot_type(w);  // throws for types without dot products
   const auto w_stride = row_size(w, n_cols);
   const auto x_stride = row_size(act, n_cols);
-  if (!w_stride || !x_stride || n_rows < 0 || n_tokens < 0) {
+  if (!w_stride || !x_stride || n_rows < 0 || n_tokens < 0 || y_stride < n_rows) {
     throw Error(codes::kInvalidArgument, "matmul: invalid shape [" + std::to_string(n_rows) + ", " +
                                              std::to_string(n_cols) + "] x [" + std::to_string(n_tokens) +
-                                             ", " + std::to_string(n_cols) + "] for type " + type_name(w));
+                                             ", " + std::to_string(n_cols) + "] (output stride " +
+                                             std::to_string(y_stride) + ") for type " + type_name(w));
   }
   if (n_rows == 0 || n_tokens == 0) return;
   const KernelTable& table = active_table();
@@ -78,9 +85,10 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
               n_tokens,
               *w_stride,
               *x_stride,
+              y_stride,
               0};
   if (n_cols == 0) {
-    std::fill(Y, Y + n_rows * n_tokens, 0.0f);
+    for (int64_t t = 0; t < n_tokens; ++t) std::fill(Y + t * y_stride, Y + t * y_stride + n_rows, 0.0f);
     return;
   }
   // Enough tasks to balance the threads, each a whole number of row blocks (at least one).

@@ -34,6 +34,15 @@ TEST(Dispatch, EnvironmentChoiceIsHonoured) {
   EXPECT_EQ(active_isa(), *forced);
 }
 
+TEST(Dispatch, EnvironmentValueSelection) {
+  EXPECT_EQ(isa_for_environment(nullptr), best_isa());
+  EXPECT_EQ(isa_for_environment("auto"), best_isa());
+  EXPECT_EQ(isa_for_environment("bogus"), best_isa());
+  EXPECT_EQ(isa_for_environment(""), best_isa());
+  EXPECT_EQ(isa_for_environment("scalar"), Isa::Scalar);
+  EXPECT_EQ(isa_for_environment("avx2"), isa_supported(Isa::Avx2) ? Isa::Avx2 : best_isa());
+}
+
 #if defined(__x86_64__)
 TEST(Dispatch, Avx2DetectedOnThisCpu) {
   __builtin_cpu_init();

@@ -60,6 +60,29 @@ INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, Matmul, testing::ValuesIn(all_cases())
                            return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
                          });
 
+TEST(MatmulShapes, OutputStrideWritesSideBySide) {
+  // Two weight matrices written into one [tokens, 24] buffer at columns 0 and 13.
+  const int64_t cols = 64, tokens = 5;
+  std::mt19937 rng(21);
+  const size_t wb = row_bytes(TensorType::Q8_0, cols);
+  Buffer A(wb * 13), B(wb * 11), X(wb * tokens);
+  for (int r = 0; r < 13; ++r) fill_random_row(rng, TensorType::Q8_0, A.data() + r * wb, cols);
+  for (int r = 0; r < 11; ++r) fill_random_row(rng, TensorType::Q8_0, B.data() + r * wb, cols);
+  const auto xf = random_floats(rng, tokens * cols);
+  quantize_rows(TensorType::Q8_0, xf.data(), X.data(), tokens, cols, nullptr);
+  ThreadPool pool(2);
+  std::vector<float> Y(static_cast<size_t>(tokens * 24), -7.0f), Ya(tokens * 13), Yb(tokens * 11);
+  matmul(TensorType::Q8_0, A.data(), 13, cols, X.data(), tokens, Y.data(), 24, pool);
+  matmul(TensorType::Q8_0, B.data(), 11, cols, X.data(), tokens, Y.data() + 13, 24, pool);
+  matmul(TensorType::Q8_0, A.data(), 13, cols, X.data(), tokens, Ya.data(), pool);
+  matmul(TensorType::Q8_0, B.data(), 11, cols, X.data(), tokens, Yb.data(), pool);
+  for (int64_t t = 0; t < tokens; ++t) {
+    for (int64_t r = 0; r < 13; ++r) EXPECT_EQ(Y[t * 24 + r], Ya[t * 13 + r]);
+    for (int64_t r = 0; r < 11; ++r) EXPECT_EQ(Y[t * 24 + 13 + r], Yb[t * 11 + r]);
+  }
+  EXPECT_THROW(matmul(TensorType::Q8_0, A.data(), 13, cols, X.data(), tokens, Y.data(), 12, pool), Error);
+}
+
 TEST(MatmulShapes, EmptyAndZeroColumnShapes) {
   ThreadPool pool(2);
   std::vector<float> Y(6, 5.0f);
