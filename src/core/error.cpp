@@ -35,6 +35,8 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"offline", {503, 2}},
       {"unsupported_chat_template", {400, 2}},
       {"size_limit_exceeded", {413, 2}},  // model larger than the pull's max_bytes
+      {"method_not_allowed", {405, 2}},   // route exists, other method (Allow header)
+      {"header_too_large", {431, 2}},     // request line + headers over the server's limit
   };
   return t;
 }

@@ -1,0 +1,189 @@
+#include "server/api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+
+#include "server/api_error.h"
+#include "server/openai_response.h"
+
+namespace a3s::power::server {
+
+using nlohmann::json;
+
+namespace {
+HttpResponse json_response(int status, const json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = json_text(body);
+  return r;
+}
+
+bool starts_with_v1(const std::string& path) { return path == "/v1" || path.starts_with("/v1/"); }
+}  // namespace
+
+Api::Api(const config::Config& cfg, std::shared_ptr<serving::ModelRegistry> registry,
+         serving::Scheduler& scheduler, asio::thread_pool& blocking)
+    : cfg_(cfg),
+      registry_(std::move(registry)),
+      scheduler_(scheduler),
+      blocking_(blocking),
+      auth_(cfg.api_keys),
+      started_unix_(static_cast<int64_t>(std::time(nullptr))) {}
+
+void Api::finish_record(Exchange& ex, std::chrono::steady_clock::time_point start) {
+  const ExchangeRecord& rec = ex.record();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  metrics_.record_request(ex.request().method, rec.route, rec.status, seconds);
+  if (rec.prompt_tokens >= 0) metrics_.record_tokens(rec.prompt_tokens, std::max(rec.completion_tokens, 0));
+  // One structured line per request: no paths, bodies, headers or user text.
+  std::string method = ex.request().method.size() <= 16 ? ex.request().method : "other";
+  for (char& c : method) {
+    if (c < 'A' || c > 'Z') c = '?';
+  }
+  spdlog::info("request method={} route={} status={} duration_ms={:.1f} prompt_tokens={} completion_tokens={}",
+               method, rec.route, rec.status, seconds * 1000.0, rec.prompt_tokens, rec.completion_tokens);
+}
+
+asio::awaitable<void> Api::handle(Exchange& ex) {
+  auto start = std::chrono::steady_clock::now();
+  const HttpRequest& req = ex.request();
+  RouteMatch m = router_.match(req.method, req.path);
+  ex.record().route = m.route;
+  std::optional<HttpResponse> failure;
+  try {
+    co_await dispatch(ex, m);
+  } catch (const Error& e) {
+    failure = error_response(e);  // keeps an ApiError's param
+  } catch (const std::exception&) {
+    failure = error_response(Error(codes::kInternal, "internal server error"));
+  }
+  if (failure && !ex.responded()) co_await ex.respond(std::move(*failure));
+  if (ex.record().status == 0) ex.record().status = 500;
+  finish_record(ex, start);
+}
+
+asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
+  auto start = std::chrono::steady_clock::now();
+  const HttpRequest& req = ex.request();
+  ex.record().route = router_.match(req.method, req.path).route;
+  int status = error.code() == "header_too_large" ? 431 : http_status_for(error.code());
+  co_await ex.respond(error_response(status, error.code(), error.what()));
+  finish_record(ex, start);
+}
+
+asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
+  const HttpRequest& req = ex.request();
+  bool needs_key = auth_.enabled() && (starts_with_v1(req.path) || (m.id == RouteId::Metrics &&
+                                                                     m.kind == RouteMatch::Kind::Found &&
+                                                                     !cfg_.metrics_public));
+  if (needs_key && !auth_.authenticate(req.header("authorization"))) {
+    HttpResponse r = error_response(401, "invalid_api_key",
+                                    "a valid API key is required (Authorization: Bearer <key>)");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    co_await ex.respond(std::move(r));
+    co_return;
+  }
+  if (m.kind == RouteMatch::Kind::NotFound) {
+    HttpResponse r = error_response(404, "not_found", "no such route");
+    co_await ex.respond(std::move(r));
+    co_return;
+  }
+  if (m.kind == RouteMatch::Kind::MethodNotAllowed) {
+    HttpResponse r = error_response(405, "method_not_allowed", "method not allowed on this route");
+    r.headers.emplace_back("Allow", m.allow);
+    co_await ex.respond(std::move(r));
+    co_return;
+  }
+  switch (m.id) {
+    case RouteId::Health: co_await health(ex); break;
+    case RouteId::Metrics: co_await metrics_text(ex); break;
+    case RouteId::ChatCompletions: co_await completions(ex, true); break;
+    case RouteId::Completions: co_await completions(ex, false); break;
+    case RouteId::ListModels: co_await list_models(ex); break;
+    case RouteId::GetModel: co_await get_model(ex, m.param); break;
+    case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;
+    case RouteId::PullModel: co_await pull(ex); break;
+  }
+}
+
+namespace {
+json model_status_json(const serving::ModelStatus& s) {
+  json j = {{"name", s.name}, {"source", s.source}, {"loaded", s.loaded}};
+  if (s.description) {
+    const auto& d = *s.description;
+    j["n_ctx"] = d.n_ctx;
+    j["n_ctx_train"] = d.n_ctx_train;
+    j["architecture"] = d.architecture;
+    j["file_type"] = d.file_type;
+    j["size_bytes"] = d.file_size;
+    j["n_params"] = d.n_params;
+    j["chat_template"] = d.chat_template;
+  } else {
+    j["n_ctx"] = nullptr;
+  }
+  if (s.manifest) {
+    j["digest"] = s.manifest->digest;
+    if (!s.description) {
+      j["architecture"] = s.manifest->architecture;
+      j["file_type"] = s.manifest->quantization;
+      j["size_bytes"] = s.manifest->size;
+    }
+  }
+  return j;
+}
+
+json model_object(const serving::ModelStatus& s, int64_t created) {
+  return {{"id", s.name}, {"object", "model"}, {"created", created}, {"owned_by", "a3s-power"},
+          {"loaded", s.loaded}};
+}
+}  // namespace
+
+asio::awaitable<void> Api::health(Exchange& ex) {
+  json models = json::array();
+  for (const auto& s : registry_->list()) models.push_back(model_status_json(s));
+  double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  json j = {{"status", stopping_ ? "shutting_down" : "ok"},
+            {"version", A3S_POWER_VERSION_STRING},
+            {"uptime_seconds", static_cast<int64_t>(uptime)},
+            {"models", models},
+            {"settings", cfg_.effective_json()},
+            {"tee", {{"enabled", false}, {"type", "none"}}}};
+  co_await ex.respond(json_response(stopping_ ? 503 : 200, j));
+}
+
+asio::awaitable<void> Api::metrics_text(Exchange& ex) {
+  GaugeSnapshot g;
+  g.active_requests = scheduler_.active();
+  g.queued_requests = scheduler_.queued();
+  g.models_loaded = registry_->loaded_count();
+  g.slots = scheduler_.slots();
+  HttpResponse r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = metrics_.render(g);
+  co_await ex.respond(std::move(r));
+}
+
+asio::awaitable<void> Api::list_models(Exchange& ex) {
+  json data = json::array();
+  for (const auto& s : registry_->list()) data.push_back(model_object(s, started_unix_));
+  // Braced temporaries with string literals must not appear inside a co_await expression (g++ 12).
+  HttpResponse r = json_response(200, json{{"object", "list"}, {"data", data}});
+  co_await ex.respond(std::move(r));
+}
+
+asio::awaitable<void> Api::get_model(Exchange& ex, const std::string& id) {
+  auto s = registry_->status(id);
+  if (!s) throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+  co_await ex.respond(json_response(200, model_object(*s, started_unix_)));
+}
+
+asio::awaitable<void> Api::delete_model(Exchange& ex, const std::string& id) {
+  if (!registry_->remove(id)) throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+  scheduler_.release_unloaded();
+  spdlog::info("model unloaded");
+  HttpResponse r = json_response(200, json{{"id", id}, {"object", "model"}, {"deleted", true}});
+  co_await ex.respond(std::move(r));
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,61 @@
+// The OpenAI-compatible API: routing, authentication, the per-request log line and metrics, and
+// the route handlers (completions, models, pull, health, metrics).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "config/config.h"
+#include "server/auth.h"
+#include "server/http_server.h"
+#include "server/metrics.h"
+#include "server/router.h"
+#include "serving/model_registry.h"
+#include "serving/scheduler.h"
+
+namespace a3s::power::server {
+
+struct ParsedCompletion;
+
+class Api final : public HttpHandler {
+ public:
+  // `blocking` runs blocking work (pulls) off the I/O threads.
+  Api(const config::Config& cfg, std::shared_ptr<serving::ModelRegistry> registry,
+      serving::Scheduler& scheduler, asio::thread_pool& blocking);
+
+  asio::awaitable<void> handle(Exchange& ex) override;
+  asio::awaitable<void> reject(Exchange& ex, const Error& error) override;
+
+  // Raised at shutdown: /health reports it, cancelled generations report 503.
+  void set_stopping() { stopping_ = true; }
+  bool stopping() const { return stopping_.load(); }
+  Metrics& metrics() { return metrics_; }
+
+ private:
+  asio::awaitable<void> dispatch(Exchange& ex, const RouteMatch& m);
+  asio::awaitable<void> completions(Exchange& ex, bool chat);
+  asio::awaitable<void> pull(Exchange& ex);
+  asio::awaitable<void> health(Exchange& ex);
+  asio::awaitable<void> list_models(Exchange& ex);
+  asio::awaitable<void> get_model(Exchange& ex, const std::string& id);
+  asio::awaitable<void> delete_model(Exchange& ex, const std::string& id);
+  asio::awaitable<void> metrics_text(Exchange& ex);
+  void finish_record(Exchange& ex, std::chrono::steady_clock::time_point start);
+
+  const config::Config& cfg_;
+  std::shared_ptr<serving::ModelRegistry> registry_;
+  serving::Scheduler& scheduler_;
+  asio::thread_pool& blocking_;
+  Authenticator auth_;
+  Router router_;
+  Metrics metrics_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  int64_t started_unix_ = 0;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace a3s::power::server

@@ -1,0 +1,41 @@
+// OpenAI-shaped error responses: {"error": {"message", "type", "code", "param"}}.
+//
+// The HTTP status comes from the error code (src/core/error.cpp); the type from the status:
+// 400/405/413/431 invalid_request_error, 401 authentication_error, 403 permission_error,
+// 404 not_found_error, 429 rate_limit_error, 5xx server_error. Messages are templated by the
+// code that raises them and never contain request text.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/error.h"
+#include "server/http_message.h"
+
+namespace a3s::power::server {
+
+// An Error that names the offending request field (OpenAI's "param").
+class ApiError : public Error {
+ public:
+  ApiError(std::string code, const std::string& message, std::string param = {})
+      : Error(std::move(code), message), param_(std::move(param)) {}
+  const std::string& param() const { return param_; }
+
+ private:
+  std::string param_;
+};
+
+const char* error_type_for_status(int status);
+
+// {"error": {...}}; param null when empty.
+nlohmann::json error_body(const std::string& message, const std::string& type, const std::string& code,
+                          const std::string& param = {});
+
+// The complete response for an error (status from the code; Retry-After for 429 and 503).
+HttpResponse error_response(const Error& e);
+HttpResponse error_response(int status, const std::string& code, const std::string& message,
+                            const std::string& param = {});
+
+}  // namespace a3s::power::server

@@ -1,0 +1,39 @@
+#include "server/auth.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <cctype>
+
+namespace a3s::power::server {
+
+std::optional<std::string> Authenticator::authenticate(std::string_view authorization) const {
+  // "Bearer" is case-insensitive (RFC 7235 auth-scheme); one or more spaces before the token.
+  constexpr std::string_view kScheme = "bearer";
+  if (authorization.size() <= kScheme.size()) return std::nullopt;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return std::nullopt;
+  }
+  std::string_view rest = authorization.substr(kScheme.size());
+  if (rest.empty() || rest.front() != ' ') return std::nullopt;
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
+  if (rest.empty()) return std::nullopt;
+
+  std::array<unsigned char, 32> digest{};
+  unsigned int len = 0;
+  if (EVP_Digest(rest.data(), rest.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1 || len != 32) {
+    return std::nullopt;
+  }
+  const config::ApiKey* match = nullptr;
+  for (const auto& k : keys_) {
+    bool equal = CRYPTO_memcmp(digest.data(), k.sha256.data(), digest.size()) == 0;
+    if (equal && match == nullptr) match = &k;
+  }
+  OPENSSL_cleanse(digest.data(), digest.size());
+  if (!match) return std::nullopt;
+  return match->identity;
+}
+
+}  // namespace a3s::power::server

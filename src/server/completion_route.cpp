@@ -1,0 +1,190 @@
+// POST /v1/chat/completions and POST /v1/completions: parse, admit, run on a slot, and answer
+// with one JSON document or an SSE stream.
+#include <chrono>
+#include <ctime>
+#include <variant>
+
+#include "server/api.h"
+#include "server/api_error.h"
+#include "server/async_queue.h"
+#include "server/openai_request.h"
+#include "server/openai_response.h"
+
+namespace a3s::power::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Started {
+  int prompt_tokens;
+};
+struct Delta {
+  std::string text;
+  Clock::time_point at;
+  bool first;
+};
+struct Finished {
+  serving::CompletionResult result;
+};
+struct Failed {
+  Error error;
+};
+using GenEvent = std::variant<Started, Delta, Finished, Failed>;
+
+// Carries a job's events from the worker thread to the exchange's coroutine.
+class QueueSink final : public serving::CompletionSink {
+ public:
+  QueueSink(std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
+      : q_(std::move(q)), cancel_(std::move(cancel)) {}
+  void started(int prompt_tokens) override { q_->push(Started{prompt_tokens}); }
+  bool delta(std::string_view text) override {
+    if (cancel_->load()) return false;
+    // The first token is always reported (time to first token), later ones only with text.
+    if (!first_sent_ || !text.empty()) {
+      q_->push(Delta{std::string(text), Clock::now(), !first_sent_});
+      first_sent_ = true;
+    }
+    return !cancel_->load();
+  }
+  void finished(const serving::CompletionResult& r) override { q_->push(Finished{r}); }
+  void failed(const Error& e) override { q_->push(Failed{e}); }
+
+ private:
+  std::shared_ptr<AsyncQueue<GenEvent>> q_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  bool first_sent_ = false;
+};
+
+}  // namespace
+
+asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
+  const auto start = Clock::now();
+  nlohmann::json body = parse_json_object(ex.request().body);
+  ParsedCompletion p = chat ? parse_chat_completion(body) : parse_text_completion(body);
+  body = nullptr;
+  if (!registry_->contains(p.request.model)) {
+    throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+  }
+
+  auto queue = std::make_shared<AsyncQueue<GenEvent>>(ex.executor());
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto sink = std::make_shared<QueueSink>(queue, cancel);
+  auto request = std::make_shared<serving::CompletionRequest>(std::move(p.request));
+  auto registry = registry_;
+
+  serving::Job job;
+  job.cancel = cancel;
+  job.run = [registry, request, cancel, sink](serving::Slot& slot) {
+    std::shared_ptr<const serving::ModelRuntime> model;
+    try {
+      model = registry->acquire(request->model);
+    } catch (const Error& e) {
+      sink->failed(e);
+      return;
+    } catch (const std::exception&) {
+      sink->failed(Error(codes::kInternal, "model load failed"));
+      return;
+    }
+    serving::run_completion(slot, model, *request, *cancel, *sink);
+  };
+  job.reject = [sink](const Error& e) { sink->failed(e); };
+
+  // A client that goes away cancels its generation (or its place in the queue).
+  ex.watch_disconnect([cancel, queue] {
+    cancel->store(true);
+    queue->interrupt();
+  });
+  scheduler_.submit(std::move(job));  // 429 when the queue is full
+
+  ResponseMeta meta;
+  meta.id = new_response_id(chat);
+  meta.created = static_cast<int64_t>(std::time(nullptr));
+  meta.model = request->model;
+
+  bool streaming = false;
+  bool usage_null = p.include_usage;
+  bool ttft_recorded = false;
+  std::string text;  // non-streaming: the whole completion
+  for (;;) {
+    std::optional<GenEvent> ev = co_await queue->pop();
+    if (!ev) {
+      // Client gone (disconnect watch). The job stops at its next decode step.
+      ex.record().status = ex.record().status ? ex.record().status : 499;
+      co_return;
+    }
+    if (auto* st = std::get_if<Started>(&*ev)) {
+      ex.record().prompt_tokens = st->prompt_tokens;
+      if (auto s = registry_->status(request->model); s && s->description) {
+        meta.system_fingerprint = s->description->system_fingerprint;
+      }
+      if (p.stream) {
+        streaming = true;
+        // No braced temporaries with string literals inside co_await (g++ 12 rejects them).
+        std::vector<std::pair<std::string, std::string>> headers = {{"Cache-Control", "no-cache"},
+                                                                    {"X-Accel-Buffering", "no"}};
+        std::string content_type = "text/event-stream";
+        bool ok = co_await ex.begin_stream(200, content_type, std::move(headers));
+        if (ok && chat) ok = co_await ex.write_chunk(sse_event(chat_chunk_role(meta, usage_null)));
+        if (!ok) {
+          cancel->store(true);
+          co_return;
+        }
+      }
+    } else if (auto* d = std::get_if<Delta>(&*ev)) {
+      if (d->first && !ttft_recorded) {
+        ttft_recorded = true;
+        metrics_.record_ttft(ex.record().route, std::chrono::duration<double>(d->at - start).count());
+      }
+      if (d->text.empty()) continue;
+      if (streaming) {
+        nlohmann::json chunk = chat ? chat_chunk_delta(meta, d->text, usage_null)
+                                    : text_chunk(meta, d->text, nullptr, usage_null);
+        if (!co_await ex.write_chunk(sse_event(chunk))) {
+          cancel->store(true);  // failed write: the client is gone or not reading
+          co_return;
+        }
+      } else {
+        text += d->text;
+      }
+    } else if (auto* f = std::get_if<Finished>(&*ev)) {
+      serving::CompletionResult r = std::move(f->result);
+      ex.record().prompt_tokens = r.prompt_tokens;
+      ex.record().completion_tokens = r.completion_tokens;
+      if (r.finish == FinishReason::Cancelled && stopping()) {
+        Error e("service_unavailable", "the server is shutting down");
+        if (streaming) {
+          HttpResponse er = error_response(e);
+          co_await ex.write_chunk(sse_event(std::string_view(er.body)));
+          co_return;  // no [DONE]: the stream did not complete
+        }
+        throw e;
+      }
+      if (r.finish == FinishReason::Cancelled) co_return;  // client gone
+      if (streaming) {
+        const char* reason = serving::finish_reason_name(r.finish);
+        nlohmann::json last = chat ? chat_chunk_finish(meta, reason, usage_null)
+                                   : text_chunk(meta, "", reason, usage_null);
+        std::string out = sse_event(last);
+        if (p.include_usage) out += sse_event(usage_chunk(meta, chat, r.prompt_tokens, r.completion_tokens));
+        out += kSseDone;
+        co_await ex.write_chunk(std::move(out));
+        co_await ex.end_stream();
+      } else {
+        if (r.text.empty()) r.text = std::move(text);
+        HttpResponse res;
+        res.body = json_text(chat ? chat_completion(meta, r) : text_completion(meta, r));
+        co_await ex.respond(std::move(res));
+      }
+      co_return;
+    } else if (auto* fl = std::get_if<Failed>(&*ev)) {
+      if (!streaming) throw fl->error;
+      // Headers are out: report the error as a final event (no [DONE]).
+      HttpResponse er = error_response(fl->error);
+      co_await ex.write_chunk(sse_event(std::string_view(er.body)));
+      co_return;
+    }
+  }
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,55 @@
+// One request/response exchange on a connection, as the routes see it. Implemented by the HTTP
+// server over Beast; all methods must be called from the exchange's executor (the connection's
+// strand), which is where route coroutines run.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "server/http_message.h"
+
+namespace a3s::power::server {
+
+namespace asio = boost::asio;
+
+// What the request log and the metrics record about an exchange.
+struct ExchangeRecord {
+  std::string route = "unmatched";  // route template, never the raw path
+  int status = 0;
+  int prompt_tokens = -1;           // -1: not a generation
+  int completion_tokens = -1;
+};
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+
+  virtual const HttpRequest& request() const = 0;
+  virtual ExchangeRecord& record() = 0;
+  virtual asio::any_io_executor executor() const = 0;
+
+  // Sends a complete response (Content-Length framing). At most one response per exchange.
+  virtual asio::awaitable<void> respond(HttpResponse response) = 0;
+
+  // Starts a chunked streaming response. Returns false when the client is gone.
+  virtual asio::awaitable<bool> begin_stream(int status, const std::string& content_type,
+                                             std::vector<std::pair<std::string, std::string>> headers) = 0;
+  // Sends one chunk. Returns false when the write failed (client gone or too slow).
+  virtual asio::awaitable<bool> write_chunk(std::string data) = 0;
+  // Ends the stream (last chunk).
+  virtual asio::awaitable<void> end_stream() = 0;
+
+  // True once a response (complete or streamed) has started.
+  virtual bool responded() const = 0;
+
+  // Calls `on_close` (on the exchange's executor) if the peer closes or resets the connection
+  // before the exchange ends. One watcher per exchange.
+  virtual void watch_disconnect(std::function<void()> on_close) = 0;
+};
+
+}  // namespace a3s::power::server

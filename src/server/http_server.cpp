@@ -1,0 +1,358 @@
+#include "server/http_server.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <optional>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "server/api_error.h"
+
+namespace a3s::power::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+// Shared by an exchange and its pending disconnect watch (which may complete after the exchange).
+struct WatchState {
+  bool active = true;
+  std::function<void()> on_close;
+};
+
+class Connection;
+
+class ExchangeImpl final : public Exchange {
+ public:
+  ExchangeImpl(Connection& c, HttpRequest req, bool keep_alive)
+      : conn_(c), req_(std::move(req)), keep_alive_(keep_alive) {}
+  ~ExchangeImpl() override;
+
+  const HttpRequest& request() const override { return req_; }
+  ExchangeRecord& record() override { return rec_; }
+  asio::any_io_executor executor() const override;
+
+  asio::awaitable<void> respond(HttpResponse response) override;
+  asio::awaitable<bool> begin_stream(int status, const std::string& content_type,
+                                     std::vector<std::pair<std::string, std::string>> headers) override;
+  asio::awaitable<bool> write_chunk(std::string data) override;
+  asio::awaitable<void> end_stream() override;
+  bool responded() const override { return responded_; }
+  void watch_disconnect(std::function<void()> on_close) override;
+
+  bool keep_alive() const { return keep_alive_ && !broken_; }
+  void set_keep_alive(bool v) { keep_alive_ = v; }
+  bool stream_open() const { return streaming_ && !stream_ended_; }
+
+ private:
+  template <typename Fields>
+  void common_headers(Fields& f) const;
+
+  Connection& conn_;
+  HttpRequest req_;
+  ExchangeRecord rec_;
+  bool keep_alive_;
+  bool responded_ = false;
+  bool streaming_ = false;
+  bool stream_ended_ = false;
+  bool broken_ = false;
+  std::shared_ptr<WatchState> watch_;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, HttpHandler& handler, const HttpLimits& limits,
+             std::shared_ptr<HttpServer::State> state)
+      : stream_(std::move(socket)), handler_(handler), limits_(limits), state_(std::move(state)) {
+    ++state_->connections;
+  }
+  ~Connection() { --state_->connections; }
+
+  asio::awaitable<void> run();
+
+  beast::tcp_stream& stream() { return stream_; }
+  const HttpLimits& limits() const { return limits_; }
+
+ private:
+  asio::awaitable<bool> serve_one();
+  asio::awaitable<void> run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error);
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  HttpHandler& handler_;
+  HttpLimits limits_;
+  std::shared_ptr<HttpServer::State> state_;
+};
+
+// ---- ExchangeImpl -----------------------------------------------------------------------------
+
+ExchangeImpl::~ExchangeImpl() {
+  if (watch_) {
+    watch_->active = false;
+    watch_->on_close = nullptr;
+    error_code ec;
+    conn_.stream().socket().cancel(ec);  // completes the pending wait (nothing else is pending here)
+  }
+}
+
+asio::any_io_executor ExchangeImpl::executor() const { return conn_.stream().get_executor(); }
+
+template <typename Fields>
+void ExchangeImpl::common_headers(Fields& f) const {
+  f.set(http::field::server, "a3s-power");
+  f.set("X-Content-Type-Options", "nosniff");
+  f.set(http::field::cache_control, "no-store");
+}
+
+asio::awaitable<void> ExchangeImpl::respond(HttpResponse r) {
+  responded_ = true;
+  rec_.status = r.status;
+  http::response<http::string_body> res{static_cast<http::status>(r.status), 11};
+  common_headers(res);
+  res.set(http::field::content_type, r.content_type);
+  for (auto& [k, v] : r.headers) res.set(k, v);
+  res.keep_alive(keep_alive());
+  res.body() = std::move(r.body);
+  res.prepare_payload();
+  error_code ec;
+  conn_.stream().expires_after(conn_.limits().write_timeout);
+  co_await http::async_write(conn_.stream(), res, asio::redirect_error(asio::use_awaitable, ec));
+  conn_.stream().expires_never();
+  if (ec) broken_ = true;
+}
+
+asio::awaitable<bool> ExchangeImpl::begin_stream(int status, const std::string& content_type,
+                                                 std::vector<std::pair<std::string, std::string>> headers) {
+  responded_ = true;
+  streaming_ = true;
+  rec_.status = status;
+  http::response<http::empty_body> res{static_cast<http::status>(status), 11};
+  common_headers(res);
+  res.set(http::field::content_type, content_type);
+  for (auto& [k, v] : headers) res.set(k, v);
+  res.keep_alive(keep_alive());
+  res.chunked(true);
+  http::response_serializer<http::empty_body> sr{res};
+  error_code ec;
+  conn_.stream().expires_after(conn_.limits().write_timeout);
+  co_await http::async_write_header(conn_.stream(), sr, asio::redirect_error(asio::use_awaitable, ec));
+  conn_.stream().expires_never();
+  if (ec) broken_ = true;
+  co_return !broken_;
+}
+
+asio::awaitable<bool> ExchangeImpl::write_chunk(std::string data) {
+  if (broken_) co_return false;
+  if (data.empty()) co_return true;  // an empty chunk would end the stream
+  error_code ec;
+  conn_.stream().expires_after(conn_.limits().write_timeout);
+  co_await asio::async_write(conn_.stream(), http::make_chunk(asio::buffer(data)),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  conn_.stream().expires_never();
+  if (ec) broken_ = true;
+  co_return !broken_;
+}
+
+asio::awaitable<void> ExchangeImpl::end_stream() {
+  if (broken_ || stream_ended_) co_return;
+  stream_ended_ = true;
+  error_code ec;
+  conn_.stream().expires_after(conn_.limits().write_timeout);
+  co_await asio::async_write(conn_.stream(), http::make_chunk_last(), asio::redirect_error(asio::use_awaitable, ec));
+  conn_.stream().expires_never();
+  if (ec) broken_ = true;
+}
+
+void ExchangeImpl::watch_disconnect(std::function<void()> on_close) {
+  if (watch_) return;
+  watch_ = std::make_shared<WatchState>();
+  watch_->on_close = std::move(on_close);
+  auto& sock = conn_.stream().socket();
+  int fd = sock.native_handle();
+  auto st = watch_;
+  sock.async_wait(tcp::socket::wait_read, [st, fd](const error_code& ec) {
+    if (ec || !st->active) return;
+    // Readable: either the peer closed (recv → 0 / error) or it pipelined the next request.
+    char c;
+    ssize_t n = ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    bool closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    if (closed && st->on_close) {
+      auto cb = std::move(st->on_close);
+      st->on_close = nullptr;
+      cb();
+    }
+  });
+}
+
+// ---- Connection -------------------------------------------------------------------------------
+
+HttpRequest to_request(const http::request_parser<http::string_body>& parser, bool with_body) {
+  const auto& m = parser.get();
+  HttpRequest r;
+  r.method = std::string(m.method_string());
+  std::string target(m.target());
+  auto q = target.find('?');
+  r.path = target.substr(0, q);
+  if (q != std::string::npos) r.query = target.substr(q + 1);
+  for (const auto& f : m) {
+    std::string name(f.name_string());
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string value(f.value());
+    auto [it, inserted] = r.headers.emplace(name, value);
+    if (!inserted) it->second += ", " + value;
+  }
+  if (with_body) r.body = m.body();
+  return r;
+}
+
+asio::awaitable<void> Connection::run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error) {
+  ++state_->exchanges;
+  std::optional<Error> failure;
+  try {
+    if (rejected) {
+      co_await handler_.reject(ex, *reject_error);
+    } else {
+      co_await handler_.handle(ex);
+    }
+  } catch (const Error& e) {
+    failure.emplace(e);
+  } catch (const std::exception&) {
+    failure.emplace(codes::kInternal, "internal server error");
+  }
+  if (failure) {
+    if (!ex.responded()) {
+      co_await ex.respond(error_response(*failure));
+    } else {
+      ex.set_keep_alive(false);  // a half-sent response cannot be finished cleanly
+    }
+  }
+  if (ex.stream_open()) co_await ex.end_stream();
+  --state_->exchanges;
+}
+
+// Reads and serves one request. Returns false when the connection should close.
+asio::awaitable<bool> Connection::serve_one() {
+  http::request_parser<http::string_body> parser;
+  parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
+  parser.body_limit(limits_.max_body_bytes);
+  error_code ec;
+
+  stream_.expires_after(limits_.idle_timeout);
+  co_await http::async_read_header(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
+  std::optional<Error> reject;
+  if (!ec) {
+    stream_.expires_after(limits_.read_timeout);
+    auto expect = parser.get()[http::field::expect];
+    if (beast::iequals(expect, "100-continue") && !parser.is_done()) {
+      static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+      co_await asio::async_write(stream_, asio::buffer(kContinue, sizeof kContinue - 1),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return false;
+    }
+    if (!parser.is_done()) {
+      co_await http::async_read(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
+    }
+  }
+  stream_.expires_never();
+  if (ec == http::error::body_limit) {
+    reject.emplace("request_too_large", "the request body exceeds the server's limit of " +
+                                            std::to_string(limits_.max_body_bytes) + " bytes");
+  } else if (ec == http::error::header_limit) {
+    reject.emplace("header_too_large", "the request headers exceed the server's limit of " +
+                                           std::to_string(limits_.max_header_bytes) + " bytes");
+  } else if (ec && ec.category() == http::make_error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
+             ec != http::error::partial_message) {
+    reject.emplace("invalid_request_error", "malformed HTTP request");
+  } else if (ec) {
+    co_return false;  // closed, reset or timed out: nothing to answer
+  }
+
+  if (reject) {
+    ExchangeImpl ex(*this, to_request(parser, false), /*keep_alive=*/false);
+    co_await run_handler(ex, true, &*reject);
+    co_return false;
+  }
+  bool keep_alive = parser.get().keep_alive() && !state_->stopping.load();
+  ExchangeImpl ex(*this, to_request(parser, true), keep_alive);
+  co_await run_handler(ex, false, nullptr);
+  co_return ex.keep_alive() && !state_->stopping.load();
+}
+
+asio::awaitable<void> Connection::run() {
+  auto self = shared_from_this();
+  try {
+    while (co_await serve_one()) {
+    }
+  } catch (const std::exception&) {
+  }
+  error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream_.close();
+}
+
+}  // namespace
+
+// ---- HttpServer -------------------------------------------------------------------------------
+
+HttpServer::HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits)
+    : ioc_(ioc), handler_(handler), limits_(limits), acceptor_(ioc), state_(std::make_shared<State>()) {}
+
+HttpServer::~HttpServer() = default;
+
+uint16_t HttpServer::listen(const std::string& host, uint16_t port) {
+  error_code ec;
+  std::string h = host == "localhost" ? "127.0.0.1" : host;
+  auto addr = asio::ip::make_address(h, ec);
+  if (ec) throw Error(codes::kIo, "invalid listen address '" + host + "'");
+  tcp::endpoint ep(addr, port);
+  acceptor_.open(ep.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(ep, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw Error(codes::kIo, "cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+  return acceptor_.local_endpoint().port();
+}
+
+void HttpServer::start() { asio::co_spawn(ioc_, accept_loop(), asio::detached); }
+
+void HttpServer::stop_accepting() {
+  state_->stopping = true;
+  asio::post(acceptor_.get_executor(), [this] {
+    error_code ec;
+    acceptor_.close(ec);
+  });
+}
+
+asio::awaitable<void> HttpServer::accept_loop() {
+  for (;;) {
+    error_code ec;
+    tcp::socket socket = co_await acceptor_.async_accept(asio::make_strand(ioc_),
+                                                         asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (!acceptor_.is_open() || state_->stopping) co_return;
+      // e.g. EMFILE: back off briefly, then keep accepting.
+      asio::steady_timer backoff(ioc_, std::chrono::milliseconds(50));
+      co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    auto conn = std::make_shared<Connection>(std::move(socket), handler_, limits_, state_);
+    auto ex = conn->stream().get_executor();
+    asio::co_spawn(ex, conn->run(), asio::detached);
+  }
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,73 @@
+// HTTP/1.1 server on Boost.Beast: keep-alive, bounded header and body sizes, idle and write
+// timeouts, "Expect: 100-continue", chunked streaming responses, and peer-disconnect detection.
+//
+// Each connection runs as one coroutine on its own strand; route handlers (HttpHandler) run on that
+// strand too and must not block (generation runs on the scheduler's workers).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include "a3s/power/error.h"
+#include "server/exchange.h"
+
+namespace a3s::power::server {
+
+struct HttpLimits {
+  size_t max_header_bytes = 16 * 1024;                 // request line + headers; larger → 431
+  uint64_t max_body_bytes = 4u << 20;                  // larger → 413
+  std::chrono::milliseconds idle_timeout{60'000};      // keep-alive connection with no request
+  std::chrono::milliseconds read_timeout{30'000};      // reading one request once it started
+  std::chrono::milliseconds write_timeout{30'000};     // one write (a client that stops reading)
+};
+
+class HttpHandler {
+ public:
+  virtual ~HttpHandler() = default;
+  // Handles a complete request. Exceptions escaping it become a 500 (or the Error's status) when
+  // nothing has been sent yet, and close the connection otherwise.
+  virtual asio::awaitable<void> handle(Exchange& ex) = 0;
+  // Answers a request that could not be read (413 too large, 431 header too large, 400 malformed).
+  // ex.request() has whatever of the request line and headers was read.
+  virtual asio::awaitable<void> reject(Exchange& ex, const Error& error) = 0;
+};
+
+class HttpServer {
+ public:
+  HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits);
+  ~HttpServer();
+
+  // Binds host:port (port 0 → ephemeral) and listens. Returns the bound port.
+  // Throws Error("io_error") when the address is invalid or cannot be bound.
+  uint16_t listen(const std::string& host, uint16_t port);
+  // Starts accepting connections (on the io_context's threads).
+  void start();
+  // Stops accepting; open connections finish their current exchange and then close.
+  void stop_accepting();
+
+  int open_connections() const { return state_->connections.load(); }
+  int active_exchanges() const { return state_->exchanges.load(); }
+
+  struct State {
+    std::atomic<int> connections{0};
+    std::atomic<int> exchanges{0};
+    std::atomic<bool> stopping{false};
+  };
+
+ private:
+  asio::awaitable<void> accept_loop();
+
+  asio::io_context& ioc_;
+  HttpHandler& handler_;
+  HttpLimits limits_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace a3s::power::server

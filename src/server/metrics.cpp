@@ -1,0 +1,127 @@
+#include "server/metrics.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace a3s::power::server {
+namespace {
+const std::vector<double> kDurationBounds = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+const std::vector<double> kTtftBounds = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+}  // namespace
+
+void Histogram::observe(double v) {
+  size_t i = 0;
+  while (i < bounds_.size() && v > bounds_[i]) ++i;
+  ++counts_[i];
+  sum_ += v;
+  ++count_;
+}
+
+std::string PrometheusWriter::escape_label(const std::string& v) {
+  std::string o;
+  o.reserve(v.size());
+  for (char c : v) {
+    if (c == '\\') o += "\\\\";
+    else if (c == '"') o += "\\\"";
+    else if (c == '\n') o += "\\n";
+    else o += c;
+  }
+  return o;
+}
+
+std::string PrometheusWriter::format_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  // Shortest decimal that reads back as the same double.
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+void PrometheusWriter::family(const std::string& name, const std::string& type, const std::string& help) {
+  out_ += "# HELP " + name + " " + help + "\n";
+  out_ += "# TYPE " + name + " " + type + "\n";
+}
+
+void PrometheusWriter::sample(const std::string& name, const Labels& labels, double value) {
+  out_ += name;
+  if (!labels.empty()) {
+    out_ += '{';
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) out_ += ',';
+      out_ += labels[i].first + "=\"" + escape_label(labels[i].second) + "\"";
+    }
+    out_ += '}';
+  }
+  out_ += ' ';
+  out_ += format_value(value);
+  out_ += '\n';
+}
+
+void PrometheusWriter::histogram(const std::string& name, const Labels& labels, const Histogram& h) {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= h.bounds().size(); ++i) {
+    cumulative += h.counts()[i];
+    Labels l = labels;
+    l.emplace_back("le", i < h.bounds().size() ? format_value(h.bounds()[i]) : "+Inf");
+    sample(name + "_bucket", l, static_cast<double>(cumulative));
+  }
+  sample(name + "_sum", labels, h.sum());
+  sample(name + "_count", labels, static_cast<double>(h.count()));
+}
+
+Metrics::Metrics() = default;
+
+void Metrics::record_request(const std::string& /*method*/, const std::string& route, int status,
+                             double seconds) {
+  std::lock_guard lk(mu_);
+  ++requests_[{route, std::to_string(status)}];
+  durations_.try_emplace(route, kDurationBounds).first->second.observe(seconds);
+}
+
+void Metrics::record_ttft(const std::string& route, double seconds) {
+  std::lock_guard lk(mu_);
+  ttft_.try_emplace(route, kTtftBounds).first->second.observe(seconds);
+}
+
+void Metrics::record_tokens(int prompt_tokens, int completion_tokens) {
+  std::lock_guard lk(mu_);
+  if (prompt_tokens > 0) prompt_tokens_ += static_cast<uint64_t>(prompt_tokens);
+  if (completion_tokens > 0) completion_tokens_ += static_cast<uint64_t>(completion_tokens);
+}
+
+std::string Metrics::render(const GaugeSnapshot& g) const {
+  std::lock_guard lk(mu_);
+  PrometheusWriter w;
+  w.family("a3s_power_http_requests_total", "counter", "HTTP requests by route template and status.");
+  for (auto& [key, n] : requests_) {
+    w.sample("a3s_power_http_requests_total", {{"route", key.first}, {"status", key.second}},
+             static_cast<double>(n));
+  }
+  w.family("a3s_power_http_request_duration_seconds", "histogram",
+           "Time from request received to response complete.");
+  for (auto& [route, h] : durations_) w.histogram("a3s_power_http_request_duration_seconds", {{"route", route}}, h);
+  w.family("a3s_power_time_to_first_token_seconds", "histogram",
+           "Time from request received to the first generated token.");
+  for (auto& [route, h] : ttft_) w.histogram("a3s_power_time_to_first_token_seconds", {{"route", route}}, h);
+  w.family("a3s_power_prompt_tokens_total", "counter", "Prompt tokens processed.");
+  w.sample("a3s_power_prompt_tokens_total", {}, static_cast<double>(prompt_tokens_));
+  w.family("a3s_power_completion_tokens_total", "counter", "Completion tokens generated.");
+  w.sample("a3s_power_completion_tokens_total", {}, static_cast<double>(completion_tokens_));
+  w.family("a3s_power_active_requests", "gauge", "Generations running in a slot.");
+  w.sample("a3s_power_active_requests", {}, g.active_requests);
+  w.family("a3s_power_queued_requests", "gauge", "Generations waiting for a slot.");
+  w.sample("a3s_power_queued_requests", {}, g.queued_requests);
+  w.family("a3s_power_generation_slots", "gauge", "Configured generation slots.");
+  w.sample("a3s_power_generation_slots", {}, g.slots);
+  w.family("a3s_power_models_loaded", "gauge", "Models loaded in memory.");
+  w.sample("a3s_power_models_loaded", {}, g.models_loaded);
+  return w.text();
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,289 @@
+#include "server/openai_request.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "server/api_error.h"
+
+namespace a3s::power::server {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message,
+                      const std::string& code = "invalid_request_error") {
+  throw ApiError(code, message, param);
+}
+
+[[noreturn]] void unsupported(const std::string& param, const std::string& what) {
+  throw ApiError("unsupported_field", "'" + param + "' is not supported: " + what, param);
+}
+
+// OpenAI features that are refused explicitly (with a reason) rather than as unknown fields.
+const std::map<std::string, std::string>& known_unsupported() {
+  static const std::map<std::string, std::string> m = {
+      {"tools", "tool calling is not available"},
+      {"tool_choice", "tool calling is not available"},
+      {"parallel_tool_calls", "tool calling is not available"},
+      {"functions", "function calling is not available"},
+      {"function_call", "function calling is not available"},
+      {"response_format", "structured output is not available"},
+      {"logprobs", "log probabilities are not available"},
+      {"top_logprobs", "log probabilities are not available"},
+      {"logit_bias", "logit bias is not available"},
+      {"audio", "audio output is not available"},
+      {"modalities", "only text output is available"},
+      {"prediction", "predicted outputs are not available"},
+      {"store", "stored completions are not available"},
+      {"metadata", "stored completions are not available"},
+      {"service_tier", "service tiers are not available"},
+      {"reasoning_effort", "reasoning options are not available"},
+      {"web_search_options", "web search is not available"},
+      {"echo", "echo is not available"},
+      {"suffix", "suffix insertion is not available"},
+      {"best_of", "best_of is not available"},
+  };
+  return m;
+}
+
+bool is_given(const json& body, const char* key) {
+  auto it = body.find(key);
+  return it != body.end() && !it->is_null();
+}
+
+double number_in(const json& body, const char* key, double lo, double hi, bool lo_open = false) {
+  const json& v = body.at(key);
+  if (!v.is_number()) bad(key, std::string("'") + key + "' must be a number");
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d > hi || d < lo || (lo_open && d == lo)) {
+    bad(key, std::string("'") + key + "' is out of range");
+  }
+  return d;
+}
+
+int64_t integer_of(const json& body, const char* key) {
+  const json& v = body.at(key);
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+  }
+  bad(key, std::string("'") + key + "' must be an integer");
+}
+
+bool bool_of(const json& body, const char* key) {
+  const json& v = body.at(key);
+  if (!v.is_boolean()) bad(key, std::string("'") + key + "' must be a boolean");
+  return v.get<bool>();
+}
+
+void check_fields(const json& body, const std::set<std::string>& accepted) {
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const std::string& k = it.key();
+    if (accepted.count(k)) continue;
+    auto ku = known_unsupported().find(k);
+    if (ku != known_unsupported().end()) {
+      // A feature explicitly turned off is not a request for it.
+      if (it->is_null()) continue;
+      if ((k == "logprobs" || k == "parallel_tool_calls" || k == "store" || k == "echo") && it->is_boolean() &&
+          !it->get<bool>()) {
+        continue;
+      }
+      unsupported(k, ku->second);
+    }
+    // Unknown fields are refused by name (the name is part of the API, not user text), truncated.
+    std::string name = k.size() > 64 ? k.substr(0, 64) : k;
+    throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
+  }
+}
+
+// Fields common to both endpoints; fills sampling, limits, stop, stream flags.
+void parse_common(const json& body, ParsedCompletion& out, bool chat) {
+  if (!is_given(body, "model")) bad("model", "'model' is required");
+  if (!body["model"].is_string() || body["model"].get_ref<const std::string&>().empty()) {
+    bad("model", "'model' must be a non-empty string");
+  }
+  out.request.model = body["model"].get<std::string>();
+
+  SamplingParams& s = out.request.sampling;
+  s.temperature = 1.0f;  // OpenAI defaults
+  s.top_p = 1.0f;
+  s.top_k = 0;
+  s.min_p = 0.0f;
+  s.repeat_penalty = 1.0f;
+  s.frequency_penalty = 0.0f;
+  s.presence_penalty = 0.0f;
+  if (is_given(body, "temperature")) s.temperature = static_cast<float>(number_in(body, "temperature", 0, 2));
+  if (is_given(body, "top_p")) s.top_p = static_cast<float>(number_in(body, "top_p", 0, 1, /*lo_open=*/true));
+  if (is_given(body, "presence_penalty")) {
+    s.presence_penalty = static_cast<float>(number_in(body, "presence_penalty", -2, 2));
+  }
+  if (is_given(body, "frequency_penalty")) {
+    s.frequency_penalty = static_cast<float>(number_in(body, "frequency_penalty", -2, 2));
+  }
+  if (is_given(body, "top_k")) {
+    int64_t k = integer_of(body, "top_k");
+    if (k < 0 || k > std::numeric_limits<int>::max()) bad("top_k", "'top_k' must be >= 0");
+    s.top_k = static_cast<int>(k);
+  }
+  if (is_given(body, "min_p")) s.min_p = static_cast<float>(number_in(body, "min_p", 0, 1));
+  if (is_given(body, "repeat_penalty")) {
+    s.repeat_penalty = static_cast<float>(number_in(body, "repeat_penalty", 0, 100, /*lo_open=*/true));
+  }
+  if (is_given(body, "seed")) s.seed = static_cast<uint64_t>(integer_of(body, "seed"));
+
+  auto take_max = [&](const char* key) {
+    int64_t m = integer_of(body, key);
+    if (m < 1) bad(key, std::string("'") + key + "' must be at least 1");
+    out.request.max_tokens = static_cast<int>(std::min<int64_t>(m, std::numeric_limits<int>::max()));
+  };
+  if (chat && is_given(body, "max_completion_tokens")) take_max("max_completion_tokens");
+  if (is_given(body, "max_tokens")) take_max("max_tokens");
+
+  if (is_given(body, "n")) {
+    int64_t n = integer_of(body, "n");
+    if (n < 1) bad("n", "'n' must be at least 1");
+    if (n != 1) unsupported("n", "only n = 1 is available");
+  }
+  if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
+
+  if (is_given(body, "stop")) {
+    const json& st = body["stop"];
+    auto add = [&](const json& v) {
+      if (!v.is_string()) bad("stop", "'stop' must be a string or an array of strings");
+      if (v.get_ref<const std::string&>().empty()) bad("stop", "'stop' strings must not be empty");
+      out.request.stop.push_back(v.get<std::string>());
+    };
+    if (st.is_array()) {
+      if (st.size() > 4) bad("stop", "'stop' holds at most 4 strings");
+      for (auto& v : st) add(v);
+    } else {
+      add(st);
+    }
+  }
+
+  if (is_given(body, "stream")) out.stream = bool_of(body, "stream");
+  if (is_given(body, "stream_options")) {
+    const json& so = body["stream_options"];
+    if (!so.is_object()) bad("stream_options", "'stream_options' must be an object");
+    if (!out.stream) bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
+    for (auto it = so.begin(); it != so.end(); ++it) {
+      if (it.key() == "include_usage") {
+        if (it->is_null()) continue;
+        if (!it->is_boolean()) bad("stream_options.include_usage", "'include_usage' must be a boolean");
+        out.include_usage = it->get<bool>();
+      } else {
+        std::string name = it.key().size() > 64 ? it.key().substr(0, 64) : it.key();
+        throw ApiError("unsupported_field", "unknown field 'stream_options." + name + "'",
+                       "stream_options." + name);
+      }
+    }
+  }
+}
+
+// Message content: a string, or an array of {type:"text", text} parts (joined with "\n").
+std::string content_text(const json& content, const std::string& where) {
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array()) bad(where, "'" + where + "' must be a string or an array of content parts");
+  std::string text;
+  for (size_t i = 0; i < content.size(); ++i) {
+    const json& part = content[i];
+    std::string pw = where + "[" + std::to_string(i) + "]";
+    if (!part.is_object()) bad(pw, "'" + pw + "' must be an object");
+    auto type = part.find("type");
+    if (type == part.end() || !type->is_string()) bad(pw + ".type", "'" + pw + ".type' is required");
+    if (*type != "text") unsupported(pw + ".type", "only text content parts are available");
+    for (auto it = part.begin(); it != part.end(); ++it) {
+      if (it.key() != "type" && it.key() != "text") {
+        throw ApiError("unsupported_field", "unknown field in '" + pw + "'", pw + "." + it.key().substr(0, 64));
+      }
+    }
+    auto t = part.find("text");
+    if (t == part.end() || !t->is_string()) bad(pw + ".text", "'" + pw + ".text' must be a string");
+    if (i > 0) text += "\n";
+    text += t->get<std::string>();
+  }
+  return text;
+}
+
+json normalize_messages(const json& body) {
+  if (!is_given(body, "messages")) bad("messages", "'messages' is required");
+  const json& msgs = body["messages"];
+  if (!msgs.is_array()) bad("messages", "'messages' must be an array");
+  if (msgs.empty()) bad("messages", "'messages' must not be empty");
+  json out = json::array();
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    const json& m = msgs[i];
+    std::string w = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object()) bad(w, "'" + w + "' must be an object");
+    auto role = m.find("role");
+    if (role == m.end() || !role->is_string()) bad(w + ".role", "'" + w + ".role' is required");
+    std::string r = role->get<std::string>();
+    if (r == "developer") r = "system";  // OpenAI's newer name for system instructions
+    if (r == "tool" || r == "function") unsupported(w + ".role", "tool messages are not available");
+    if (r != "system" && r != "user" && r != "assistant") bad(w + ".role", "'" + w + ".role' is not a valid role");
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string& k = it.key();
+      if (k == "role" || k == "content" || k == "name") continue;
+      if (it->is_null()) continue;
+      if (k == "tool_calls" || k == "function_call" || k == "tool_call_id") {
+        unsupported(w + "." + k, "tool calling is not available");
+      }
+      if (k == "audio" || k == "refusal") unsupported(w + "." + k, "only text messages are available");
+      throw ApiError("unsupported_field", "unknown field in '" + w + "'", w + "." + k.substr(0, 64));
+    }
+    if (m.contains("name") && !m["name"].is_null() && !m["name"].is_string()) {
+      bad(w + ".name", "'" + w + ".name' must be a string");
+    }
+    auto content = m.find("content");
+    if (content == m.end() || content->is_null()) bad(w + ".content", "'" + w + ".content' is required");
+    out.push_back({{"role", r}, {"content", content_text(*content, w + ".content")}});
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_object(const std::string& body) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ApiError("invalid_json", "the request body is not valid JSON");
+  if (!j.is_object()) throw ApiError("invalid_json", "the request body must be a JSON object");
+  return j;
+}
+
+ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
+  static const std::set<std::string> accepted = {
+      "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
+      "presence_penalty", "frequency_penalty", "n", "user", "stream", "stream_options", "top_k", "min_p",
+      "repeat_penalty"};
+  check_fields(body, accepted);
+  ParsedCompletion out;
+  parse_common(body, out, /*chat=*/true);
+  out.request.messages = normalize_messages(body);
+  return out;
+}
+
+ParsedCompletion parse_text_completion(const nlohmann::json& body) {
+  static const std::set<std::string> accepted = {
+      "model", "prompt", "max_tokens", "temperature", "top_p", "seed", "stop", "presence_penalty",
+      "frequency_penalty", "n", "user", "stream", "stream_options", "top_k", "min_p", "repeat_penalty"};
+  check_fields(body, accepted);
+  ParsedCompletion out;
+  parse_common(body, out, /*chat=*/false);
+  if (!is_given(body, "prompt")) bad("prompt", "'prompt' is required");
+  const json& p = body["prompt"];
+  if (p.is_string()) {
+    out.request.prompt = p.get<std::string>();
+  } else if (p.is_array() && p.size() == 1 && p[0].is_string()) {
+    out.request.prompt = p[0].get<std::string>();
+  } else if (p.is_array() && p.size() > 1) {
+    unsupported("prompt", "only one prompt per request is available");
+  } else {
+    bad("prompt", "'prompt' must be a string or an array of one string");
+  }
+  return out;
+}
+
+}  // namespace a3s::power::server

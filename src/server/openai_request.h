@@ -1,0 +1,35 @@
+// Parsing and validation of OpenAI request bodies (POST /v1/chat/completions, /v1/completions).
+//
+// Field reference: OpenAI API reference, "Create chat completion" and "Create completion".
+// Accepted (allow-list): model, messages | prompt, max_tokens, max_completion_tokens (chat),
+// temperature [0,2], top_p (0,1], seed (integer), stop (string or up to 4 strings),
+// presence_penalty / frequency_penalty [-2,2], n (1 only), user, stream, stream_options
+// {include_usage}, and the extensions top_k (>= 0), min_p [0,1], repeat_penalty (> 0).
+// A null value means "not given". Known OpenAI features we do not implement (tools, logprobs,
+// response_format, n > 1, …) and any other field are refused: Error "unsupported_field" with the
+// field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
+//
+// Every error is an ApiError (HTTP 400) whose message names the field, never its value.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "serving/completion.h"
+
+namespace a3s::power::server {
+
+struct ParsedCompletion {
+  serving::CompletionRequest request;
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage
+};
+
+// Parses a JSON object body. Throws ApiError("invalid_json") for malformed JSON or a non-object.
+nlohmann::json parse_json_object(const std::string& body);
+
+ParsedCompletion parse_chat_completion(const nlohmann::json& body);
+ParsedCompletion parse_text_completion(const nlohmann::json& body);
+
+}  // namespace a3s::power::server

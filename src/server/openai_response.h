@@ -1,0 +1,50 @@
+// OpenAI response shapes (chat.completion, chat.completion.chunk, text_completion, model, list) and
+// Server-Sent Events framing ("data: <json>\n\n", the stream ends with "data: [DONE]\n\n").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "serving/completion.h"
+
+namespace a3s::power::server {
+
+// Identity of one response: shared by all chunks of a stream.
+struct ResponseMeta {
+  std::string id;                  // "chatcmpl-…" | "cmpl-…"
+  int64_t created = 0;             // Unix seconds
+  std::string model;
+  std::string system_fingerprint;
+};
+
+// "chatcmpl-" / "cmpl-" + 24 random hex digits.
+std::string new_response_id(bool chat);
+
+nlohmann::json usage_json(int prompt_tokens, int completion_tokens);
+
+nlohmann::json chat_completion(const ResponseMeta& m, const serving::CompletionResult& r);
+nlohmann::json text_completion(const ResponseMeta& m, const serving::CompletionResult& r);
+
+// Streaming chunks. `with_usage_null` adds "usage": null (stream_options.include_usage).
+nlohmann::json chat_chunk_role(const ResponseMeta& m, bool with_usage_null);
+nlohmann::json chat_chunk_delta(const ResponseMeta& m, std::string_view text, bool with_usage_null);
+nlohmann::json chat_chunk_finish(const ResponseMeta& m, const char* finish_reason, bool with_usage_null);
+nlohmann::json text_chunk(const ResponseMeta& m, std::string_view text, const char* finish_reason,
+                          bool with_usage_null);
+// The final usage chunk: empty choices.
+nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, int prompt_tokens, int completion_tokens);
+
+// Compact JSON text; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One SSE event carrying `payload` (a JSON text on one line).
+std::string sse_event(std::string_view payload);
+inline std::string sse_event(const nlohmann::json& j) { return sse_event(std::string_view(json_text(j))); }
+inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
+
+}  // namespace a3s::power::server

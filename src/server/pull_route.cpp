@@ -1,0 +1,128 @@
+// POST /v1/models/pull {"model": REF, "sha256"?: HEX, "name"?: NAME}: pulls REF into the model
+// store (store::Store::pull) on a blocking thread and streams its progress as SSE:
+//   data: {"status":"downloading","completed":N,"total":M}
+//   …
+//   data: {"status":"success","model":NAME,"digest":"sha256:…","size":N}
+// A failure before the first progress event is an ordinary JSON error response; after it, a final
+// data: {"error":{…}} event. A client that disconnects aborts the pull (a partial download is kept
+// by the store for resume).
+#include <variant>
+
+#include <boost/asio/post.hpp>
+
+#include "server/api.h"
+#include "server/api_error.h"
+#include "server/async_queue.h"
+#include "server/openai_request.h"
+#include "server/openai_response.h"
+
+namespace a3s::power::server {
+
+namespace {
+struct PullProgress {
+  store::Progress progress;
+};
+struct PullDone {
+  store::Manifest manifest;
+};
+struct PullFailed {
+  Error error;
+};
+using PullEvent = std::variant<PullProgress, PullDone, PullFailed>;
+
+std::string string_field(const nlohmann::json& body, const char* key, bool required) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) {
+    if (required) throw ApiError("invalid_request_error", std::string("'") + key + "' is required", key);
+    return {};
+  }
+  if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+    throw ApiError("invalid_request_error", std::string("'") + key + "' must be a non-empty string", key);
+  }
+  return it->get<std::string>();
+}
+}  // namespace
+
+asio::awaitable<void> Api::pull(Exchange& ex) {
+  nlohmann::json body = parse_json_object(ex.request().body);
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (it.key() != "model" && it.key() != "sha256" && it.key() != "name") {
+      std::string name = it.key().substr(0, 64);
+      throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
+    }
+  }
+  std::string ref = string_field(body, "model", true);
+  store::PullOptions opts;
+  opts.offline = cfg_.offline;
+  if (auto pin = string_field(body, "sha256", false); !pin.empty()) opts.sha256 = pin;
+  if (auto name = string_field(body, "name", false); !name.empty()) opts.name = name;
+  store::Store* st = registry_->store();
+  if (!st) throw ApiError("service_unavailable", "the model store is not available");
+
+  auto queue = std::make_shared<AsyncQueue<PullEvent>>(ex.executor());
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  ex.watch_disconnect([cancel, queue] {
+    cancel->store(true);
+    queue->interrupt();
+  });
+  asio::post(blocking_, [st, ref, opts, queue, cancel] {
+    try {
+      store::Manifest m = st->pull(ref, opts, [&](const store::Progress& p) {
+        if (cancel->load()) throw Error("cancelled", "pull cancelled by the client");
+        queue->push(PullProgress{p});
+      });
+      queue->push(PullDone{std::move(m)});
+    } catch (const Error& e) {
+      queue->push(PullFailed{e});
+    } catch (const std::exception&) {
+      queue->push(PullFailed{Error(codes::kInternal, "pull failed")});
+    }
+  });
+
+  bool streaming = false;
+  for (;;) {
+    std::optional<PullEvent> ev = co_await queue->pop();
+    if (!ev) {
+      ex.record().status = ex.record().status ? ex.record().status : 499;
+      co_return;
+    }
+    if (auto* f = std::get_if<PullFailed>(&*ev)) {
+      if (!streaming) throw f->error;
+      HttpResponse er = error_response(f->error);
+      co_await ex.write_chunk(sse_event(std::string_view(er.body)));
+      co_return;
+    }
+    if (!streaming) {
+      streaming = true;
+      std::vector<std::pair<std::string, std::string>> headers = {{"Cache-Control", "no-cache"}};
+      std::string content_type = "text/event-stream";
+      if (!co_await ex.begin_stream(200, content_type, std::move(headers))) {
+        cancel->store(true);
+        co_return;
+      }
+    }
+    nlohmann::json j;
+    bool done = false;
+    if (auto* p = std::get_if<PullProgress>(&*ev)) {
+      j = {{"status", p->progress.stage}, {"completed", p->progress.done}, {"total", p->progress.total}};
+    } else if (auto* d = std::get_if<PullDone>(&*ev)) {
+      j = {{"status", "success"},
+           {"model", d->manifest.name},
+           {"digest", d->manifest.digest},
+           {"size", d->manifest.size},
+           {"architecture", d->manifest.architecture},
+           {"quantization", d->manifest.quantization}};
+      done = true;
+    }
+    if (!co_await ex.write_chunk(sse_event(j))) {
+      cancel->store(true);
+      co_return;
+    }
+    if (done) {
+      co_await ex.end_stream();
+      co_return;
+    }
+  }
+}
+
+}  // namespace a3s::power::server

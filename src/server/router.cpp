@@ -1,0 +1,95 @@
+#include "server/router.h"
+
+namespace a3s::power::server {
+
+Router::Router() {
+  routes_ = {
+      {"GET", "/health", false, "/health", RouteId::Health},
+      {"GET", "/metrics", false, "/metrics", RouteId::Metrics},
+      {"POST", "/v1/chat/completions", false, "/v1/chat/completions", RouteId::ChatCompletions},
+      {"POST", "/v1/completions", false, "/v1/completions", RouteId::Completions},
+      {"GET", "/v1/models", false, "/v1/models", RouteId::ListModels},
+      {"POST", "/v1/models/pull", false, "/v1/models/pull", RouteId::PullModel},
+      {"GET", "/v1/models/", true, "/v1/models/{id}", RouteId::GetModel},
+      {"DELETE", "/v1/models/", true, "/v1/models/{id}", RouteId::DeleteModel},
+  };
+}
+
+std::optional<std::string> percent_decode(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size()) return std::nullopt;
+    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    char c = static_cast<char>(hi * 16 + lo);
+    if (c == '\0') return std::nullopt;
+    out += c;
+    i += 2;
+  }
+  return out;
+}
+
+RouteMatch Router::match(const std::string& method, const std::string& raw_path) const {
+  RouteMatch m;
+  // Exact routes first (so POST /v1/models/pull is not a model id), then templates.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::string allow;
+    std::string label;
+    for (const auto& r : routes_) {
+      if (r.is_template != (pass == 1)) continue;
+      bool path_ok = r.is_template ? raw_path.size() > r.path.size() && raw_path.starts_with(r.path)
+                                   : raw_path == r.path;
+      if (!path_ok) continue;
+      label = r.label;
+      if (r.method == method) {
+        m.kind = RouteMatch::Kind::Found;
+        m.id = r.id;
+        m.route = r.label;
+        if (r.is_template) {
+          auto decoded = percent_decode(raw_path.substr(r.path.size()));
+          if (!decoded) {
+            m.kind = RouteMatch::Kind::NotFound;
+            m.route = "unmatched";
+            return m;
+          }
+          m.param = *decoded;
+        }
+        return m;
+      }
+      if (!allow.empty()) allow += ", ";
+      allow += r.method;
+    }
+    if (!allow.empty()) {
+      // A template path also answers other methods only through the template routes.
+      if (pass == 0) {
+        // An exact path with the wrong method may still be a model id (e.g. GET /v1/models/pull).
+        bool template_also = false;
+        for (const auto& r : routes_) {
+          if (r.is_template && raw_path.size() > r.path.size() && raw_path.starts_with(r.path) &&
+              r.method == method) {
+            template_also = true;
+          }
+        }
+        if (template_also) continue;
+      }
+      m.kind = RouteMatch::Kind::MethodNotAllowed;
+      m.route = label;
+      m.allow = allow;
+      return m;
+    }
+  }
+  return m;
+}
+
+}  // namespace a3s::power::server

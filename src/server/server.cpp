@@ -1,0 +1,180 @@
+#include "server/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "a3s/power/error.h"
+#include "server/api.h"
+#include "server/http_server.h"
+#include "serving/engine_runtime.h"
+#include "serving/scheduler.h"
+
+namespace a3s::power::server {
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(host, ec);
+  return !ec && addr.is_loopback();
+}
+
+void check_bind_policy(const config::Config& cfg) {
+  if (!is_loopback_host(cfg.host) && cfg.api_keys.empty() && !cfg.allow_unauthenticated) {
+    throw Error("config_error", "refusing to listen on non-loopback address " + cfg.host +
+                                    " without api_keys; configure api_keys or set allow_unauthenticated = true");
+  }
+}
+
+namespace {
+bool is_path_ref(const std::string& ref) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(ref, ec)) return true;
+  return ref.ends_with(".gguf") || ref.find('/') == 0 || ref.starts_with("./") || ref.starts_with("../");
+}
+
+std::string stem_of(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name.ends_with(".gguf")) name.resize(name.size() - 5);
+  return name;
+}
+}  // namespace
+
+std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg) {
+  serving::EngineRuntimeOptions eo;
+  eo.n_threads = cfg.threads;
+  eo.n_batch = cfg.batch_size;
+  eo.n_ctx = cfg.ctx_size;
+  eo.chat_template_fallback = cfg.chat_template_fallback;
+  auto loader = [eo](const std::string& name, const std::string& path) {
+    return serving::load_engine_runtime(name, path, eo);
+  };
+  std::shared_ptr<store::Store> st;
+  if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
+  auto reg = std::make_shared<serving::ModelRegistry>(loader, st);
+  for (const auto& spec : cfg.models) {
+    if (is_path_ref(spec.ref)) {
+      reg->add_path(spec.name.empty() ? stem_of(spec.ref) : spec.name, spec.ref);
+    } else {
+      reg->add_store(spec.name.empty() ? spec.ref : spec.name, spec.ref);
+    }
+  }
+  return reg;
+}
+
+struct Server::Impl {
+  config::Config cfg;
+  std::shared_ptr<serving::ModelRegistry> registry;
+  serving::Scheduler scheduler;
+  asio::thread_pool blocking{2};
+  Api api;
+  std::mutex mu;
+  std::optional<std::thread> shutdown_thread;
+  std::vector<std::thread> io_threads;
+  std::atomic<bool> shutting_down{false};
+  bool started = false;
+  // Declared last: destroyed first, while everything its pending handlers reference is alive.
+  asio::io_context ioc;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  HttpServer http;
+  std::optional<asio::signal_set> signals;
+
+  static serving::SchedulerOptions scheduler_options(const config::Config& c) {
+    serving::SchedulerOptions o;
+    o.slots = c.max_concurrent_requests;
+    o.max_queue = c.max_queue;
+    o.queue_timeout = std::chrono::milliseconds(static_cast<int64_t>(c.queue_timeout_seconds * 1000.0));
+    return o;
+  }
+  static HttpLimits limits(const config::Config& c) {
+    HttpLimits l;
+    l.max_body_bytes = c.max_body_bytes;
+    return l;
+  }
+
+  Impl(config::Config c, std::shared_ptr<serving::ModelRegistry> r)
+      : cfg(std::move(c)),
+        registry(std::move(r)),
+        scheduler(scheduler_options(cfg)),
+        api(cfg, registry, scheduler, blocking),
+        ioc(4),
+        http(ioc, api, limits(cfg)) {}
+
+  void shutdown_sequence() {
+    spdlog::info("shutting down: no new connections, cancelling generations");
+    api.set_stopping();
+    http.stop_accepting();
+    scheduler.shutdown();  // rejects queued jobs, cancels running ones, joins the workers
+    // Let open exchanges write their last bytes (bounded).
+    for (int i = 0; i < 500 && http.active_exchanges() > 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    work.reset();
+    ioc.stop();
+  }
+};
+
+Server::Server(config::Config cfg) {
+  auto reg = make_registry(cfg);
+  impl_ = std::make_unique<Impl>(std::move(cfg), std::move(reg));
+}
+
+Server::Server(config::Config cfg, std::shared_ptr<serving::ModelRegistry> registry)
+    : impl_(std::make_unique<Impl>(std::move(cfg), std::move(registry))) {}
+
+Server::~Server() {
+  if (impl_->started) {
+    request_shutdown();
+    wait();
+  }
+}
+
+const config::Config& Server::config() const { return impl_->cfg; }
+
+uint16_t Server::start() {
+  check_bind_policy(impl_->cfg);
+  impl_->registry->load_all();
+  if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error("config_error", "port out of range");
+  uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));
+  impl_->work.emplace(impl_->ioc.get_executor());
+  impl_->http.start();
+  int n_io = 2;
+  for (int i = 0; i < n_io; ++i) impl_->io_threads.emplace_back([this] { impl_->ioc.run(); });
+  impl_->started = true;
+  spdlog::info("serving {} model(s) with {} generation slot(s)", impl_->cfg.models.size(),
+               impl_->scheduler.slots());
+  return port;
+}
+
+void Server::request_shutdown() {
+  if (impl_->shutting_down.exchange(true)) return;
+  std::lock_guard lk(impl_->mu);
+  impl_->shutdown_thread.emplace([this] { impl_->shutdown_sequence(); });
+}
+
+void Server::wait() {
+  for (auto& t : impl_->io_threads) {
+    if (t.joinable()) t.join();
+  }
+  impl_->io_threads.clear();
+  std::lock_guard lk(impl_->mu);
+  if (impl_->shutdown_thread && impl_->shutdown_thread->joinable()) impl_->shutdown_thread->join();
+  impl_->blocking.join();
+  impl_->started = false;
+}
+
+void Server::handle_signals() {
+  impl_->signals.emplace(impl_->ioc, SIGINT, SIGTERM);
+  impl_->signals->async_wait([this](const boost::system::error_code& ec, int) {
+    if (!ec) request_shutdown();
+  });
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,62 @@
+// The A3S Power HTTP server: configuration → model registry, scheduler, API and listener.
+//
+//   Server s(cfg);                 // builds the registry from cfg.models (engine-backed)
+//   uint16_t port = s.start();     // checks the bind policy, loads models, listens, runs I/O threads
+//   s.handle_signals();            // SIGINT / SIGTERM → graceful shutdown
+//   s.wait();                      // returns once shut down
+//
+// Graceful shutdown: stop accepting, reject queued generations (503), cancel running ones (within
+// one decode step), let open responses finish, then stop the I/O threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.h"
+#include "serving/model_registry.h"
+
+namespace a3s::power::server {
+
+// True for loopback literals (127.0.0.0/8, ::1) and "localhost".
+bool is_loopback_host(const std::string& host);
+
+// Refuses (Error "config_error") to bind a non-loopback address without api_keys unless
+// allow_unauthenticated is set.
+void check_bind_policy(const config::Config& cfg);
+
+// The registry for cfg.models: a model whose ref is an existing file or ends in ".gguf" is served
+// from that path under its name (default: file name without ".gguf"); any other ref is a store
+// name. Models load through the engine with cfg's threads, batch and context settings.
+std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg);
+
+class Server {
+ public:
+  explicit Server(config::Config cfg);
+  Server(config::Config cfg, std::shared_ptr<serving::ModelRegistry> registry);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Loads the configured models, binds cfg.host:cfg.port and starts serving. Returns the bound port.
+  // Throws Error on a refused bind policy, a model that fails to load, or a bind failure.
+  uint16_t start();
+
+  // Begins a graceful shutdown (thread-safe, idempotent).
+  void request_shutdown();
+  // Blocks until the server has shut down.
+  void wait();
+  // SIGINT / SIGTERM begin a graceful shutdown (call after start()).
+  void handle_signals();
+
+  const config::Config& config() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace a3s::power::server

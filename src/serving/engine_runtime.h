@@ -1,0 +1,26 @@
+// ModelRuntime on the A3S engine: Model::load + Context (KV cache) + generate(), with the model's
+// chat template (src/chat) for chat prompts.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "serving/model_runtime.h"
+
+namespace a3s::power::serving {
+
+struct EngineRuntimeOptions {
+  int n_threads = 0;   // engine worker threads; 0 → physical cores
+  int n_batch = 512;   // prefill batch (tokens)
+  int n_ctx = 0;       // per-request context (tokens); 0 → min(n_ctx_train, 4096)
+  std::string chat_template_fallback;  // family for unrecognised templates ("" → error on chat)
+};
+
+// Loads the GGUF file at `path` and serves it as `name`. Throws the engine's load errors
+// ("io_error", "invalid_model", "unsupported_tensor_type", "unsupported_architecture").
+// An unsupported chat template does not fail the load: chat_prompt() throws it instead, so the
+// model still serves /v1/completions.
+std::shared_ptr<ModelRuntime> load_engine_runtime(const std::string& name, const std::string& path,
+                                                  const EngineRuntimeOptions& opts);
+
+}  // namespace a3s::power::serving

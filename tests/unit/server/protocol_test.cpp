@@ -1,0 +1,316 @@
+// OpenAI request validation, response shapes, SSE framing, routing, error bodies, metrics text
+// and API-key checks.
+#include <gtest/gtest.h>
+
+#include <openssl/evp.h>
+
+#include "server/api_error.h"
+#include "server/auth.h"
+#include "server/metrics.h"
+#include "server/openai_request.h"
+#include "server/openai_response.h"
+#include "server/router.h"
+
+namespace a3s::power::server {
+namespace {
+
+using nlohmann::json;
+
+ParsedCompletion chat(const json& j) { return parse_chat_completion(j); }
+
+json chat_body(json extra = json::object()) {
+  json j = {{"model", "m"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
+  return j;
+}
+
+// Expects an ApiError with the given code and param.
+void expect_error(const json& body, const std::string& code, const std::string& param, bool is_chat = true) {
+  try {
+    if (is_chat) parse_chat_completion(body); else parse_text_completion(body);
+    FAIL() << "accepted: " << body.dump();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.code(), code) << body.dump();
+    EXPECT_EQ(e.param(), param) << body.dump();
+    EXPECT_EQ(http_status_for(e.code()), 400);
+  }
+}
+
+TEST(OpenAIRequest, ChatDefaultsFollowOpenAI) {
+  ParsedCompletion p = chat(chat_body());
+  EXPECT_EQ(p.request.model, "m");
+  EXPECT_FLOAT_EQ(p.request.sampling.temperature, 1.0f);
+  EXPECT_FLOAT_EQ(p.request.sampling.top_p, 1.0f);
+  EXPECT_EQ(p.request.sampling.top_k, 0);
+  EXPECT_FLOAT_EQ(p.request.sampling.min_p, 0.0f);
+  EXPECT_FLOAT_EQ(p.request.sampling.repeat_penalty, 1.0f);
+  EXPECT_FALSE(p.request.sampling.seed.has_value());
+  EXPECT_FALSE(p.request.max_tokens.has_value());
+  EXPECT_FALSE(p.stream);
+  ASSERT_TRUE(p.request.messages.has_value());
+  EXPECT_EQ((*p.request.messages)[0]["content"], "hi");
+}
+
+TEST(OpenAIRequest, ChatAcceptsEveryAllowedField) {
+  ParsedCompletion p = chat(chat_body({{"max_tokens", 7}, {"temperature", 0}, {"top_p", 0.5}, {"seed", 42},
+                                       {"stop", {"a", "b"}}, {"presence_penalty", 0.5},
+                                       {"frequency_penalty", -0.5}, {"n", 1}, {"user", "u"},
+                                       {"stream", true}, {"stream_options", {{"include_usage", true}}},
+                                       {"top_k", 5}, {"min_p", 0.1}, {"repeat_penalty", 1.1}}));
+  EXPECT_EQ(*p.request.max_tokens, 7);
+  EXPECT_FLOAT_EQ(p.request.sampling.temperature, 0.0f);
+  EXPECT_FLOAT_EQ(p.request.sampling.top_p, 0.5f);
+  EXPECT_EQ(*p.request.sampling.seed, 42u);
+  EXPECT_EQ(p.request.stop, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FLOAT_EQ(p.request.sampling.presence_penalty, 0.5f);
+  EXPECT_FLOAT_EQ(p.request.sampling.frequency_penalty, -0.5f);
+  EXPECT_TRUE(p.stream);
+  EXPECT_TRUE(p.include_usage);
+  EXPECT_EQ(p.request.sampling.top_k, 5);
+  EXPECT_FLOAT_EQ(p.request.sampling.min_p, 0.1f);
+  EXPECT_FLOAT_EQ(p.request.sampling.repeat_penalty, 1.1f);
+}
+
+TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
+  json b = chat_body({{"max_completion_tokens", 3}});
+  b["messages"] = {{{"role", "developer"}, {"content", "sys"}},
+                   {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "a"}}, {{"type", "text"}, {"text", "b"}}}}}};
+  ParsedCompletion p = chat(b);
+  EXPECT_EQ(*p.request.max_tokens, 3);
+  EXPECT_EQ((*p.request.messages)[0]["role"], "system");
+  EXPECT_EQ((*p.request.messages)[1]["content"], "a\nb");
+}
+
+TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
+  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "logit_bias", "audio",
+                        "modalities", "top_logprobs"}) {
+    expect_error(chat_body({{f, json::array({1})}}), "unsupported_field", f);
+  }
+  expect_error(chat_body({{"logprobs", true}}), "unsupported_field", "logprobs");
+  expect_error(chat_body({{"n", 2}}), "unsupported_field", "n");
+  expect_error(chat_body({{"frobnicate", 1}}), "unsupported_field", "frobnicate");
+  // Explicitly off is not a request for the feature.
+  EXPECT_NO_THROW(chat(chat_body({{"logprobs", false}, {"tools", nullptr}})));
+}
+
+TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
+  expect_error(chat_body({{"temperature", "hot"}}), "invalid_request_error", "temperature");
+  expect_error(chat_body({{"temperature", 2.5}}), "invalid_request_error", "temperature");
+  expect_error(chat_body({{"top_p", 0}}), "invalid_request_error", "top_p");
+  expect_error(chat_body({{"max_tokens", 0}}), "invalid_request_error", "max_tokens");
+  expect_error(chat_body({{"max_tokens", 1.5}}), "invalid_request_error", "max_tokens");
+  expect_error(chat_body({{"seed", "x"}}), "invalid_request_error", "seed");
+  expect_error(chat_body({{"stop", {"a", "b", "c", "d", "e"}}}), "invalid_request_error", "stop");
+  expect_error(chat_body({{"stop", 5}}), "invalid_request_error", "stop");
+  expect_error(chat_body({{"stream", "yes"}}), "invalid_request_error", "stream");
+  expect_error(chat_body({{"stream_options", {{"include_usage", true}}}}), "invalid_request_error",
+               "stream_options");
+  expect_error(chat_body({{"top_k", -1}}), "invalid_request_error", "top_k");
+  expect_error(chat_body({{"model", 3}}), "invalid_request_error", "model");
+  expect_error(json{{"messages", json::array()}}, "invalid_request_error", "model");
+  json no_msgs = chat_body();
+  no_msgs.erase("messages");
+  expect_error(no_msgs, "invalid_request_error", "messages");
+  json bad_role = chat_body();
+  bad_role["messages"][0]["role"] = "wizard";
+  expect_error(bad_role, "invalid_request_error", "messages[0].role");
+  json tool_role = chat_body();
+  tool_role["messages"][0]["role"] = "tool";
+  expect_error(tool_role, "unsupported_field", "messages[0].role");
+  json image = chat_body();
+  image["messages"][0]["content"] = {{{"type", "image_url"}, {"image_url", {{"url", "x"}}}}};
+  expect_error(image, "unsupported_field", "messages[0].content[0].type");
+}
+
+TEST(OpenAIRequest, ErrorMessagesNeverEchoRequestText) {
+  const std::string secret = "SECRET-PROMPT-7f3a";
+  json b = chat_body({{"tools", {{{"type", "function"}, {"function", {{"name", secret}}}}}}});
+  b["messages"][0]["content"] = secret;
+  try {
+    parse_chat_completion(b);
+    FAIL();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(std::string(e.what()).find(secret), std::string::npos);
+    HttpResponse r = error_response(e);
+    EXPECT_EQ(r.body.find(secret), std::string::npos);
+  }
+  json t = chat_body({{"temperature", secret}});
+  try {
+    parse_chat_completion(t);
+    FAIL();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(std::string(e.what()).find(secret), std::string::npos);
+  }
+}
+
+TEST(OpenAIRequest, CompletionPromptForms) {
+  json b = {{"model", "m"}, {"prompt", "Once"}};
+  EXPECT_EQ(parse_text_completion(b).request.prompt, "Once");
+  EXPECT_FALSE(parse_text_completion(b).request.messages.has_value());
+  b["prompt"] = {"Upon"};
+  EXPECT_EQ(parse_text_completion(b).request.prompt, "Upon");
+  b["prompt"] = {"a", "b"};
+  expect_error(b, "unsupported_field", "prompt", false);
+  b["prompt"] = 12;
+  expect_error(b, "invalid_request_error", "prompt", false);
+  b["prompt"] = {1, 2, 3};
+  expect_error(b, "unsupported_field", "prompt", false);
+  expect_error(json{{"model", "m"}}, "invalid_request_error", "prompt", false);
+  expect_error(json{{"model", "m"}, {"prompt", "x"}, {"echo", true}}, "unsupported_field", "echo", false);
+  expect_error(json{{"model", "m"}, {"prompt", "x"}, {"messages", json::array()}}, "unsupported_field", "messages",
+               false);
+}
+
+TEST(OpenAIRequest, MalformedJson) {
+  for (const char* body : {"{", "", "[1,2]", "\"str\"", "{\"a\":}"}) {
+    try {
+      parse_json_object(body);
+      FAIL() << body;
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.code(), "invalid_json");
+      EXPECT_EQ(http_status_for(e.code()), 400);
+    }
+  }
+}
+
+TEST(OpenAIResponse, ShapesAndSse) {
+  ResponseMeta m{"chatcmpl-x", 1700000000, "m", "fp_1"};
+  serving::CompletionResult r{"hello", FinishReason::Length, 3, 2};
+  json c = chat_completion(m, r);
+  EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(c["choices"][0]["message"]["content"], "hello");
+  EXPECT_EQ(c["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(c["usage"]["total_tokens"], 5);
+  EXPECT_EQ(c["system_fingerprint"], "fp_1");
+  json t = text_completion(m, r);
+  EXPECT_EQ(t["object"], "text_completion");
+  EXPECT_EQ(t["choices"][0]["text"], "hello");
+  EXPECT_EQ(chat_chunk_role(m, false)["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_FALSE(chat_chunk_role(m, false).contains("usage"));
+  EXPECT_TRUE(chat_chunk_delta(m, "x", true)["usage"].is_null());
+  EXPECT_EQ(chat_chunk_finish(m, "stop", false)["choices"][0]["finish_reason"], "stop");
+  json u = usage_chunk(m, true, 4, 6);
+  EXPECT_TRUE(u["choices"].empty());
+  EXPECT_EQ(u["usage"]["total_tokens"], 10);
+  EXPECT_EQ(sse_event(json{{"a", 1}}), "data: {\"a\":1}\n\n");
+  EXPECT_EQ(std::string(kSseDone), "data: [DONE]\n\n");
+  EXPECT_EQ(new_response_id(true).rfind("chatcmpl-", 0), 0u);
+  EXPECT_EQ(new_response_id(false).rfind("cmpl-", 0), 0u);
+  EXPECT_NE(new_response_id(true), new_response_id(true));
+  // Invalid UTF-8 never makes serialisation throw.
+  EXPECT_NO_THROW(sse_event(chat_chunk_delta(m, std::string("\xff\xfe"), false)));
+}
+
+TEST(Router, TemplatesMethodsAndUnknownPaths) {
+  Router r;
+  auto m = r.match("GET", "/v1/models/org%2Frepo");
+  EXPECT_EQ(m.kind, RouteMatch::Kind::Found);
+  EXPECT_EQ(m.id, RouteId::GetModel);
+  EXPECT_EQ(m.route, "/v1/models/{id}");
+  EXPECT_EQ(m.param, "org/repo");
+  EXPECT_EQ(r.match("GET", "/v1/models/org/repo:q4").param, "org/repo:q4");
+  EXPECT_EQ(r.match("DELETE", "/v1/models/x").id, RouteId::DeleteModel);
+  EXPECT_EQ(r.match("POST", "/v1/models/pull").id, RouteId::PullModel);
+  EXPECT_EQ(r.match("GET", "/v1/models/pull").id, RouteId::GetModel);
+  auto bad = r.match("GET", "/v1/chat/completions");
+  EXPECT_EQ(bad.kind, RouteMatch::Kind::MethodNotAllowed);
+  EXPECT_EQ(bad.allow, "POST");
+  EXPECT_EQ(bad.route, "/v1/chat/completions");
+  auto put = r.match("PUT", "/v1/models/x");
+  EXPECT_EQ(put.kind, RouteMatch::Kind::MethodNotAllowed);
+  EXPECT_EQ(put.route, "/v1/models/{id}");
+  auto none = r.match("GET", "/secret/path/with/user/text");
+  EXPECT_EQ(none.kind, RouteMatch::Kind::NotFound);
+  EXPECT_EQ(none.route, "unmatched");
+  EXPECT_EQ(r.match("GET", "/v1/models/").kind, RouteMatch::Kind::NotFound);
+  EXPECT_EQ(r.match("GET", "/v1/models/%zz").kind, RouteMatch::Kind::NotFound);
+  EXPECT_EQ(r.match("GET", "/v1/models/%00").kind, RouteMatch::Kind::NotFound);
+  EXPECT_FALSE(percent_decode("%4").has_value());
+}
+
+TEST(ApiError, StatusTypeAndRetryAfter) {
+  auto body = [](const HttpResponse& r) { return json::parse(r.body)["error"]; };
+  HttpResponse r = error_response(Error("rate_limited", "busy"));
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(body(r)["type"], "rate_limit_error");
+  ASSERT_FALSE(r.headers.empty());
+  EXPECT_EQ(r.headers[0].first, "Retry-After");
+  EXPECT_EQ(error_response(Error("queue_timeout", "x")).status, 503);
+  EXPECT_EQ(body(error_response(Error("queue_timeout", "x")))["type"], "server_error");
+  EXPECT_EQ(body(error_response(Error("invalid_api_key", "x")))["type"], "authentication_error");
+  EXPECT_EQ(body(error_response(Error("model_not_found", "x")))["type"], "not_found_error");
+  EXPECT_EQ(error_response(Error("request_too_large", "x")).status, 413);
+  json e = body(error_response(ApiError("unsupported_field", "no", "tools")));
+  EXPECT_EQ(e["param"], "tools");
+  EXPECT_EQ(e["code"], "unsupported_field");
+  EXPECT_EQ(e["message"], "no");
+  EXPECT_TRUE(body(error_response(Error("invalid_json", "x")))["param"].is_null());
+  // Unknown codes are internal errors whose details are not exposed.
+  HttpResponse internal = error_response(Error("weird_thing", "detail /home/user/file"));
+  EXPECT_EQ(internal.status, 500);
+  EXPECT_EQ(body(internal)["message"], "internal server error");
+}
+
+TEST(Metrics, PrometheusTextFormat) {
+  Metrics m;
+  m.record_request("GET", "/v1/models/{id}", 200, 0.003);
+  m.record_request("GET", "/v1/models/{id}", 200, 0.2);
+  m.record_request("GET", "unmatched", 404, 0.001);
+  m.record_ttft("/v1/chat/completions", 0.02);
+  m.record_tokens(10, 5);
+  std::string t = m.render({.active_requests = 2, .queued_requests = 1, .models_loaded = 1, .slots = 4});
+  EXPECT_NE(t.find("# TYPE a3s_power_http_requests_total counter\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"200\"} 2\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"unmatched\",status=\"404\"} 1\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_request_duration_seconds_bucket{route=\"/v1/models/{id}\",le=\"0.005\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_request_duration_seconds_bucket{route=\"/v1/models/{id}\",le=\"+Inf\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_request_duration_seconds_count{route=\"/v1/models/{id}\"} 2\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_time_to_first_token_seconds_count{route=\"/v1/chat/completions\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(t.find("a3s_power_prompt_tokens_total 10\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_completion_tokens_total 5\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_active_requests 2\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_queued_requests 1\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_models_loaded 1\n"), std::string::npos);
+  EXPECT_EQ(PrometheusWriter::escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+  // Every non-comment line is "name{labels} value" or "name value".
+  size_t pos = 0;
+  while (pos < t.size()) {
+    size_t nl = t.find('\n', pos);
+    ASSERT_NE(nl, std::string::npos);
+    std::string line = t.substr(pos, nl - pos);
+    if (line[0] != '#') {
+      EXPECT_NE(line.rfind(' '), std::string::npos) << line;
+    }
+    pos = nl + 1;
+  }
+}
+
+config::ApiKey key_for(const std::string& id, const std::string& raw) {
+  config::ApiKey k;
+  k.identity = id;
+  unsigned int len = 0;
+  EVP_Digest(raw.data(), raw.size(), k.sha256.data(), &len, EVP_sha256(), nullptr);
+  return k;
+}
+
+TEST(Authenticator, BearerKeysByHash) {
+  Authenticator none({});
+  EXPECT_FALSE(none.enabled());
+  Authenticator a({key_for("alice", "sk-alice"), key_for("bob", "sk-bob")});
+  EXPECT_TRUE(a.enabled());
+  EXPECT_EQ(a.authenticate("Bearer sk-alice").value_or(""), "alice");
+  EXPECT_EQ(a.authenticate("bearer  sk-bob").value_or(""), "bob");
+  EXPECT_FALSE(a.authenticate("Bearer sk-carol").has_value());
+  EXPECT_FALSE(a.authenticate("Basic sk-alice").has_value());
+  EXPECT_FALSE(a.authenticate("Bearer").has_value());
+  EXPECT_FALSE(a.authenticate("Bearer ").has_value());
+  EXPECT_FALSE(a.authenticate("").has_value());
+  EXPECT_FALSE(a.authenticate("Bearersk-alice").has_value());
+}
+
+}  // namespace
+}  // namespace a3s::power::server
