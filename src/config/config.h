@@ -62,7 +62,9 @@ struct CliOverrides {
 };
 
 // Builds the effective configuration. `env` is the process environment (injectable for tests).
-// Throws Error("config_error") with file:line:col for file errors, the variable name for env errors.
+// Throws Error("config_error") with file:line:col for file errors, the variable name for env errors
+// and the flag for CLI errors; a given --config that does not exist is an error, a missing
+// $A3S_POWER_HOME/config.hcl is not. Keys, types, ranges and precedence: docs/configuration.md.
 Config load(const CliOverrides& cli, const std::map<std::string, std::string>& env);
 
 // The process environment as a map (for load()).
