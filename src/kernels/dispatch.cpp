@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <string>
 
+#if defined(A3S_KERNELS_HAVE_AVX2)
+#include <cpuid.h>
+#endif
+
 #include "a3s/power/error.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
@@ -19,9 +23,17 @@ struct IsaEntry {
 };
 
 #if defined(A3S_KERNELS_HAVE_AVX2)
+// AVX2 + FMA + F16C from CPUID, and the OS saving YMM state (XCR0 bits 1 and 2).
 bool cpu_has_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const bool fma = (c >> 12) & 1u, osxsave = (c >> 27) & 1u, avx = (c >> 28) & 1u, f16c = (c >> 29) & 1u;
+  if (!(fma && osxsave && avx && f16c)) return false;
+  unsigned xcr0 = 0, xcr0_high = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  if ((xcr0 & 6u) != 6u) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return (b >> 5) & 1u;
 }
 #endif
 

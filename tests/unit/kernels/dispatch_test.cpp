@@ -46,7 +46,7 @@ TEST(Dispatch, EnvironmentValueSelection) {
 #if defined(__x86_64__)
 TEST(Dispatch, Avx2DetectedOnThisCpu) {
   __builtin_cpu_init();
-  const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
   EXPECT_EQ(isa_supported(Isa::Avx2), cpu);
 }
 #endif

@@ -99,8 +99,7 @@ __attribute__((target("f16c"))) uint16_t hardware_fp32_to_fp16(float f) {
 __attribute__((target("f16c"))) float hardware_fp16_to_fp32(uint16_t h) { return _cvtsh_ss(h); }
 
 TEST(Fp16, MatchesF16cHardware) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "CPU without F16C";
+  if (!cpu_has_f16c()) GTEST_SKIP() << "CPU without F16C";
   std::mt19937 rng(7);
   std::uniform_int_distribution<uint32_t> bits;
   for (int i = 0; i < 2000000; ++i) {

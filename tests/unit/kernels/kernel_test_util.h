@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +28,14 @@ inline const std::vector<TensorType>& weight_types() {
       TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
   return t;
 }
+
+#if defined(__x86_64__)
+// CPUID leaf 1 ECX bit 29.
+inline bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && ((c >> 29) & 1u) != 0;
+}
+#endif
 
 inline std::vector<Isa> supported_isas() {
   std::vector<Isa> out;
