@@ -3,10 +3,9 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/error.h"
 #include "cli/command.h"
@@ -39,7 +38,8 @@ void run_list(const std::string& format) {
   }
   std::vector<std::vector<std::string>> rows = {{"NAME", "SIZE", "QUANT", "ARCH", "DIGEST", "CREATED"}};
   for (const auto& m : models)
-    rows.push_back({m.name, human_size(m.size), m.quantization, m.architecture, m.digest.substr(7, 12), m.created});
+    rows.push_back(
+        {m.name, human_size(m.size), m.quantization, m.architecture, m.digest.substr(7, 12), m.created});
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& r : rows)
     for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
@@ -56,7 +56,9 @@ void run_list(const std::string& format) {
 const Registrar kRegistrar("list", 41, [](CLI::App& root) {
   auto format = std::make_shared<std::string>("table");
   CLI::App* sub = root.add_subcommand("list", "List the models in the store");
-  sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  sub->add_option("--format", *format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   sub->callback([format] { run_list(*format); });
 });
 

@@ -106,7 +106,8 @@ void run_pull(const PullArgs& a) {
 const Registrar kRegistrar("pull", 40, [](CLI::App& root) {
   auto a = std::make_shared<PullArgs>();
   CLI::App* sub = root.add_subcommand(
-      "pull", "Pull a model into the store (path, https:// URL, hf://org/repo/file.gguf; optional @sha256:<hex>)");
+      "pull",
+      "Pull a model into the store (path, https:// URL, hf://org/repo/file.gguf; optional @sha256:<hex>)");
   sub->add_option("ref", a->ref, "Model reference")->required();
   sub->add_option("--name", a->name, "Name in the store (default: file name without .gguf)");
   sub->add_option("--sha256", a->sha256, "Expected SHA-256 of the file (hex)");

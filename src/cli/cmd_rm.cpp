@@ -15,7 +15,8 @@ namespace {
 void run_rm(const std::string& name) {
   if (!store::Store(store::default_home()).remove(name))
     throw Error(codes::kModelNotFound,
-                "model not found in the store" + (store::model_name_problem(name).empty() ? ": " + name : std::string{}));
+                "model not found in the store" +
+                    (store::model_name_problem(name).empty() ? ": " + name : std::string{}));
   std::printf("removed %s\n", name.c_str());
 }
 

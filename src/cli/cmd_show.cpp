@@ -3,31 +3,35 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/error.h"
 #include "cli/command.h"
 #include "store/manifest_json.h"
-#include "store/model_summary.h"
 #include "store/model_name.h"
+#include "store/model_summary.h"
 #include "store/store.h"
 
 namespace a3s::power::cli {
 namespace {
 
-nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json opt(const std::optional<uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
-std::string opt_text(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string opt_text(const std::optional<uint64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
 
 void run_show(const std::string& name, const std::string& format) {
   store::Store s(store::default_home());
   const auto m = s.find(name);
   if (!m) {
     const bool printable = store::model_name_problem(name).empty();
-    throw Error(codes::kModelNotFound, "model not found in the store" + (printable ? ": " + name : std::string{}));
+    throw Error(codes::kModelNotFound,
+                "model not found in the store" + (printable ? ": " + name : std::string{}));
   }
   const std::string blob = s.blob_path(m->digest);
   const store::ModelSummary d = store::summarize_model_file(blob);
@@ -73,7 +77,9 @@ const Registrar kRegistrar("show", 42, [](CLI::App& root) {
   auto format = std::make_shared<std::string>("text");
   CLI::App* sub = root.add_subcommand("show", "Show a stored model's manifest and GGUF metadata summary");
   sub->add_option("name", *name, "Model name")->required();
-  sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  sub->add_option("--format", *format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   sub->callback([name, format] { run_show(*name, *format); });
 });
 

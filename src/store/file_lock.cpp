@@ -51,7 +51,8 @@ FileLock FileLock::acquire(const std::string& path) {
 FileLock FileLock::acquire_transient(const std::string& path, std::string* note) {
   for (;;) {
     UniqueFd fd = open_and_lock(path);
-    struct stat locked {}, current {};
+    struct stat locked {
+    }, current{};
     if (::fstat(fd.get(), &locked) != 0) throw_io("cannot stat lock file", path);
     const bool live = ::stat(path.c_str(), &current) == 0 && current.st_ino == locked.st_ino &&
                       current.st_dev == locked.st_dev;

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <exception>
 #include <memory>
@@ -110,8 +110,9 @@ struct Transfer {
       return false;
     }
     if (req->max_bytes && total > *req->max_bytes) {
-      error = Error(kSizeLimit, "the server announces " + std::to_string(total) + " bytes, above the limit of " +
-                                    std::to_string(*req->max_bytes) + " bytes");
+      error =
+          Error(kSizeLimit, "the server announces " + std::to_string(total) + " bytes, above the limit of " +
+                                std::to_string(*req->max_bytes) + " bytes");
       return false;
     }
     body_started = true;
@@ -234,7 +235,8 @@ Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   if (!t.body_started && status >= 400) {
     if (status == 404 || status == 410)
-      throw Error(codes::kModelNotFound, "model not found on " + req.host + " (HTTP " + std::to_string(status) + ")");
+      throw Error(codes::kModelNotFound,
+                  "model not found on " + req.host + " (HTTP " + std::to_string(status) + ")");
     if (status == 416 && t.start > 0) {
       auto cr = parse_content_range(t.content_range);
       if (cr && cr->total && *cr->total == t.start) {  // the staged file is already complete
@@ -255,8 +257,8 @@ Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
   if (!t.body_started)
     throw Error(codes::kIo, "download from " + req.host + " failed: HTTP " + std::to_string(status));
   if (t.total != 0 && t.offset != t.total)
-    throw Error(codes::kIo, "download from " + req.host + " ended after " + std::to_string(t.offset) + " of " +
-                                std::to_string(t.total) + " bytes; pull again to resume");
+    throw Error(codes::kIo, "download from " + req.host + " ended after " + std::to_string(t.offset) +
+                                " of " + std::to_string(t.total) + " bytes; pull again to resume");
   t.report(true);
   out.size = t.offset;
   out.resumed = t.resumed;
@@ -283,7 +285,8 @@ DownloadResult download_to_file(const DownloadRequest& req) {
     start = 0;
     if (req.resume_from == 0) break;
   }
-  throw Error(codes::kIo, "download from " + req.host + " failed: the server's range answers are inconsistent");
+  throw Error(codes::kIo,
+              "download from " + req.host + " failed: the server's range answers are inconsistent");
 }
 
 }  // namespace a3s::power::store

@@ -4,9 +4,8 @@
 // Unknown fields are ignored when reading (forward compatibility).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "store/store.h"
 

@@ -11,8 +11,7 @@ namespace {
 constexpr size_t kMaxPlainStemBytes = 200;
 
 bool plain_byte(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
 }
 
 // Length of the UTF-8 sequence starting at s[i], or 0 when it is not a valid, shortest-form

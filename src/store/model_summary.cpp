@@ -73,6 +73,8 @@ ModelSummary summarize_model(const gguf::File& file) {
   return s;
 }
 
-ModelSummary summarize_model_file(const std::string& path) { return summarize_model(*gguf::File::open(path)); }
+ModelSummary summarize_model_file(const std::string& path) {
+  return summarize_model(*gguf::File::open(path));
+}
 
 }  // namespace a3s::power::store

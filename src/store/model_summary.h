@@ -22,8 +22,8 @@ struct ModelSummary {
   std::optional<uint64_t> n_layer;
   std::optional<uint64_t> n_head;
   std::optional<uint64_t> n_head_kv;
-  std::optional<uint64_t> n_vocab;      // entries of tokenizer.ggml.tokens, else <arch>.vocab_size
-  uint64_t n_params = 0;                // total elements over all tensors
+  std::optional<uint64_t> n_vocab;  // entries of tokenizer.ggml.tokens, else <arch>.vocab_size
+  uint64_t n_params = 0;            // total elements over all tensors
   uint64_t n_tensors = 0;
   bool has_chat_template = false;
 };

@@ -111,8 +111,8 @@ PullRef parse_url(const std::string& url) {
   const size_t scheme_len = https ? 8 : 7;
   const std::string scheme = https ? "https" : "http";
   const size_t auth_end = url.find_first_of("/?#", scheme_len);
-  const std::string authority = url.substr(scheme_len, auth_end == std::string::npos ? std::string::npos
-                                                                                     : auth_end - scheme_len);
+  const std::string authority =
+      url.substr(scheme_len, auth_end == std::string::npos ? std::string::npos : auth_end - scheme_len);
   if (authority.empty()) bad_ref("URL has no host");
   if (authority.find('@') != std::string::npos) bad_ref("credentials in URLs are not supported");
   std::string host = authority, port;
@@ -133,8 +133,7 @@ PullRef parse_url(const std::string& url) {
     bad_ref("malformed port in URL");
   r.host = lower(host);
   if (!https) {
-    if (!is_loopback_host(r.host))
-      bad_ref("plain http:// is only allowed to loopback hosts; use https://");
+    if (!is_loopback_host(r.host)) bad_ref("plain http:// is only allowed to loopback hosts; use https://");
     r.loopback_http = true;
   }
   std::string path = auth_end == std::string::npos ? std::string{} : url.substr(auth_end);
@@ -166,8 +165,8 @@ PullRef parse_hf(const std::string& ref, const std::string& endpoint) {
   }
   std::string base = endpoint.empty() ? std::string("https://huggingface.co") : endpoint;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  std::string url = base + "/" + percent_encode_segment(segs[0]) + "/" + percent_encode_segment(segs[1]) +
-                    "/resolve/main";
+  std::string url =
+      base + "/" + percent_encode_segment(segs[0]) + "/" + percent_encode_segment(segs[1]) + "/resolve/main";
   for (size_t k = 2; k < segs.size(); ++k) {
     url.push_back('/');
     url.append(percent_encode_segment(segs[k]));

@@ -7,11 +7,15 @@
 namespace a3s::power::store {
 namespace {
 
-EVP_MD_CTX* as_ctx(void* p) { return static_cast<EVP_MD_CTX*>(p); }
+EVP_MD_CTX* as_ctx(void* p) {
+  return static_cast<EVP_MD_CTX*>(p);
+}
 
 }  // namespace
 
-void Sha256Hasher::CtxDeleter::operator()(void* ctx) const { EVP_MD_CTX_free(as_ctx(ctx)); }
+void Sha256Hasher::CtxDeleter::operator()(void* ctx) const {
+  EVP_MD_CTX_free(as_ctx(ctx));
+}
 
 Sha256Hasher::Sha256Hasher() : ctx_(EVP_MD_CTX_new()) {
   if (!ctx_) throw Error(codes::kInternal, "cannot allocate a SHA-256 context");

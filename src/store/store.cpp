@@ -12,9 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "a3s/power/error.h"
 #include "store/file_io.h"
@@ -43,12 +42,14 @@ std::string env_or_empty(const char* name) {
 
 bool env_flag(const char* name) {
   std::string v = env_or_empty(name);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return v == "1" || v == "true" || v == "yes" || v == "on";
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -90,7 +91,11 @@ class StagedFileGuard {
 struct Layout {
   std::string home, blobs, manifests, staging, lock;
   explicit Layout(const std::string& h)
-      : home(h), blobs(h + "/blobs"), manifests(h + "/manifests"), staging(h + "/staging"), lock(h + "/lock") {}
+      : home(h),
+        blobs(h + "/blobs"),
+        manifests(h + "/manifests"),
+        staging(h + "/staging"),
+        lock(h + "/lock") {}
 
   void create() const {
     std::error_code ec;
@@ -198,11 +203,14 @@ Store::Store(std::string home) : home_(std::move(home)) {
 }
 
 std::string Store::blob_path(const std::string& digest) const {
-  if (!is_valid_digest(digest)) throw Error(codes::kInvalidArgument, "digest must be sha256:<64 lowercase hex>");
+  if (!is_valid_digest(digest))
+    throw Error(codes::kInvalidArgument, "digest must be sha256:<64 lowercase hex>");
   return Layout(home_).blob(digest.substr(7));
 }
 
-std::vector<Manifest> Store::list() const { return read_all_manifests(Layout(home_)); }
+std::vector<Manifest> Store::list() const {
+  return read_all_manifests(Layout(home_));
+}
 
 std::optional<Manifest> Store::find(const std::string& name) const {
   if (!model_name_problem(name).empty()) return std::nullopt;
@@ -258,7 +266,9 @@ Manifest commit(const Layout& l, const std::string& staged, const std::string& h
 }
 
 // Parses the staged bytes as GGUF; anything else is refused (the guard deletes them).
-ModelSummary inspect(const std::string& path) { return summarize_model_file(path); }
+ModelSummary inspect(const std::string& path) {
+  return summarize_model_file(path);
+}
 
 // The blob for `hex` is present: record `name` for it without transferring anything.
 std::optional<Manifest> commit_existing_blob(const Layout& l, const std::string& hex, const std::string& name,
@@ -271,7 +281,8 @@ std::optional<Manifest> commit_existing_blob(const Layout& l, const std::string&
 
 void check_pin(const std::optional<std::string>& pin, const std::string& hex) {
   if (pin && *pin != hex)
-    throw Error(kIntegrity, "SHA-256 mismatch: expected " + *pin + ", got " + hex + "; the download was discarded");
+    throw Error(kIntegrity,
+                "SHA-256 mismatch: expected " + *pin + ", got " + hex + "; the download was discarded");
 }
 
 Manifest pull_local(const Layout& l, const Resolved& r, const PullOptions& opts, ProgressReporter& progress) {
@@ -304,7 +315,8 @@ Manifest pull_local(const Layout& l, const Resolved& r, const PullOptions& opts,
     const size_t n = pread_some(src.get(), chunk.data(), chunk.size(), done, r.ref.path);
     if (n == 0) break;
     if (opts.max_bytes && done + n > *opts.max_bytes)
-      throw Error(kSizeLimit, "the file grew above the limit of " + std::to_string(*opts.max_bytes) + " bytes");
+      throw Error(kSizeLimit,
+                  "the file grew above the limit of " + std::to_string(*opts.max_bytes) + " bytes");
     write_all(dst.get(), chunk.data(), n, staged);
     hasher.update(chunk.data(), n);
     done += n;
@@ -357,7 +369,8 @@ Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, P
     std::vector<char> chunk(kCopyChunk);
     uint64_t off = 0;
     while (off < resume_from) {
-      const size_t n = pread_some(fd.get(), chunk.data(), std::min<uint64_t>(chunk.size(), resume_from - off), off, partial);
+      const size_t n = pread_some(fd.get(), chunk.data(), std::min<uint64_t>(chunk.size(), resume_from - off),
+                                  off, partial);
       if (n == 0) break;
       hasher.update(chunk.data(), n);
       off += n;
@@ -375,7 +388,9 @@ Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, P
   req.staging_path = partial;
   req.resume_from = resume_from;
   req.hasher = &hasher;
-  req.on_progress = [&progress](uint64_t done, uint64_t total) { progress.bytes("downloading", done, total); };
+  req.on_progress = [&progress](uint64_t done, uint64_t total) {
+    progress.bytes("downloading", done, total);
+  };
 
   progress.stage("downloading", resume_from, 0);
   DownloadResult res;
@@ -393,7 +408,8 @@ Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, P
   const std::string hex = hasher.finish_hex();
   progress.stage("verifying", res.size, res.size);
   if (opts.max_bytes && res.size > *opts.max_bytes)
-    throw Error(kSizeLimit, "the download exceeds the limit of " + std::to_string(*opts.max_bytes) + " bytes");
+    throw Error(kSizeLimit,
+                "the download exceeds the limit of " + std::to_string(*opts.max_bytes) + " bytes");
   check_pin(r.pin, hex);
   const ModelSummary summary = inspect(partial);
   fsync_fd(fd.get(), partial);
@@ -434,7 +450,8 @@ Manifest Store::pull(const std::string& ref, const PullOptions& opts,
   if (offline && network) {
     if (auto m = find(r.name); m && blob_intact(l, *m) && (!r.pin || m->digest == "sha256:" + *r.pin))
       return finish(*m);
-    throw Error(kOffline, "model '" + r.name + "' is not in the store and downloads are disabled (offline mode)");
+    throw Error(kOffline,
+                "model '" + r.name + "' is not in the store and downloads are disabled (offline mode)");
   }
   return finish(network ? pull_url(l, r, opts, progress) : pull_local(l, r, opts, progress));
 }

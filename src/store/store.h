@@ -42,10 +42,10 @@ struct Manifest {
 };
 
 struct PullOptions {
-  std::optional<std::string> name;       // manifest name (default derived from the ref)
-  std::optional<std::string> sha256;     // pin (hex); also parsed from "REF@sha256:<hex>"
-  std::optional<uint64_t> max_bytes;     // refuse larger downloads
-  bool offline = false;                  // fail closed unless already verified in the store
+  std::optional<std::string> name;    // manifest name (default derived from the ref)
+  std::optional<std::string> sha256;  // pin (hex); also parsed from "REF@sha256:<hex>"
+  std::optional<uint64_t> max_bytes;  // refuse larger downloads
+  bool offline = false;               // fail closed unless already verified in the store
   // Without a pin, a pull whose name already has a manifest with the same source (and an intact
   // blob) returns that manifest without touching the network; force re-downloads it.
   bool force = false;

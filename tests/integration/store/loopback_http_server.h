@@ -25,9 +25,9 @@ class LoopbackHttpServer {
 
   // The next `count` responses close the connection after `bytes` body bytes.
   void cut_after(uint64_t bytes, int count = 1);
-  void set_honour_range(bool on) { honour_range_ = on; }        // false: always 200 with the full body
-  void set_content_length(bool on) { content_length_ = on; }    // false: close-delimited body
-  void set_pause_per_chunk_us(int us) { pause_us_ = us; }       // slows transfers (16 KiB chunks)
+  void set_honour_range(bool on) { honour_range_ = on; }      // false: always 200 with the full body
+  void set_content_length(bool on) { content_length_ = on; }  // false: close-delimited body
+  void set_pause_per_chunk_us(int us) { pause_us_ = us; }     // slows transfers (16 KiB chunks)
   void set_body(std::string body);
 
   int requests() const { return requests_; }

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "loopback_http_server.h"
 #include "store_test_support.h"
@@ -107,8 +106,8 @@ TEST_F(StoreCliTest, PullErrorsMapToExitCodes) {
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("SHA-256 mismatch"), std::string::npos);
   EXPECT_EQ(run("pull " + q(testing::stories_path()) + " --max-bytes 100").exit_code, 2);
-  EXPECT_EQ(run("pull").exit_code, 2);                  // missing REF
-  EXPECT_EQ(run("list --format yaml").exit_code, 2);    // bad flag value
+  EXPECT_EQ(run("pull").exit_code, 2);                // missing REF
+  EXPECT_EQ(run("list --format yaml").exit_code, 2);  // bad flag value
 }
 
 TEST_F(StoreCliTest, PullOverHttpWithNameOfflineAndEnvironment) {

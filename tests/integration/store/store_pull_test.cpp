@@ -304,7 +304,7 @@ TEST_F(StorePullTest, OfflineFailsWhenAbsentAndSucceedsWhenPresent) {
 
   s.pull(pinned_url(), {});
   EXPECT_EQ(server_->requests(), 1);
-  EXPECT_EQ(s.pull(pinned_url(), off).name, "stories260K");   // pinned blob present
+  EXPECT_EQ(s.pull(pinned_url(), off).name, "stories260K");    // pinned blob present
   EXPECT_EQ(s.pull(server_->url(), off).name, "stories260K");  // name present
   PullOptions other = off;
   other.name = "other-name";
@@ -353,7 +353,8 @@ TEST_F(StorePullTest, CloseDelimitedBodyIsHashedCompletely) {
 
 TEST_F(StorePullTest, NotFoundUrlIsModelNotFound) {
   Store s(home());
-  EXPECT_EQ(error_code_of([&] { s.pull(server_->url("/nothing/here.txt"), named("x")); }), codes::kModelNotFound);
+  EXPECT_EQ(error_code_of([&] { s.pull(server_->url("/nothing/here.txt"), named("x")); }),
+            codes::kModelNotFound);
   expect_store_empty();
 }
 
@@ -383,7 +384,8 @@ TEST_F(StorePullTest, HuggingFaceReferenceResolvesToResolveMainUrl) {
       s.pull(std::string("hf://ggml-org/models/tinyllamas/stories260K.gguf@sha256:") + kStoriesSha256, {});
   EXPECT_EQ(m.name, "stories260K");
   EXPECT_EQ(m.source, "hf://ggml-org/models/tinyllamas/stories260K.gguf");
-  EXPECT_EQ(server_->paths(), std::vector<std::string>{"/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf"});
+  EXPECT_EQ(server_->paths(),
+            std::vector<std::string>{"/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf"});
 }
 
 TEST_F(StorePullTest, ProgressReportsStagesAndBytes) {
@@ -436,7 +438,8 @@ TEST_F(StorePullTest, LocalPathPullCopiesAndHashes) {
 
 TEST_F(StorePullTest, LocalPathWrongPinLeavesNothing) {
   Store s(home());
-  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path() + "@sha256:" + kWrongSha, {}); }), "integrity_error");
+  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path() + "@sha256:" + kWrongSha, {}); }),
+            "integrity_error");
   expect_store_empty();
 }
 
@@ -509,9 +512,7 @@ TEST_F(StorePullTest, RepointingANameCollectsTheOldBlob) {
 TEST_F(StorePullTest, CorruptManifestIsIgnoredByListAndFind) {
   Store s(home());
   s.pull(testing::stories_path(), {});
-  {
-    std::ofstream(manifests() + "/broken.json") << "{not json";
-  }
+  { std::ofstream(manifests() + "/broken.json") << "{not json"; }
   EXPECT_EQ(s.list().size(), 1u);
   EXPECT_FALSE(s.find("broken").has_value());
 }
@@ -520,8 +521,7 @@ TEST_F(StorePullTest, BlobPathRejectsMalformedDigests) {
   Store s(home());
   EXPECT_EQ(error_code_of([&] { s.blob_path("sha256:xyz"); }), codes::kInvalidArgument);
   EXPECT_EQ(error_code_of([&] { s.blob_path("../../etc/passwd"); }), codes::kInvalidArgument);
-  EXPECT_EQ(s.blob_path(std::string("sha256:") + kStoriesSha256),
-            home() + "/blobs/sha256-" + kStoriesSha256);
+  EXPECT_EQ(s.blob_path(std::string("sha256:") + kStoriesSha256), home() + "/blobs/sha256-" + kStoriesSha256);
 }
 
 }  // namespace

@@ -14,10 +14,13 @@
 
 namespace a3s::power::store::testing {
 
-inline constexpr const char* kStoriesSha256 = "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d";
+inline constexpr const char* kStoriesSha256 =
+    "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d";
 inline constexpr uint64_t kStoriesSize = 1185376;
 
-inline std::string stories_path() { return std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf"; }
+inline std::string stories_path() {
+  return std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf";
+}
 
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,7 +54,8 @@ class TempDir {
 inline std::vector<std::string> dir_entries(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) out.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    out.push_back(e.path().filename().string());
   return out;
 }
 

@@ -75,8 +75,10 @@ TEST_F(FileLockTest, WaiterReceivesTheHoldersNote) {
   holder.write_note("sha256:done");
   holder.release();
   waiter.join();
-  if (!waiter_held) EXPECT_EQ(waiter_note, "sha256:done");
-  else EXPECT_TRUE(waiter_note.empty());
+  if (!waiter_held)
+    EXPECT_EQ(waiter_note, "sha256:done");
+  else
+    EXPECT_TRUE(waiter_note.empty());
 }
 
 TEST_F(FileLockTest, WaiterRetriesWhenTheHolderLeftNoNote) {

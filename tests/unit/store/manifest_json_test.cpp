@@ -45,7 +45,8 @@ TEST(ManifestJson, UnknownFieldsAreIgnored) {
 }
 
 TEST(ManifestJson, MissingOrMistypedFieldsAreInvalidModel) {
-  for (const char* key : {"name", "digest", "size", "format", "architecture", "quantization", "source", "created"}) {
+  for (const char* key :
+       {"name", "digest", "size", "format", "architecture", "quantization", "source", "created"}) {
     nlohmann::json j = manifest_to_json(sample());
     j.erase(key);
     try {

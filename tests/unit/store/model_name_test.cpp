@@ -47,8 +47,18 @@ TEST(ModelName, EscapeKeepsSafeCharactersAndEscapesTheRest) {
 }
 
 TEST(ModelName, EscapeIsInjectiveOnTrickyNames) {
-  const std::vector<std::string> names = {"org/repo:quant", "org-repo-quant", "org%2Frepo%3Aquant", "org_repo_quant",
-                                          "a/b", "a%2Fb", "a%252Fb", "A/B", "..", "%", "%%", "%25"};
+  const std::vector<std::string> names = {"org/repo:quant",
+                                          "org-repo-quant",
+                                          "org%2Frepo%3Aquant",
+                                          "org_repo_quant",
+                                          "a/b",
+                                          "a%2Fb",
+                                          "a%252Fb",
+                                          "A/B",
+                                          "..",
+                                          "%",
+                                          "%%",
+                                          "%25"};
   std::set<std::string> stems;
   for (const auto& n : names) stems.insert(manifest_file_stem(n));
   EXPECT_EQ(stems.size(), names.size());

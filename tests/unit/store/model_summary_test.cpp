@@ -7,7 +7,9 @@
 namespace a3s::power::store {
 namespace {
 
-std::string model(const std::string& f) { return std::string(A3S_TESTDATA_DIR) + "/models/" + f; }
+std::string model(const std::string& f) {
+  return std::string(A3S_TESTDATA_DIR) + "/models/" + f;
+}
 
 TEST(ModelSummary, Stories260K) {
   const ModelSummary s = summarize_model_file(model("stories260K.gguf"));
