@@ -113,9 +113,10 @@ void register_all() {
           ->Arg(2)
           ->UseRealTime();
     }
-    for (TensorType act : {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q8_1, TensorType::Q8_K}) {
-      benchmark::RegisterBenchmark(("quantize/" + isa_s + "/" + a3s::power::type_name(act)).c_str(), BM_quantize, isa,
-                                   act);
+    for (TensorType act :
+         {TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q8_1, TensorType::Q8_K}) {
+      benchmark::RegisterBenchmark(("quantize/" + isa_s + "/" + a3s::power::type_name(act)).c_str(),
+                                   BM_quantize, isa, act);
     }
   }
 }

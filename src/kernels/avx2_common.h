@@ -20,9 +20,13 @@
 namespace a3s::power::kernels {
 namespace {
 
-inline constexpr size_t idx(TensorType t) { return static_cast<size_t>(t); }
+inline constexpr size_t idx(TensorType t) {
+  return static_cast<size_t>(t);
+}
 
-inline float h2f(uint16_t h) { return _cvtsh_ss(h); }  // exact, as half::fp16_to_fp32
+inline float h2f(uint16_t h) {
+  return _cvtsh_ss(h);
+}  // exact, as half::fp16_to_fp32
 
 // Sum of the 8 floats of v.
 inline float hsum(__m256 v) {
@@ -40,8 +44,12 @@ inline int hsum_i32(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
-inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+inline __m256i load256(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+inline __m128i load128(const void* p) {
+  return _mm_loadu_si128(static_cast<const __m128i*>(p));
+}
 
 // 16 bytes of nibbles → 32 bytes: low nibbles in bytes 0..15, high nibbles in bytes 16..31
 // (the element order of Q4_0/Q4_1/Q5 blocks).
@@ -70,6 +78,54 @@ inline __m256i dot_u8_i8(__m256i a, __m256i b) {
 // Σ signed a[i]·signed b[i] → 8 int32 lanes. |a| ≤ 128, |b| ≤ 127.
 inline __m256i dot_i8_i8(__m256i a, __m256i b) {
   return dot_u8_i8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// Unpacks the eight 6-bit scales and eight 6-bit mins of a Q4_K / Q5_K block (12 bytes) with
+// word-wide bit operations: bytes 0-3 hold scales 0-3 (+ high bits of scales 4-7), bytes 4-7 mins 0-3
+// (+ high bits of mins 4-7), bytes 8-11 the low nibbles of scales and mins 4-7.
+inline void k4_unpack(const uint8_t* s, uint8_t* sc8, uint8_t* m8) {
+  uint32_t w[3];
+  std::memcpy(w, s, 12);
+  const uint32_t low6 = 0x3F3F3F3Fu, low4 = 0x0F0F0F0Fu, low2 = 0x03030303u;
+  const uint32_t sc[2] = {w[0] & low6, (w[2] & low4) | (((w[0] >> 6) & low2) << 4)};
+  const uint32_t mn[2] = {w[1] & low6, ((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)};
+  std::memcpy(sc8, sc, 8);
+  std::memcpy(m8, mn, 8);
+}
+
+// Σ_j m_j · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q8_K block.
+inline int k4_min_dot(const uint8_t* m8, const int16_t* bsums) {
+  const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(m8)));
+  const __m128i pairs = _mm_hadd_epi16(load128(bsums), load128(bsums + 8));
+  __m128i p = _mm_madd_epi16(mins, pairs);
+  p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
+  p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtsi128_si32(p);
+}
+
+// Two int16 scales for the two 16-element halves of a 32-byte product vector: lanes from bytes 0..15
+// get lo, lanes from bytes 16..31 get hi.
+inline __m256i scale_pair(int lo, int hi) {
+  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(hi)), _mm_set1_epi16(static_cast<int16_t>(lo)));
+}
+
+// Σ_g scale16[g] · bsums[g] over the 16 groups of 16 of a Q8_K block.
+inline int scaled_bsums(__m256i scale16, const int16_t* bsums) {
+  return hsum_i32(_mm256_madd_epi16(scale16, load256(bsums)));
+}
+
+// The sixteen signed 6-bit scales of a Q3_K block (already minus 32) as int16: low nibbles of
+// scales 0-7 in bytes 0-7, of scales 8-15 in the high nibbles of the same bytes; high 2-bit pairs in
+// bytes 8-11 (scale j uses bits 2·(j/4) of byte 8 + j%4).
+inline __m256i q3k_scales16(const uint8_t* s) {
+  uint32_t w[3];
+  std::memcpy(w, s, 12);
+  const uint32_t low4 = 0x0F0F0F0Fu, low2 = 0x03030303u;
+  const uint32_t v[4] = {(w[0] & low4) | ((w[2] & low2) << 4), (w[1] & low4) | (((w[2] >> 2) & low2) << 4),
+                         ((w[0] >> 4) & low4) | (((w[2] >> 4) & low2) << 4),
+                         ((w[1] >> 4) & low4) | (((w[2] >> 6) & low2) << 4)};
+  const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+  return _mm256_sub_epi16(_mm256_cvtepu8_epi16(codes), _mm256_set1_epi16(32));
 }
 
 }  // namespace

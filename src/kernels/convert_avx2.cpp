@@ -75,8 +75,12 @@ void fp32_to_bf16_row(const float* src, uint16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = f2bf(src[i]);
 }
 
-void quant_f16(const float* x, void* dst, int64_t n) { fp32_to_fp16_row(x, static_cast<uint16_t*>(dst), n); }
-void quant_bf16(const float* x, void* dst, int64_t n) { fp32_to_bf16_row(x, static_cast<uint16_t*>(dst), n); }
+void quant_f16(const float* x, void* dst, int64_t n) {
+  fp32_to_fp16_row(x, static_cast<uint16_t*>(dst), n);
+}
+void quant_bf16(const float* x, void* dst, int64_t n) {
+  fp32_to_bf16_row(x, static_cast<uint16_t*>(dst), n);
+}
 
 inline float hmax(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

@@ -11,7 +11,9 @@ namespace {
 
 using half::fp16_to_fp32;
 
-void deq_f32(const void* src, float* y, int64_t n) { std::memcpy(y, src, static_cast<size_t>(n) * 4); }
+void deq_f32(const void* src, float* y, int64_t n) {
+  std::memcpy(y, src, static_cast<size_t>(n) * 4);
+}
 
 void deq_f16(const void* src, float* y, int64_t n) {
   const auto* x = static_cast<const uint16_t*>(src);
@@ -167,8 +169,10 @@ void deq_q5_k(const void* src, float* y, int64_t n) {
       const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
       k4_scale_min(j + 1, b[i].scales, &sc, &m);
       const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
-      for (int l = 0; l < 32; ++l) *y++ = d1 * static_cast<float>((ql[l] & 0xF) + ((qh[l] & u1) ? 16 : 0)) - m1;
-      for (int l = 0; l < 32; ++l) *y++ = d2 * static_cast<float>((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
+      for (int l = 0; l < 32; ++l)
+        *y++ = d1 * static_cast<float>((ql[l] & 0xF) + ((qh[l] & u1) ? 16 : 0)) - m1;
+      for (int l = 0; l < 32; ++l)
+        *y++ = d2 * static_cast<float>((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
       u1 = static_cast<uint8_t>(u1 << 2);
       u2 = static_cast<uint8_t>(u2 << 2);
     }

@@ -18,7 +18,7 @@ namespace {
 struct IsaEntry {
   Isa isa;
   const char* name;
-  bool (*cpu_has)();            // null → always supported
+  bool (*cpu_has)();              // null → always supported
   void (*install)(KernelTable&);  // fills the ISA's kernels into a null table; null for scalar
 };
 
@@ -52,7 +52,9 @@ const IsaEntry* find_entry(Isa isa) {
   return nullptr;
 }
 
-bool supported(const IsaEntry& e) { return e.cpu_has == nullptr || e.cpu_has(); }
+bool supported(const IsaEntry& e) {
+  return e.cpu_has == nullptr || e.cpu_has();
+}
 
 // One immutable table per compiled-in ISA, built on first use.
 const KernelTable& table_for(Isa isa) {
@@ -74,7 +76,9 @@ const KernelTable& table_for(Isa isa) {
   return tables[0];
 }
 
-Isa initial_isa() { return isa_for_environment(std::getenv("A3S_POWER_ISA")); }
+Isa initial_isa() {
+  return isa_for_environment(std::getenv("A3S_POWER_ISA"));
+}
 
 struct Active {
   std::atomic<Isa> isa;
@@ -91,8 +95,10 @@ Active& active() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::Scalar: return "scalar";
-    case Isa::Avx2: return "avx2";
+    case Isa::Scalar:
+      return "scalar";
+    case Isa::Avx2:
+      return "avx2";
   }
   return "unknown";
 }
@@ -123,7 +129,9 @@ Isa isa_for_environment(const char* value) {
   return best_isa();
 }
 
-Isa active_isa() { return active().isa.load(std::memory_order_relaxed); }
+Isa active_isa() {
+  return active().isa.load(std::memory_order_relaxed);
+}
 
 void force_isa(Isa isa) {
   if (!isa_supported(isa)) {
@@ -134,6 +142,8 @@ void force_isa(Isa isa) {
   a.isa.store(isa, std::memory_order_relaxed);
 }
 
-const KernelTable& active_table() { return *active().table.load(std::memory_order_acquire); }
+const KernelTable& active_table() {
+  return *active().table.load(std::memory_order_acquire);
+}
 
 }  // namespace a3s::power::kernels

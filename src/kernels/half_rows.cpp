@@ -28,10 +28,18 @@ void install_scalar_half(KernelTable& t) {
   t.fp32_to_bf16_row = fp32_to_bf16_row_scalar;
 }
 
-float fp16_to_fp32(uint16_t h) { return half::fp16_to_fp32(h); }
-uint16_t fp32_to_fp16(float f) { return half::fp32_to_fp16(f); }
-float bf16_to_fp32(uint16_t b) { return half::bf16_to_fp32(b); }
-uint16_t fp32_to_bf16(float f) { return half::fp32_to_bf16(f); }
+float fp16_to_fp32(uint16_t h) {
+  return half::fp16_to_fp32(h);
+}
+uint16_t fp32_to_fp16(float f) {
+  return half::fp32_to_fp16(f);
+}
+float bf16_to_fp32(uint16_t b) {
+  return half::bf16_to_fp32(b);
+}
+uint16_t fp32_to_bf16(float f) {
+  return half::fp32_to_bf16(f);
+}
 
 void fp16_to_fp32_row(const uint16_t* src, float* dst, int64_t n) {
   if (n > 0) active_table().fp16_to_fp32_row(src, dst, n);

@@ -14,7 +14,9 @@ namespace a3s::power::kernels {
 
 inline constexpr size_t kTypeSlots = 31;  // TensorType ids are < 31
 
-inline constexpr size_t slot(TensorType t) { return static_cast<size_t>(t); }
+inline constexpr size_t slot(TensorType t) {
+  return static_cast<size_t>(t);
+}
 
 // *out = dot(w, x) over n elements (n a multiple of the block size; validated by the caller).
 using VecDotFn = void (*)(int64_t n, float* out, const void* w, const void* x);
@@ -31,9 +33,9 @@ using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
 // and must not instantiate library templates whose out-of-line copies the linker could pick for
 // code that runs on CPUs without those instructions.
 struct KernelTable {
-  VecDotFn vec_dot[kTypeSlots] = {};      // indexed by weight type
-  TileFn tile[kTypeSlots] = {};           // optional; null → loop over vec_dot
-  QuantizeFn quantize[kTypeSlots] = {};   // indexed by destination type
+  VecDotFn vec_dot[kTypeSlots] = {};     // indexed by weight type
+  TileFn tile[kTypeSlots] = {};          // optional; null → loop over vec_dot
+  QuantizeFn quantize[kTypeSlots] = {};  // indexed by destination type
   DequantizeFn dequantize[kTypeSlots] = {};
   Fp16ToFp32RowFn fp16_to_fp32_row = nullptr;
   Fp32ToFp16RowFn fp32_to_fp16_row = nullptr;

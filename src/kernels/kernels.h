@@ -81,8 +81,7 @@ void quantize_row(TensorType t, const float* x, void* dst, int64_t n);
 
 // Quantizes n_rows rows of n_cols floats (X is [n_rows, n_cols] row-major) into dst
 // ([n_rows] rows of row_size(t, n_cols) bytes). Parallel over rows when pool is given.
-void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols,
-                   ThreadPool* pool);
+void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols, ThreadPool* pool);
 
 // ---------------------------------------------------------------------------------------------------
 // Dot products and matrix multiply.
@@ -97,13 +96,13 @@ void vec_dot(TensorType w, int64_t n, float* out, const void* w_row, const void*
 // Work is split over row blocks on `pool`; each task multiplies its block of weight rows with tiles
 // of tokens so the rows stay in cache across tokens (prefill). Allocates nothing. Must not be called
 // concurrently on the same pool.
-void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act,
-            int64_t n_tokens, float* Y, ThreadPool& pool);
+void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
+            float* Y, ThreadPool& pool);
 // Same with an explicit output row stride: Y[t * y_stride + r]; y_stride ≥ n_rows (in floats). Lets
 // a caller write the products of several weight matrices side by side into one [n_tokens, y_stride]
 // buffer. Throws "invalid_argument" when y_stride < n_rows.
-void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act,
-            int64_t n_tokens, float* Y, int64_t y_stride, ThreadPool& pool);
+void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
+            float* Y, int64_t y_stride, ThreadPool& pool);
 
 // ---------------------------------------------------------------------------------------------------
 // Instruction-set dispatch.
@@ -113,7 +112,7 @@ enum class Isa : int {
   Avx2 = 1,    // x86-64 AVX2 + FMA + F16C
 };
 
-const char* isa_name(Isa isa);                       // "scalar", "avx2"
+const char* isa_name(Isa isa);                        // "scalar", "avx2"
 std::optional<Isa> parse_isa(std::string_view name);  // inverse of isa_name; nullopt otherwise
 bool isa_supported(Isa isa);                          // compiled in and supported by this CPU
 Isa best_isa();                                       // the fastest supported path

@@ -10,8 +10,8 @@ namespace a3s::power::kernels {
 namespace {
 
 [[noreturn]] void unsupported(const char* op, TensorType t) {
-  throw Error(codes::kUnsupportedType, std::string(op) + ": no kernel for tensor type " + type_name(t) + " (id " +
-                                           std::to_string(static_cast<uint32_t>(t)) + ")");
+  throw Error(codes::kUnsupportedType, std::string(op) + ": no kernel for tensor type " + type_name(t) +
+                                           " (id " + std::to_string(static_cast<uint32_t>(t)) + ")");
 }
 
 // Checks that n elements form whole blocks of type t; returns the row size in bytes.
@@ -37,21 +37,28 @@ Fn lookup(const char* op, const Fn (&fns)[kTypeSlots], TensorType t) {
 
 TensorType vec_dot_type(TensorType w) {
   switch (w) {
-    case TensorType::F32: return TensorType::F32;
-    case TensorType::F16: return TensorType::F16;
-    case TensorType::BF16: return TensorType::BF16;
+    case TensorType::F32:
+      return TensorType::F32;
+    case TensorType::F16:
+      return TensorType::F16;
+    case TensorType::BF16:
+      return TensorType::BF16;
     case TensorType::Q4_0:
     case TensorType::Q5_0:
-    case TensorType::Q8_0: return TensorType::Q8_0;
+    case TensorType::Q8_0:
+      return TensorType::Q8_0;
     case TensorType::Q4_1:
-    case TensorType::Q5_1: return TensorType::Q8_1;
+    case TensorType::Q5_1:
+      return TensorType::Q8_1;
     case TensorType::Q2_K:
     case TensorType::Q3_K:
     case TensorType::Q4_K:
     case TensorType::Q5_K:
-    case TensorType::Q6_K: return TensorType::Q8_K;
+    case TensorType::Q6_K:
+      return TensorType::Q8_K;
     case TensorType::Q8_1:
-    case TensorType::Q8_K: break;
+    case TensorType::Q8_K:
+      break;
   }
   unsupported("vec_dot_type", w);
 }
@@ -68,7 +75,8 @@ void quantize_row(TensorType t, const float* x, void* dst, int64_t n) {
   if (n > 0) fn(x, dst, n);
 }
 
-void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols, ThreadPool* pool) {
+void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols,
+                   ThreadPool* pool) {
   const size_t row_bytes = checked_row("quantize_rows", t, n_cols);
   const auto fn = lookup("quantize_rows", active_table().quantize, t);
   if (n_rows < 0) throw Error(codes::kInvalidArgument, "quantize_rows: negative row count");

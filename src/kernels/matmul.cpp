@@ -34,7 +34,8 @@ void loop_tile(const MatmulCtx& c, int64_t r0, int nr, int64_t t0, int nt) {
   for (int r = 0; r < nr; ++r) {
     const uint8_t* w = c.W + static_cast<size_t>(r0 + r) * c.w_stride;
     for (int t = 0; t < nt; ++t) {
-      c.dot(c.n_cols, c.Y + (t0 + t) * c.y_stride + r0 + r, w, c.X + static_cast<size_t>(t0 + t) * c.x_stride);
+      c.dot(c.n_cols, c.Y + (t0 + t) * c.y_stride + r0 + r, w,
+            c.X + static_cast<size_t>(t0 + t) * c.x_stride);
     }
   }
 }

@@ -15,7 +15,9 @@
 namespace a3s::power::kernels {
 namespace {
 
-void quant_f32(const float* x, void* dst, int64_t n) { std::memcpy(dst, x, static_cast<size_t>(n) * 4); }
+void quant_f32(const float* x, void* dst, int64_t n) {
+  std::memcpy(dst, x, static_cast<size_t>(n) * 4);
+}
 
 void quant_f16(const float* x, void* dst, int64_t n) {
   auto* y = static_cast<uint16_t*>(dst);
@@ -76,7 +78,8 @@ void quant_q8_k(const float* x, void* dst, int64_t n) {
       continue;
     }
     const float iscale = -127.0f / max;
-    for (int j = 0; j < kQKK; ++j) y[i].qs[j] = static_cast<int8_t>(std::min(127, round_half_even(iscale * x[j])));
+    for (int j = 0; j < kQKK; ++j)
+      y[i].qs[j] = static_cast<int8_t>(std::min(127, round_half_even(iscale * x[j])));
     for (int g = 0; g < kQKK / 16; ++g) {
       int sum = 0;
       for (int l = 0; l < 16; ++l) sum += y[i].qs[16 * g + l];

@@ -34,7 +34,9 @@ inline float signed_absmax(const float* x, int n) {
   return max;
 }
 
-inline int clampi(int v, int lo, int hi) { return std::min(hi, std::max(lo, v)); }
+inline int clampi(int v, int lo, int hi) {
+  return std::min(hi, std::max(lo, v));
+}
 
 // round(v) clamped to [lo, hi]; clamps before rounding so huge or non-finite v cannot overflow.
 inline int quant_level(float v, int lo, int hi) {
@@ -317,7 +319,8 @@ void quant_q4_k(const float* x, void* dst, int64_t n) {
     uint8_t L[kQKK];
     fit_k4_block<15>(x, L, &y[i].d, &y[i].dmin, y[i].scales);
     for (int c = 0; c < 4; ++c) {
-      for (int l = 0; l < 32; ++l) y[i].qs[32 * c + l] = static_cast<uint8_t>(L[64 * c + l] | (L[64 * c + l + 32] << 4));
+      for (int l = 0; l < 32; ++l)
+        y[i].qs[32 * c + l] = static_cast<uint8_t>(L[64 * c + l] | (L[64 * c + l + 32] << 4));
     }
   }
 }

@@ -17,6 +17,8 @@ inline int round_half_even(float v) {
 }
 
 // Round to nearest, ties away from zero (C `roundf`), as an int.
-inline int round_half_away(float v) { return static_cast<int>(std::round(v)); }
+inline int round_half_away(float v) {
+  return static_cast<int>(std::round(v));
+}
 
 }  // namespace a3s::power::kernels

@@ -5,10 +5,10 @@
 
 namespace a3s::power::kernels {
 
-void install_scalar_half(KernelTable& t);              // half_rows.cpp
-void install_scalar_dequantize(KernelTable& t);        // dequantize.cpp
+void install_scalar_half(KernelTable& t);                 // half_rows.cpp
+void install_scalar_dequantize(KernelTable& t);           // dequantize.cpp
 void install_scalar_quantize_activation(KernelTable& t);  // quantize_activation.cpp
-void install_scalar_quantize_weight(KernelTable& t);   // quantize_weight.cpp
-void install_scalar_vec_dot(KernelTable& t);           // vec_dot_scalar.cpp
+void install_scalar_quantize_weight(KernelTable& t);      // quantize_weight.cpp
+void install_scalar_vec_dot(KernelTable& t);              // vec_dot_scalar.cpp
 
 }  // namespace a3s::power::kernels

@@ -14,7 +14,8 @@ template <typename Block, int NT>
 struct Rows {
   const Block* r[NT];
   Rows(const void* x, size_t stride) {
-    for (int t = 0; t < NT; ++t) r[t] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(x) + t * stride);
+    for (int t = 0; t < NT; ++t)
+      r[t] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(x) + t * stride);
   }
 };
 
@@ -116,28 +117,6 @@ void multi_q_1(int64_t n, const void* w, const void* x, size_t xs, float* out) {
 
 // ---- K-quants against Q8_K -------------------------------------------------------------------------
 
-inline void k4_scales(const uint8_t* s, int* sc, int16_t* min16) {
-  for (int j = 0; j < 8; ++j) {
-    int m;
-    if (j < 4) {
-      sc[j] = s[j] & 63;
-      m = s[j + 4] & 63;
-    } else {
-      sc[j] = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-      m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-    min16[2 * j] = min16[2 * j + 1] = static_cast<int16_t>(m);
-  }
-}
-
-inline int scaled_bsums(const int16_t* scale16, const int16_t* bsums) {
-  return hsum_i32(_mm256_madd_epi16(load256(scale16), load256(bsums)));
-}
-
-inline __m256i scale_pair(int lo, int hi) {
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(hi)), _mm_set1_epi16(static_cast<int16_t>(lo)));
-}
-
 // Q4_K / Q5_K (kFive): 8 sub-blocks of 32 with 6-bit scales and mins.
 template <int NT, bool kFive>
 void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
@@ -169,11 +148,11 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       d16 = blk.d;
       dmin16 = blk.dmin;
     }
-    int sc[8];
-    alignas(32) int16_t mn[16];
-    k4_scales(scales, sc, mn);
+    uint8_t sc[8], mn[8];
+    k4_unpack(scales, sc, mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
-    for (int t = 0; t < NT; ++t) mins[t] += b.r[t][i].d * dmin * static_cast<float>(scaled_bsums(mn, b.r[t][i].bsums));
+    for (int t = 0; t < NT; ++t)
+      mins[t] += b.r[t][i].d * dmin * static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums));
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
@@ -182,7 +161,8 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
       if constexpr (kFive) {
         lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
-        hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+        hi = _mm256_or_si256(hi,
+                             _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
       }
       const __m256i slo = _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c]));
       const __m256i shi = _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1]));
@@ -209,8 +189,9 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
+    const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
     alignas(32) int16_t sc16[16];
-    for (int g = 0; g < 16; ++g) sc16[g] = a[i].scales[g];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sc16), sc_vec);
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
@@ -236,7 +217,7 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     }
     const float da = h2f(a[i].d);
     for (int t = 0; t < NT; ++t) {
-      const int total = hsum_i32(isum[t]) - 32 * scaled_bsums(sc16, b.r[t][i].bsums);
+      const int total = hsum_i32(isum[t]) - 32 * scaled_bsums(sc_vec, b.r[t][i].bsums);
       sum[t] += da * b.r[t][i].d * static_cast<float>(total);
     }
   }
@@ -245,8 +226,12 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
 
 // ---- float rows --------------------------------------------------------------------------------------
 
-inline __m256 load_w(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load_w(const uint16_t* p) { return _mm256_cvtph_ps(load128(p)); }
+inline __m256 load_w(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+inline __m256 load_w(const uint16_t* p) {
+  return _mm256_cvtph_ps(load128(p));
+}
 
 // F32 / F16 weights (elements of type E) against activations of the same type; tail in double.
 template <int NT, typename E>
@@ -284,37 +269,97 @@ void multi_float(int64_t n, const void* w, const void* x, size_t xs, float* out)
 // ---- tile driver -------------------------------------------------------------------------------------
 
 template <template <int> class K>
-void tile(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x, float* Y,
-          size_t y_stride) {
+void tile(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
+          float* Y, size_t y_stride) {
   float out[kTokens];
   for (int r = 0; r < n_w; ++r) {
     const uint8_t* w = static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride;
     int t = 0;
     for (; t + kTokens <= n_x; t += kTokens) {
-      K<kTokens>::run(n, w, static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride, x_stride, out);
-      for (int k = 0; k < kTokens; ++k) Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+      K<kTokens>::run(n, w, static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride, x_stride,
+                      out);
+      for (int k = 0; k < kTokens; ++k)
+        Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
     }
     const uint8_t* xt = static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride;
     switch (n_x - t) {
-      case 3: K<3>::run(n, w, xt, x_stride, out); break;
-      case 2: K<2>::run(n, w, xt, x_stride, out); break;
-      case 1: K<1>::run(n, w, xt, x_stride, out); break;
-      default: break;
+      case 3:
+        K<3>::run(n, w, xt, x_stride, out);
+        break;
+      case 2:
+        K<2>::run(n, w, xt, x_stride, out);
+        break;
+      case 1:
+        K<1>::run(n, w, xt, x_stride, out);
+        break;
+      default:
+        break;
     }
-    for (int k = 0; k < n_x - t; ++k) Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+    for (int k = 0; k < n_x - t; ++k)
+      Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
   }
 }
 
-template <int NT> struct KQ8_0 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q8_0<NT>(n, w, x, s, o); } };
-template <int NT> struct KQ4_0 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q4_0<NT>(n, w, x, s, o); } };
-template <int NT> struct KQ5_0 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q5_0<NT>(n, w, x, s, o); } };
-template <int NT> struct KQ4_1 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q_1<NT, false>(n, w, x, s, o); } };
-template <int NT> struct KQ5_1 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q_1<NT, true>(n, w, x, s, o); } };
-template <int NT> struct KQ4_K { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_k4<NT, false>(n, w, x, s, o); } };
-template <int NT> struct KQ5_K { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_k4<NT, true>(n, w, x, s, o); } };
-template <int NT> struct KQ6_K { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q6_k<NT>(n, w, x, s, o); } };
-template <int NT> struct KF32 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_float<NT, float>(n, w, x, s, o); } };
-template <int NT> struct KF16 { static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_float<NT, uint16_t>(n, w, x, s, o); } };
+template <int NT>
+struct KQ8_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q8_0<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ4_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q4_0<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ5_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q5_0<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ4_1 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q_1<NT, false>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ5_1 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q_1<NT, true>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ4_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, false>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ5_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, true>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ6_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_q6_k<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KF32 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_float<NT, float>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KF16 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_float<NT, uint16_t>(n, w, x, s, o);
+  }
+};
 
 }  // namespace
 

@@ -9,7 +9,9 @@ namespace {
 
 // ---- float rows ----------------------------------------------------------------------------------
 
-inline __m256 load_f32(const void* p, int64_t i) { return _mm256_loadu_ps(static_cast<const float*>(p) + i); }
+inline __m256 load_f32(const void* p, int64_t i) {
+  return _mm256_loadu_ps(static_cast<const float*>(p) + i);
+}
 inline __m256 load_f16(const void* p, int64_t i) {
   return _mm256_cvtph_ps(load128(static_cast<const uint16_t*>(p) + i));
 }
@@ -17,8 +19,12 @@ inline __m256 load_bf16(const void* p, int64_t i) {
   const __m256i w = _mm256_cvtepu16_epi32(load128(static_cast<const uint16_t*>(p) + i));
   return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
-inline float scalar_f32(const void* p, int64_t i) { return static_cast<const float*>(p)[i]; }
-inline float scalar_f16(const void* p, int64_t i) { return h2f(static_cast<const uint16_t*>(p)[i]); }
+inline float scalar_f32(const void* p, int64_t i) {
+  return static_cast<const float*>(p)[i];
+}
+inline float scalar_f16(const void* p, int64_t i) {
+  return h2f(static_cast<const uint16_t*>(p)[i]);
+}
 inline float scalar_bf16(const void* p, int64_t i) {
   const uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
   float f;
@@ -123,17 +129,6 @@ void dot_q8_0(int64_t n, float* out, const void* w, const void* x) {
 
 // ---- K-quants --------------------------------------------------------------------------------------
 
-// Two int16 scales for the two 16-element halves of a 32-byte product vector: lanes from bytes 0..15
-// get lo, lanes from bytes 16..31 get hi.
-inline __m256i scale_pair(int lo, int hi) {
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(hi)), _mm_set1_epi16(static_cast<int16_t>(lo)));
-}
-
-// Σ_g scale16[g] · bsums[g] over the 16 groups of a Q8_K block.
-inline int scaled_bsums(const int16_t* scale16, const int16_t* bsums) {
-  return hsum_i32(_mm256_madd_epi16(load256(scale16), load256(bsums)));
-}
-
 void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ2_K*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
@@ -141,8 +136,8 @@ void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
   float mins = 0.0f;
   const __m256i m3 = _mm256_set1_epi8(3);
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    alignas(32) int16_t mn[16];
-    for (int g = 0; g < 16; ++g) mn[g] = static_cast<int16_t>(a[i].scales[g] >> 4);
+    const __m128i sc_bytes = load128(a[i].scales);
+    const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc_bytes, 4), _mm_set1_epi8(0x0F)));
     mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
@@ -152,7 +147,8 @@ void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
       for (int plane = 0; plane < 4; ++plane, q8 += 32) {
         const __m256i q = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * plane), m3);
         const __m256i p = _mm256_maddubs_epi16(q, load256(q8));
-        isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale_pair(sc[2 * plane] & 0xF, sc[2 * plane + 1] & 0xF)));
+        isum = _mm256_add_epi32(
+            isum, _mm256_madd_epi16(p, scale_pair(sc[2 * plane] & 0xF, sc[2 * plane + 1] & 0xF)));
       }
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
@@ -167,13 +163,9 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
   const __m256i m3 = _mm256_set1_epi8(3);
   const __m256i one = _mm256_set1_epi8(1);
   for (int64_t i = 0; i < n / kQKK; ++i) {
+    const __m256i sc_vec = q3k_scales16(a[i].scales);
     alignas(32) int16_t sc[16];
-    const uint8_t* s = a[i].scales;
-    for (int j = 0; j < 16; ++j) {
-      const int low = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
-      const int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
-      sc[j] = static_cast<int16_t>((low | (high << 4)) - 32);
-    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sc), sc_vec);
     // Quants are stored as u = low2 + 4·hbit ∈ [0, 7] and mean u - 4: subtract 4·Σ sc·bsums.
     __m256i isum = _mm256_set1_epi32(0);
     const __m256i hm = load256(a[i].hmask);
@@ -189,25 +181,10 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
         isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale_pair(sc[g], sc[g + 1])));
       }
     }
-    const int total = hsum_i32(isum) - 4 * scaled_bsums(sc, b[i].bsums);
+    const int total = hsum_i32(isum) - 4 * scaled_bsums(sc_vec, b[i].bsums);
     sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
   }
   *out = sum;
-}
-
-// Scales and mins of the eight sub-blocks of a Q4_K / Q5_K block; mins duplicated per 16-group.
-inline void k4_scales(const uint8_t* s, int* sc, int16_t* min16) {
-  for (int j = 0; j < 8; ++j) {
-    int m;
-    if (j < 4) {
-      sc[j] = s[j] & 63;
-      m = s[j + 4] & 63;
-    } else {
-      sc[j] = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-      m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-    min16[2 * j] = min16[2 * j + 1] = static_cast<int16_t>(m);
-  }
 }
 
 void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
@@ -217,18 +194,19 @@ void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
   float mins = 0.0f;
   const __m256i m4 = _mm256_set1_epi8(0x0F);
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    int sc[8];
-    alignas(32) int16_t mn[16];
-    k4_scales(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    uint8_t sc[8], mn[8];
+    k4_unpack(a[i].scales, sc, mn);
+    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
     for (int c = 0; c < 4; ++c, q8 += 64) {
       const __m256i q4 = load256(a[i].qs + 32 * c);
       const __m256i lo = _mm256_and_si256(q4, m4);
       const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
-      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
-      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
+      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)),
+                                            _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
+      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)),
+                                            _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
       isum = _mm256_add_epi32(isum, _mm256_add_epi32(plo, phi));
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
@@ -244,10 +222,9 @@ void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
   const __m256i m4 = _mm256_set1_epi8(0x0F);
   const __m256i one = _mm256_set1_epi8(1);
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    int sc[8];
-    alignas(32) int16_t mn[16];
-    k4_scales(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    uint8_t sc[8], mn[8];
+    k4_unpack(a[i].scales, sc, mn);
+    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
     __m256i isum = _mm256_setzero_si256();
     const __m256i qh = load256(a[i].qh);
     const int8_t* q8 = b[i].qs;
@@ -257,8 +234,10 @@ void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
       const __m256i hhi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4);
       const __m256i lo = _mm256_or_si256(_mm256_and_si256(q5, m4), hlo);
       const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q5, 4), m4), hhi);
-      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
-      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)), _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
+      const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)),
+                                            _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c])));
+      const __m256i phi = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(q8 + 32)),
+                                            _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1])));
       isum = _mm256_add_epi32(isum, _mm256_add_epi32(plo, phi));
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(b[i].d * h2f(a[i].d)), _mm256_cvtepi32_ps(isum), acc);
@@ -273,8 +252,9 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
   const __m256i m4 = _mm256_set1_epi8(0x0F);
   const __m256i m3 = _mm256_set1_epi8(3);
   for (int64_t i = 0; i < n / kQKK; ++i) {
+    const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
     alignas(32) int16_t sc16[16];
-    for (int g = 0; g < 16; ++g) sc16[g] = a[i].scales[g];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sc16), sc_vec);
     // Quants are stored unsigned (q + 32): subtract 32·Σ sc·bsums.
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
@@ -282,7 +262,8 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
       const __m256i l0 = load256(a[i].ql + 64 * half);
       const __m256i l1 = load256(a[i].ql + 64 * half + 32);
       const __m256i h = load256(a[i].qh + 32 * half);
-      const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
+      const __m256i q1 =
+          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4));
       const __m256i q2 = _mm256_or_si256(_mm256_and_si256(l1, m4),
                                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4));
       const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
@@ -291,12 +272,15 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
                                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4));
       const int16_t* sc = sc16 + 8 * half;
       const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load256(q8)), scale_pair(sc[0], sc[1]));
-      const __m256i p2 = _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load256(q8 + 32)), scale_pair(sc[2], sc[3]));
-      const __m256i p3 = _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load256(q8 + 64)), scale_pair(sc[4], sc[5]));
-      const __m256i p4 = _mm256_madd_epi16(_mm256_maddubs_epi16(q4, load256(q8 + 96)), scale_pair(sc[6], sc[7]));
+      const __m256i p2 =
+          _mm256_madd_epi16(_mm256_maddubs_epi16(q2, load256(q8 + 32)), scale_pair(sc[2], sc[3]));
+      const __m256i p3 =
+          _mm256_madd_epi16(_mm256_maddubs_epi16(q3, load256(q8 + 64)), scale_pair(sc[4], sc[5]));
+      const __m256i p4 =
+          _mm256_madd_epi16(_mm256_maddubs_epi16(q4, load256(q8 + 96)), scale_pair(sc[6], sc[7]));
       isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_add_epi32(p1, p2), _mm256_add_epi32(p3, p4)));
     }
-    const int total = hsum_i32(isum) - 32 * scaled_bsums(sc16, b[i].bsums);
+    const int total = hsum_i32(isum) - 32 * scaled_bsums(sc_vec, b[i].bsums);
     sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
   }
   *out = sum;

@@ -5,11 +5,11 @@
 namespace a3s::power::kernels::test {
 namespace {
 
-constexpr uint16_t kHalfOne = 0x3C00;      // 1.0
-constexpr uint16_t kHalfHalf = 0x3800;     // 0.5
-constexpr uint16_t kHalfQuarter = 0x3400;  // 0.25
-constexpr uint16_t kHalfTwo = 0x4000;      // 2.0
-constexpr uint16_t kHalfMinusOne = 0xBC00; // -1.0
+constexpr uint16_t kHalfOne = 0x3C00;       // 1.0
+constexpr uint16_t kHalfHalf = 0x3800;      // 0.5
+constexpr uint16_t kHalfQuarter = 0x3400;   // 0.25
+constexpr uint16_t kHalfTwo = 0x4000;       // 2.0
+constexpr uint16_t kHalfMinusOne = 0xBC00;  // -1.0
 
 template <typename Block>
 std::vector<float> deq(TensorType t, const Block& b, int64_t n) {
@@ -31,8 +31,8 @@ TEST(Dequantize, Q4_0) {
   for (int j = 0; j < 16; ++j) b.qs[j] = static_cast<uint8_t>(j | ((15 - j) << 4));
   const auto y = deq(TensorType::Q4_0, b, 32);
   for (int j = 0; j < 16; ++j) {
-    EXPECT_EQ(y[j], 0.5f * static_cast<float>(j - 8)) << j;          // low nibble: element j
-    EXPECT_EQ(y[j + 16], 0.5f * static_cast<float>(7 - j)) << j;     // high nibble: element j+16
+    EXPECT_EQ(y[j], 0.5f * static_cast<float>(j - 8)) << j;       // low nibble: element j
+    EXPECT_EQ(y[j + 16], 0.5f * static_cast<float>(7 - j)) << j;  // high nibble: element j+16
   }
 }
 
@@ -105,7 +105,7 @@ TEST(Dequantize, Q2_K) {
   for (auto& q : b.qs) q = 0xE4;  // 2-bit planes 0,1,2,3 hold quants 0,1,2,3
   const auto y = deq(TensorType::Q2_K, b, 256);
   for (int e = 0; e < 256; ++e) {
-    const int s = e / 16;            // sub-block of 16
+    const int s = e / 16;              // sub-block of 16
     const int plane = (e % 128) / 32;  // which 2-bit plane of the 32 bytes of this half
     EXPECT_EQ(y[e], static_cast<float>(s * plane) - 0.5f * static_cast<float>(s % 4)) << e;
   }
@@ -117,7 +117,7 @@ TEST(Dequantize, Q3_K) {
   // 6-bit scale codes 32 + s (→ scale s): low nibbles s and s + 8, high 2 bits all 0b10.
   for (int k = 0; k < 8; ++k) b.scales[k] = static_cast<uint8_t>(k | ((k + 8) << 4));
   for (int k = 8; k < 12; ++k) b.scales[k] = 0xAA;
-  for (auto& q : b.qs) q = 0xE4;              // low bits = plane index 0..3
+  for (auto& q : b.qs) q = 0xE4;                   // low bits = plane index 0..3
   for (int l = 0; l < 32; ++l) b.hmask[l] = 0x0F;  // high bit set for the first 128 elements only
   const auto y = deq(TensorType::Q3_K, b, 256);
   for (int e = 0; e < 256; ++e) {
@@ -146,7 +146,8 @@ TEST(Dequantize, Q4_K) {
   for (int c = 0; c < 4; ++c) {
     for (int l = 0; l < 32; ++l) {
       const int lo = 2 * c, hi = 2 * c + 1;
-      EXPECT_EQ(y[64 * c + l], static_cast<float>(kK4Scale[lo] * (l % 16)) - 0.25f * kK4Min[lo]) << c << "," << l;
+      EXPECT_EQ(y[64 * c + l], static_cast<float>(kK4Scale[lo] * (l % 16)) - 0.25f * kK4Min[lo])
+          << c << "," << l;
       EXPECT_EQ(y[64 * c + 32 + l], static_cast<float>(kK4Scale[hi] * (15 - l % 16)) - 0.25f * kK4Min[hi])
           << c << "," << l;
     }
@@ -168,7 +169,8 @@ TEST(Dequantize, Q5_K) {
       const int q_lo = l % 16 + (l % 2 == 0 ? 16 : 0);
       const int q_hi = 15 - l % 16 + (l % 2 == 1 ? 16 : 0);
       EXPECT_EQ(y[64 * c + l], static_cast<float>(kK4Scale[lo] * q_lo) - 0.25f * kK4Min[lo]) << c << "," << l;
-      EXPECT_EQ(y[64 * c + 32 + l], static_cast<float>(kK4Scale[hi] * q_hi) - 0.25f * kK4Min[hi]) << c << "," << l;
+      EXPECT_EQ(y[64 * c + 32 + l], static_cast<float>(kK4Scale[hi] * q_hi) - 0.25f * kK4Min[hi])
+          << c << "," << l;
     }
   }
 }

@@ -12,7 +12,9 @@
 namespace a3s::power::kernels::test {
 namespace {
 
-float bits_to_float(uint32_t b) { return std::bit_cast<float>(b); }
+float bits_to_float(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
 
 TEST(Fp16, KnownValues) {
   EXPECT_EQ(fp32_to_fp16(0.0f), 0x0000);
@@ -70,7 +72,7 @@ TEST(Fp16, Subnormals) {
   EXPECT_EQ(fp16_to_fp32(0x03FF), 1023 * tiny);  // largest subnormal
   EXPECT_EQ(fp16_to_fp32(0x8001), -tiny);
   EXPECT_EQ(fp32_to_fp16(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
-  EXPECT_EQ(fp32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);   // half of tiny ties to even (0)
+  EXPECT_EQ(fp32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // half of tiny ties to even (0)
   EXPECT_EQ(fp32_to_fp16(std::nextafter(std::ldexp(1.0f, -25), 1.0f)), 0x0001);
   EXPECT_EQ(fp32_to_fp16(3 * std::ldexp(1.0f, -25)), 0x0002);  // 1.5·tiny ties to even (2)
   EXPECT_EQ(fp32_to_fp16(5 * std::ldexp(1.0f, -25)), 0x0002);  // 2.5·tiny ties to even (2)
@@ -96,7 +98,9 @@ TEST(Fp16, ExhaustiveRoundTrip) {
 __attribute__((target("f16c"))) uint16_t hardware_fp32_to_fp16(float f) {
   return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
 }
-__attribute__((target("f16c"))) float hardware_fp16_to_fp32(uint16_t h) { return _cvtsh_ss(h); }
+__attribute__((target("f16c"))) float hardware_fp16_to_fp32(uint16_t h) {
+  return _cvtsh_ss(h);
+}
 
 TEST(Fp16, MatchesF16cHardware) {
   if (!cpu_has_f16c()) GTEST_SKIP() << "CPU without F16C";
@@ -121,10 +125,10 @@ TEST(Fp16, MatchesF16cHardware) {
 TEST(Bf16, KnownValuesAndRounding) {
   EXPECT_EQ(fp32_to_bf16(1.0f), 0x3F80);
   EXPECT_EQ(fp32_to_bf16(-2.0f), 0xC000);
-  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F808000u)), 0x3F80);  // tie, even → down
-  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F818000u)), 0x3F82);  // tie, odd → up
-  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F808001u)), 0x3F81);  // above tie → up
-  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F807FFFu)), 0x3F80);  // below tie → down
+  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F808000u)), 0x3F80);         // tie, even → down
+  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F818000u)), 0x3F82);         // tie, odd → up
+  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F808001u)), 0x3F81);         // above tie → up
+  EXPECT_EQ(fp32_to_bf16(bits_to_float(0x3F807FFFu)), 0x3F80);         // below tie → down
   EXPECT_EQ(fp32_to_bf16(std::numeric_limits<float>::max()), 0x7F80);  // overflows to inf
   EXPECT_EQ(fp32_to_bf16(std::numeric_limits<float>::infinity()), 0x7F80);
   EXPECT_EQ(fp32_to_bf16(-std::numeric_limits<float>::infinity()), 0xFF80);

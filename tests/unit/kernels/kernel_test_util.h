@@ -48,7 +48,9 @@ inline std::vector<Isa> supported_isas() {
 inline std::string type_param_name(const testing::TestParamInfo<TensorType>& info) {
   return type_name(info.param);
 }
-inline std::string isa_param_name(const testing::TestParamInfo<Isa>& info) { return isa_name(info.param); }
+inline std::string isa_param_name(const testing::TestParamInfo<Isa>& info) {
+  return isa_name(info.param);
+}
 
 // Restores the ISA that was active when it was constructed.
 class IsaGuard {
@@ -112,28 +114,36 @@ inline void fill_random_row(std::mt19937& rng, TensorType t, void* dst, int64_t 
       quantize_row(t, v.data(), dst, n);
       break;
     }
-    case TensorType::Q4_0: for (auto& b : blocks(reinterpret_cast<BlockQ4_0*>(p))) b.d = random_half(rng, -0.1f, 0.1f); break;
+    case TensorType::Q4_0:
+      for (auto& b : blocks(reinterpret_cast<BlockQ4_0*>(p))) b.d = random_half(rng, -0.1f, 0.1f);
+      break;
     case TensorType::Q4_1:
       for (auto& b : blocks(reinterpret_cast<BlockQ4_1*>(p))) {
         b.d = random_half(rng, 0.0f, 0.1f);
         b.m = random_half(rng, -1.0f, 0.0f);
       }
       break;
-    case TensorType::Q5_0: for (auto& b : blocks(reinterpret_cast<BlockQ5_0*>(p))) b.d = random_half(rng, -0.1f, 0.1f); break;
+    case TensorType::Q5_0:
+      for (auto& b : blocks(reinterpret_cast<BlockQ5_0*>(p))) b.d = random_half(rng, -0.1f, 0.1f);
+      break;
     case TensorType::Q5_1:
       for (auto& b : blocks(reinterpret_cast<BlockQ5_1*>(p))) {
         b.d = random_half(rng, 0.0f, 0.05f);
         b.m = random_half(rng, -1.0f, 0.0f);
       }
       break;
-    case TensorType::Q8_0: for (auto& b : blocks(reinterpret_cast<BlockQ8_0*>(p))) b.d = random_half(rng, -0.01f, 0.01f); break;
+    case TensorType::Q8_0:
+      for (auto& b : blocks(reinterpret_cast<BlockQ8_0*>(p))) b.d = random_half(rng, -0.01f, 0.01f);
+      break;
     case TensorType::Q2_K:
       for (auto& b : blocks(reinterpret_cast<BlockQ2_K*>(p))) {
         b.d = random_half(rng, 0.0f, 0.05f);
         b.dmin = random_half(rng, 0.0f, 0.05f);
       }
       break;
-    case TensorType::Q3_K: for (auto& b : blocks(reinterpret_cast<BlockQ3_K*>(p))) b.d = random_half(rng, -0.01f, 0.01f); break;
+    case TensorType::Q3_K:
+      for (auto& b : blocks(reinterpret_cast<BlockQ3_K*>(p))) b.d = random_half(rng, -0.01f, 0.01f);
+      break;
     case TensorType::Q4_K:
       for (auto& b : blocks(reinterpret_cast<BlockQ4_K*>(p))) {
         b.d = random_half(rng, 0.0f, 0.01f);
@@ -146,8 +156,11 @@ inline void fill_random_row(std::mt19937& rng, TensorType t, void* dst, int64_t 
         b.dmin = random_half(rng, 0.0f, 0.01f);
       }
       break;
-    case TensorType::Q6_K: for (auto& b : blocks(reinterpret_cast<BlockQ6_K*>(p))) b.d = random_half(rng, -0.001f, 0.001f); break;
-    default: ADD_FAILURE() << "no random generator for " << type_name(t);
+    case TensorType::Q6_K:
+      for (auto& b : blocks(reinterpret_cast<BlockQ6_K*>(p))) b.d = random_half(rng, -0.001f, 0.001f);
+      break;
+    default:
+      ADD_FAILURE() << "no random generator for " << type_name(t);
   }
 }
 

@@ -46,8 +46,8 @@ TEST_P(Matmul, TiledEqualsNaiveLoop) {
           vec_dot(type, n_cols, &want, W.data() + r * wb, X.data() + t * xb);
           const double mag = reference_dot(dequantized(type, W.data() + r * wb, n_cols), x_deq).magnitude;
           const size_t i = static_cast<size_t>(t * n_rows + r);
-          ASSERT_NEAR(Y1[i], want, 2e-6 * mag) << type_name(type) << " rows=" << n_rows << " tokens=" << n_tokens
-                                               << " t=" << t << " r=" << r;
+          ASSERT_NEAR(Y1[i], want, 2e-6 * mag)
+              << type_name(type) << " rows=" << n_rows << " tokens=" << n_tokens << " t=" << t << " r=" << r;
           ASSERT_EQ(Y1[i], Y3[i]) << "thread count changed the result";
         }
       }

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "a3s/power/error.h"
-#include "kernels/kernel_table.h"
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 
 namespace a3s::power::kernels::test {
 namespace {
@@ -13,12 +13,12 @@ TEST(QuantizeQ8_0, HandComputedBlock) {
   // amax = 127 → d = 1 exactly, so q = roundf(x) with ties away from zero.
   std::vector<float> x(32, 0.0f);
   x[0] = 127.0f;
-  x[1] = 2.5f;    // → 3 (a nearest-even rounding would give 2)
-  x[2] = -2.5f;   // → -3
-  x[3] = 0.5f;    // → 1
-  x[4] = -0.49f;  // → 0
-  x[5] = 1.49f;   // → 1
-  x[6] = -126.6f; // → -127
+  x[1] = 2.5f;     // → 3 (a nearest-even rounding would give 2)
+  x[2] = -2.5f;    // → -3
+  x[3] = 0.5f;     // → 1
+  x[4] = -0.49f;   // → 0
+  x[5] = 1.49f;    // → 1
+  x[6] = -126.6f;  // → -127
   BlockQ8_0 b{};
   quantize_row(TensorType::Q8_0, x.data(), &b, 32);
   EXPECT_EQ(b.d, 0x3C00);
@@ -66,10 +66,10 @@ TEST(QuantizeQ8_K, HandComputedBlock) {
   // Largest magnitude is +127: iscale = -127/127 = -1, so q = nearest-even(-x) and d = -1.
   std::vector<float> x(256, 0.0f);
   x[0] = 127.0f;
-  x[1] = 2.5f;    // -2.5 → -2 (ties to even)
-  x[2] = -3.5f;   // 3.5 → 4
-  x[3] = 0.5f;    // -0.5 → -0 = 0
-  x[16] = -1.0f;  // → 1
+  x[1] = 2.5f;      // -2.5 → -2 (ties to even)
+  x[2] = -3.5f;     // 3.5 → 4
+  x[3] = 0.5f;      // -0.5 → -0 = 0
+  x[16] = -1.0f;    // → 1
   x[255] = 100.2f;  // → -100
   BlockQ8_K b{};
   quantize_row(TensorType::Q8_K, x.data(), &b, 256);
@@ -191,15 +191,16 @@ TEST_P(RoundTrip, QuantizingAgainIsStable) {
   EXPECT_LT(std::sqrt(e2), 1.5 * std::sqrt(e1) + 1e-6) << type_name(type);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWeightTypes, RoundTrip,
-                         testing::Values(RoundTripCase{TensorType::F32, 1e-9}, RoundTripCase{TensorType::F16, 1e-3},
-                                         RoundTripCase{TensorType::BF16, 5e-3}, RoundTripCase{TensorType::Q8_0, 0.01},
-                                         RoundTripCase{TensorType::Q6_K, 0.03}, RoundTripCase{TensorType::Q5_0, 0.05},
-                                         RoundTripCase{TensorType::Q5_1, 0.05}, RoundTripCase{TensorType::Q5_K, 0.05},
-                                         RoundTripCase{TensorType::Q4_0, 0.11}, RoundTripCase{TensorType::Q4_1, 0.10},
-                                         RoundTripCase{TensorType::Q4_K, 0.10}, RoundTripCase{TensorType::Q3_K, 0.2},
-                                         RoundTripCase{TensorType::Q2_K, 0.4}),
-                         [](const testing::TestParamInfo<RoundTripCase>& i) { return type_name(i.param.type); });
+INSTANTIATE_TEST_SUITE_P(
+    AllWeightTypes, RoundTrip,
+    testing::Values(RoundTripCase{TensorType::F32, 1e-9}, RoundTripCase{TensorType::F16, 1e-3},
+                    RoundTripCase{TensorType::BF16, 5e-3}, RoundTripCase{TensorType::Q8_0, 0.01},
+                    RoundTripCase{TensorType::Q6_K, 0.03}, RoundTripCase{TensorType::Q5_0, 0.05},
+                    RoundTripCase{TensorType::Q5_1, 0.05}, RoundTripCase{TensorType::Q5_K, 0.05},
+                    RoundTripCase{TensorType::Q4_0, 0.11}, RoundTripCase{TensorType::Q4_1, 0.10},
+                    RoundTripCase{TensorType::Q4_K, 0.10}, RoundTripCase{TensorType::Q3_K, 0.2},
+                    RoundTripCase{TensorType::Q2_K, 0.4}),
+    [](const testing::TestParamInfo<RoundTripCase>& i) { return type_name(i.param.type); });
 
 // ---- ISA paths ---------------------------------------------------------------------------------
 

@@ -15,15 +15,28 @@ const std::string kModels = std::string(A3S_TESTDATA_DIR) + "/models/";
 // Relative L2 error bound of a whole tensor for Gaussian-like weights, per stored type.
 double bound_for(TensorType t) {
   switch (t) {
-    case TensorType::F16: return 1e-3;
-    case TensorType::BF16: return 5e-3;
-    case TensorType::Q8_0: return 0.01;
-    case TensorType::Q6_K: return 0.03;
-    case TensorType::Q5_0: case TensorType::Q5_1: case TensorType::Q5_K: return 0.06;
-    case TensorType::Q4_0: case TensorType::Q4_1: case TensorType::Q4_K: return 0.12;
-    case TensorType::Q3_K: return 0.25;
-    case TensorType::Q2_K: return 0.45;
-    default: return 1e-9;
+    case TensorType::F16:
+      return 1e-3;
+    case TensorType::BF16:
+      return 5e-3;
+    case TensorType::Q8_0:
+      return 0.01;
+    case TensorType::Q6_K:
+      return 0.03;
+    case TensorType::Q5_0:
+    case TensorType::Q5_1:
+    case TensorType::Q5_K:
+      return 0.06;
+    case TensorType::Q4_0:
+    case TensorType::Q4_1:
+    case TensorType::Q4_K:
+      return 0.12;
+    case TensorType::Q3_K:
+      return 0.25;
+    case TensorType::Q2_K:
+      return 0.45;
+    default:
+      return 1e-9;
   }
 }
 
@@ -38,7 +51,8 @@ TEST_P(RealModel, TensorsDequantizeCloseToF32Model) {
   const auto& [arch, quant] = GetParam();
   const std::string ref_path = kModels + arch + "-f32.gguf";
   const std::string q_path = kModels + arch + "-" + quant + ".gguf";
-  if (!std::filesystem::exists(ref_path) || !std::filesystem::exists(q_path)) GTEST_SKIP() << "test data missing";
+  if (!std::filesystem::exists(ref_path) || !std::filesystem::exists(q_path))
+    GTEST_SKIP() << "test data missing";
   const auto ref = gguf::File::open(ref_path);
   const auto qf = gguf::File::open(q_path);
 
@@ -80,7 +94,8 @@ TEST_P(RealModel, TensorsDequantizeCloseToF32Model) {
         float got = 0;
         vec_dot(ti.type, n, &got, w, x.data());
         const RefDot want = expected_dot(ti.type, w, act, x.data(), n);
-        ASSERT_NEAR(got, want.value, 1e-5 * want.magnitude) << ti.name << " row " << r << " " << isa_name(isa);
+        ASSERT_NEAR(got, want.value, 1e-5 * want.magnitude)
+            << ti.name << " row " << r << " " << isa_name(isa);
       }
     }
   }
@@ -90,7 +105,8 @@ TEST_P(RealModel, TensorsDequantizeCloseToF32Model) {
 TEST(RealModelQ4_0, TokenEmbeddingRowMatchesF32) {
   const std::string ref_path = kModels + "tiny-llama-f32.gguf";
   const std::string q_path = kModels + "tiny-llama-Q4_0.gguf";
-  if (!std::filesystem::exists(ref_path) || !std::filesystem::exists(q_path)) GTEST_SKIP() << "test data missing";
+  if (!std::filesystem::exists(ref_path) || !std::filesystem::exists(q_path))
+    GTEST_SKIP() << "test data missing";
   const auto ref = gguf::File::open(ref_path);
   const auto qf = gguf::File::open(q_path);
   const auto* qt = qf->find_tensor("token_embd.weight");

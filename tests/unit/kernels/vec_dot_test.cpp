@@ -1,8 +1,8 @@
 // vec_dot for every weight type and every ISA path: equals the double-precision dot product of the
 // dequantized rows (within float rounding), and matches the scalar reference path.
 #include "a3s/power/error.h"
-#include "kernels/kernel_table.h"
 #include "kernel_test_util.h"
+#include "kernels/kernel_table.h"
 
 namespace a3s::power::kernels::test {
 namespace {
@@ -16,7 +16,8 @@ TEST(VecDotType, MatchesLlamaCppCpuBackend) {
   EXPECT_EQ(vec_dot_type(TensorType::Q8_0), TensorType::Q8_0);
   EXPECT_EQ(vec_dot_type(TensorType::Q4_1), TensorType::Q8_1);
   EXPECT_EQ(vec_dot_type(TensorType::Q5_1), TensorType::Q8_1);
-  for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
+  for (TensorType t :
+       {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
     EXPECT_EQ(vec_dot_type(t), TensorType::Q8_K) << type_name(t);
   }
   EXPECT_THROW(vec_dot_type(TensorType::Q8_K), Error);
@@ -113,13 +114,30 @@ TEST_P(VecDot, ExtremeQuantsStayExact) {
       uint8_t* blk = w.data() + b * bb;
       const uint8_t* src = scales.data() + b * bb;
       switch (type) {
-        case TensorType::Q4_0: case TensorType::Q5_0: case TensorType::Q8_0: std::memcpy(blk, src, 2); break;
-        case TensorType::Q4_1: case TensorType::Q5_1: std::memcpy(blk, src, 4); break;
-        case TensorType::Q2_K: std::memcpy(blk + 80, src + 80, 4); break;
-        case TensorType::Q3_K: std::memcpy(blk + 108, src + 108, 2); break;
-        case TensorType::Q4_K: case TensorType::Q5_K: std::memcpy(blk, src, 4); break;
-        case TensorType::Q6_K: std::memcpy(blk + 208, src + 208, 2); break;
-        default: break;
+        case TensorType::Q4_0:
+        case TensorType::Q5_0:
+        case TensorType::Q8_0:
+          std::memcpy(blk, src, 2);
+          break;
+        case TensorType::Q4_1:
+        case TensorType::Q5_1:
+          std::memcpy(blk, src, 4);
+          break;
+        case TensorType::Q2_K:
+          std::memcpy(blk + 80, src + 80, 4);
+          break;
+        case TensorType::Q3_K:
+          std::memcpy(blk + 108, src + 108, 2);
+          break;
+        case TensorType::Q4_K:
+        case TensorType::Q5_K:
+          std::memcpy(blk, src, 4);
+          break;
+        case TensorType::Q6_K:
+          std::memcpy(blk + 208, src + 208, 2);
+          break;
+        default:
+          break;
       }
     }
   }
