@@ -39,10 +39,11 @@ enum TokenAttr : uint16_t {
   kAttrByte = 1u << 5,
 };
 
-// Hash for heterogeneous (string_view) lookups in string-keyed maps.
+// Hash for heterogeneous (string_view) lookups in string-keyed maps. Deliberately not noexcept:
+// libstdc++ then stores each node's hash, so a lookup never rehashes the keys of a bucket chain.
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 using StringIndex = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
 
