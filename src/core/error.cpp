@@ -37,6 +37,8 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"size_limit_exceeded", {413, 2}},  // model larger than the pull's max_bytes
       {"method_not_allowed", {405, 2}},   // route exists, other method (Allow header)
       {"header_too_large", {431, 2}},     // request line + headers over the server's limit
+      {"server_error", {502, 1}},         // client: the server answered with an error / unusable answer
+      {"server_unreachable", {503, 2}},   // client: no connection to the server (refused, TLS, timeout)
   };
   return t;
 }
