@@ -1,0 +1,56 @@
+// `a3s-power ps`: the models a running server serves, with their size, context and state.
+//
+//   a3s-power ps [--url http://127.0.0.1:11434] [--api-key K] [--format table|json]
+//
+// Reads GET /health (falls back to GET /v1/models); see client/model_status.h for the columns and
+// the JSON shape. Errors: the server's error → exit 1; no connection → exit 2.
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "client/conversation_loop.h"
+#include "client/http_client.h"
+#include "client/model_status.h"
+
+namespace a3s::power::cli {
+namespace {
+
+struct PsOptions {
+  std::string url = "http://127.0.0.1:11434";
+  std::optional<std::string> api_key;
+  std::string format = "table";
+};
+
+void run_ps(const PsOptions& o) {
+  std::string key;
+  if (o.api_key) {
+    key = *o.api_key;
+  } else if (const char* env = std::getenv("A3S_POWER_API_KEY")) {
+    key = env;
+  }
+  client::HttpClient http(client::ClientOptions{.url = client::ServerUrl::parse(o.url), .api_key = key});
+  std::vector<client::ModelStatus> models = client::fetch_model_status(http);
+  if (o.format == "json") {
+    client::write_stdout(client::model_status_json(models).dump(2, ' ', false,
+                                                                 nlohmann::json::error_handler_t::replace) +
+                         "\n");
+  } else {
+    client::write_stdout(client::format_model_table(models));
+  }
+}
+
+const Registrar kRegistrar("ps", 32, [](CLI::App& root) {
+  auto o = std::make_shared<PsOptions>();
+  CLI::App* sub = root.add_subcommand("ps", "List the models of a running server and whether they are loaded");
+  sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
+  sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
+  sub->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  sub->callback([o] { run_ps(*o); });
+});
+
+}  // namespace
+}  // namespace a3s::power::cli
