@@ -249,6 +249,18 @@ TEST(TokenizerSpecial, UserDefinedTokensAlwaysMatched) {
   EXPECT_EQ(tok->encode("<tool>", false, true), (std::vector<Token>{kSpmTool}));
 }
 
+TEST(TokenizerSpecial, LongerSpecialTextIsCarvedOutFirst) {
+  // "aby" (3 bytes) is matched before "xa" (2 bytes) even though "xa" starts earlier.
+  GgufBuilder b;
+  b.str("tokenizer.ggml.model", "llama")
+      .strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "x", "xa", "aby"})
+      .i32s("tokenizer.ggml.token_type", {2, 3, 3, 1, 4, 4})
+      .boolean("tokenizer.ggml.add_space_prefix", false);
+  auto tok = from(b);
+  EXPECT_EQ(tok->encode("xaby", false, false), (std::vector<Token>{3, 5}));
+  EXPECT_EQ(tok->encode("xax", false, false), (std::vector<Token>{4, 3}));
+}
+
 TEST(TokenizerSpecial, GptTwoEndOfTextParsing) {
   auto tok = test::load_tokenizer(test::testdata() / "tokenizer" / "ggml-vocab-gpt-2.gguf");
   const std::string text = "Hello<|endoftext|> world";
