@@ -107,7 +107,9 @@ inline __m256i round_away(__m256 v) {
   return _mm256_cvtps_epi32(_mm256_add_ps(t, up));
 }
 
-// Quantizes one 32-element block like quantize_row_q8_0_ref; returns Σq and the float scale d.
+// Quantizes one 32-element block like quantize_row_q8_0_ref (kBackend: like llama.cpp's x86 CPU
+// backend, id = 127/amax and round half to even); returns Σq and the float scale d.
+template <bool kBackend = false>
 inline int q8_block(const float* x, uint16_t* d_out, int8_t* qs, float* d_float) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
@@ -116,14 +118,26 @@ inline int q8_block(const float* x, uint16_t* d_out, int8_t* qs, float* d_float)
                                  _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
   const float amax = hmax(m);
   const float d = amax / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  float id;
+  if constexpr (kBackend) {
+    id = amax != 0.0f ? 127.0f / amax : 0.0f;
+  } else {
+    id = d != 0.0f ? 1.0f / d : 0.0f;
+  }
   *d_out = f2h(d);
   *d_float = d;
   const __m256 vid = _mm256_set1_ps(id);
-  const __m256i i0 = round_away(_mm256_mul_ps(v0, vid));
-  const __m256i i1 = round_away(_mm256_mul_ps(v1, vid));
-  const __m256i i2 = round_away(_mm256_mul_ps(v2, vid));
-  const __m256i i3 = round_away(_mm256_mul_ps(v3, vid));
+  const auto rnd = [](__m256 v) {
+    if constexpr (kBackend) {
+      return _mm256_cvtps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else {
+      return round_away(v);
+    }
+  };
+  const __m256i i0 = rnd(_mm256_mul_ps(v0, vid));
+  const __m256i i1 = rnd(_mm256_mul_ps(v1, vid));
+  const __m256i i2 = rnd(_mm256_mul_ps(v2, vid));
+  const __m256i i3 = rnd(_mm256_mul_ps(v3, vid));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs), pack_i8(i0, i1, i2, i3));
   return hsum_i32(_mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3)));
 }
@@ -140,6 +154,21 @@ void quant_q8_1(const float* x, void* dst, int64_t n) {
     float d;
     const int sum = q8_block(x + i * kQK, &y[i].d, y[i].qs, &d);
     y[i].s = f2h(static_cast<float>(sum) * d);
+  }
+}
+
+void quant_q8_0_backend(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<BlockQ8_0*>(dst);
+  float d;
+  for (int64_t i = 0; i < n / kQK; ++i) q8_block<true>(x + i * kQK, &y[i].d, y[i].qs, &d);
+}
+
+void quant_q8_1_backend(const float* x, void* dst, int64_t n) {
+  auto* y = static_cast<BlockQ8_1*>(dst);
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    float d;
+    const int sum = q8_block<true>(x + i * kQK, &y[i].d, y[i].qs, &d);
+    y[i].s = f2h(d * static_cast<float>(sum));
   }
 }
 
@@ -191,6 +220,8 @@ void install_avx2_convert(KernelTable& t) {
   t.quantize[idx(TensorType::Q8_0)] = quant_q8_0;
   t.quantize[idx(TensorType::Q8_1)] = quant_q8_1;
   t.quantize[idx(TensorType::Q8_K)] = quant_q8_k;
+  t.quantize_backend[idx(TensorType::Q8_0)] = quant_q8_0_backend;
+  t.quantize_backend[idx(TensorType::Q8_1)] = quant_q8_1_backend;
 }
 
 }  // namespace a3s::power::kernels

@@ -33,9 +33,10 @@ using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
 // and must not instantiate library templates whose out-of-line copies the linker could pick for
 // code that runs on CPUs without those instructions.
 struct KernelTable {
-  VecDotFn vec_dot[kTypeSlots] = {};     // indexed by weight type
-  TileFn tile[kTypeSlots] = {};          // optional; null → loop over vec_dot
-  QuantizeFn quantize[kTypeSlots] = {};  // indexed by destination type
+  VecDotFn vec_dot[kTypeSlots] = {};             // indexed by weight type
+  TileFn tile[kTypeSlots] = {};                  // optional; null → loop over vec_dot
+  QuantizeFn quantize[kTypeSlots] = {};          // indexed by destination type
+  QuantizeFn quantize_backend[kTypeSlots] = {};  // Q8_0 / Q8_1 with Q8Rounding::CpuBackend
   DequantizeFn dequantize[kTypeSlots] = {};
   Fp16ToFp32RowFn fp16_to_fp32_row = nullptr;
   Fp32ToFp16RowFn fp32_to_fp16_row = nullptr;

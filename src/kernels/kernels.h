@@ -77,11 +77,21 @@ void dequantize_row(TensorType t, const void* src, float* dst, int64_t n);
 // Weight types (Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K): reference quantizers with a
 // small scale search; their output is valid ggml data with bounded error, not byte-identical to
 // llama-quantize.
-void quantize_row(TensorType t, const float* x, void* dst, int64_t n);
+//
+// `rounding` selects the rule of the Q8_0 / Q8_1 quantizers (every other type ignores it):
+enum class Q8Rounding {
+  Reference,   // llama.cpp quantize_row_q8_0_ref / _q8_1_ref: q = roundf(x · (1/d)), ties away from 0
+  CpuBackend,  // llama.cpp's x86 CPU backend (AVX/AVX2 quantize_row_q8_0 / _q8_1, what its matmul
+               // uses): q = round-half-even(x · (127/amax)); d and s as above. Reproduces the
+               // activations of a llama.cpp x86 build bit for bit.
+};
+void quantize_row(TensorType t, const float* x, void* dst, int64_t n,
+                  Q8Rounding rounding = Q8Rounding::Reference);
 
 // Quantizes n_rows rows of n_cols floats (X is [n_rows, n_cols] row-major) into dst
 // ([n_rows] rows of row_size(t, n_cols) bytes). Parallel over rows when pool is given.
-void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols, ThreadPool* pool);
+void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols, ThreadPool* pool,
+                   Q8Rounding rounding = Q8Rounding::Reference);
 
 // ---------------------------------------------------------------------------------------------------
 // Dot products and matrix multiply.

@@ -69,16 +69,30 @@ void dequantize_row(TensorType t, const void* src, float* dst, int64_t n) {
   if (n > 0) fn(src, dst, n);
 }
 
-void quantize_row(TensorType t, const float* x, void* dst, int64_t n) {
+namespace {
+
+// The quantizer for t under `rounding` (the CPU-backend variant exists for Q8_0 / Q8_1 only).
+QuantizeFn quantizer(const char* op, TensorType t, Q8Rounding rounding) {
+  const KernelTable& table = active_table();
+  if (rounding == Q8Rounding::CpuBackend && slot(t) < kTypeSlots &&
+      table.quantize_backend[slot(t)] != nullptr) {
+    return table.quantize_backend[slot(t)];
+  }
+  return lookup(op, table.quantize, t);
+}
+
+}  // namespace
+
+void quantize_row(TensorType t, const float* x, void* dst, int64_t n, Q8Rounding rounding) {
   checked_row("quantize_row", t, n);
-  const auto fn = lookup("quantize_row", active_table().quantize, t);
+  const auto fn = quantizer("quantize_row", t, rounding);
   if (n > 0) fn(x, dst, n);
 }
 
-void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols,
-                   ThreadPool* pool) {
+void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int64_t n_cols, ThreadPool* pool,
+                   Q8Rounding rounding) {
   const size_t row_bytes = checked_row("quantize_rows", t, n_cols);
-  const auto fn = lookup("quantize_rows", active_table().quantize, t);
+  const auto fn = quantizer("quantize_rows", t, rounding);
   if (n_rows < 0) throw Error(codes::kInvalidArgument, "quantize_rows: negative row count");
   if (n_rows == 0 || n_cols == 0) return;
   auto* out = static_cast<uint8_t*>(dst);

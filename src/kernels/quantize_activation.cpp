@@ -2,7 +2,8 @@
 // reference quantizers (`quantize_row_q8_0_ref`, `quantize_row_q8_1_ref`, `quantize_row_q8_K_ref` in
 // ggml-quants.c), including their rounding: Q8_0/Q8_1 use roundf (ties away from zero) on x·(1/d)
 // with d = amax/127, Q8_K uses round-half-even on x·(-127/max) where max is the signed value of
-// largest magnitude.
+// largest magnitude. The Q8_0/Q8_1 variant of llama.cpp's x86 CPU backend (Q8Rounding::CpuBackend)
+// multiplies by 127/amax and rounds half to even.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -62,6 +63,31 @@ void quant_q8_1(const float* x, void* dst, int64_t n) {
   }
 }
 
+// llama.cpp's x86 CPU backend rule: id = 127/amax, round half to even; d = amax/127 as above.
+template <bool kWithSum>
+void quant_q8_backend(const float* x, void* dst, int64_t n) {
+  auto* out = static_cast<uint8_t*>(dst);
+  const size_t block_bytes = kWithSum ? sizeof(BlockQ8_1) : sizeof(BlockQ8_0);
+  for (int64_t i = 0; i < n / kQK; ++i, x += kQK, out += block_bytes) {
+    float amax = 0.0f;
+    for (int j = 0; j < kQK; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    int8_t* qs = reinterpret_cast<int8_t*>(out + (kWithSum ? 4 : 2));
+    int sum = 0;
+    for (int j = 0; j < kQK; ++j) {
+      qs[j] = static_cast<int8_t>(round_half_even(x[j] * id));
+      sum += qs[j];
+    }
+    const uint16_t dh = half::fp32_to_fp16(d);
+    std::memcpy(out, &dh, 2);
+    if constexpr (kWithSum) {
+      const uint16_t sh = half::fp32_to_fp16(d * static_cast<float>(sum));
+      std::memcpy(out + 2, &sh, 2);
+    }
+  }
+}
+
 void quant_q8_k(const float* x, void* dst, int64_t n) {
   auto* y = static_cast<BlockQ8_K*>(dst);
   for (int64_t i = 0; i < n / kQKK; ++i, x += kQKK) {
@@ -98,6 +124,8 @@ void install_scalar_quantize_activation(KernelTable& t) {
   t.quantize[slot(TensorType::Q8_0)] = quant_q8_0;
   t.quantize[slot(TensorType::Q8_1)] = quant_q8_1;
   t.quantize[slot(TensorType::Q8_K)] = quant_q8_k;
+  t.quantize_backend[slot(TensorType::Q8_0)] = quant_q8_backend<false>;
+  t.quantize_backend[slot(TensorType::Q8_1)] = quant_q8_backend<true>;
 }
 
 }  // namespace a3s::power::kernels

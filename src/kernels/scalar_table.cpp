@@ -20,6 +20,7 @@ void overlay(KernelTable& base, const KernelTable& over) {
     if (over.vec_dot[i] != nullptr) base.vec_dot[i] = over.vec_dot[i];
     if (over.tile[i] != nullptr) base.tile[i] = over.tile[i];
     if (over.quantize[i] != nullptr) base.quantize[i] = over.quantize[i];
+    if (over.quantize_backend[i] != nullptr) base.quantize_backend[i] = over.quantize_backend[i];
     if (over.dequantize[i] != nullptr) base.dequantize[i] = over.dequantize[i];
   }
   if (over.fp16_to_fp32_row != nullptr) base.fp16_to_fp32_row = over.fp16_to_fp32_row;

@@ -62,6 +62,48 @@ TEST(QuantizeQ8_1, HandComputedBlockWithSum) {
   EXPECT_EQ(b.s, fp32_to_fp16(-96.0f));  // s = d · Σq = -127 + 11 + 20
 }
 
+TEST(QuantizeQ8CpuBackend, HandComputedBlock) {
+  // amax = 127 → id = 127/127 = 1: ties now go to the even integer.
+  std::vector<float> x(32, 0.0f);
+  x[0] = -127.0f;
+  x[1] = 2.5f;   // → 2
+  x[2] = -2.5f;  // → -2
+  x[3] = 3.5f;   // → 4
+  x[4] = 0.5f;   // → 0
+  x[5] = 1.49f;  // → 1
+  BlockQ8_0 b{};
+  quantize_row(TensorType::Q8_0, x.data(), &b, 32, Q8Rounding::CpuBackend);
+  EXPECT_EQ(b.d, 0x3C00);
+  const int expect[6] = {-127, 2, -2, 4, 0, 1};
+  for (int j = 0; j < 6; ++j) EXPECT_EQ(b.qs[j], expect[j]) << j;
+  BlockQ8_1 c{};
+  quantize_row(TensorType::Q8_1, x.data(), &c, 32, Q8Rounding::CpuBackend);
+  EXPECT_EQ(c.d, 0x3C00);
+  for (int j = 0; j < 6; ++j) EXPECT_EQ(c.qs[j], expect[j]) << j;
+  EXPECT_EQ(c.s, fp32_to_fp16(-127.0f + 2 - 2 + 4 + 0 + 1));
+  // Other types ignore the rounding choice.
+  std::vector<float> k(256, 0.25f);
+  BlockQ8_K k1{}, k2{};
+  quantize_row(TensorType::Q8_K, k.data(), &k1, 256);
+  quantize_row(TensorType::Q8_K, k.data(), &k2, 256, Q8Rounding::CpuBackend);
+  EXPECT_EQ(std::memcmp(&k1, &k2, sizeof k1), 0);
+}
+
+TEST(QuantizeQ8CpuBackend, UsesInverseOf127OverAmax) {
+  // Multiplier 127/amax (not 1/(amax/127)) and round half to even, on random data.
+  std::mt19937 rng(77);
+  const auto x = random_floats(rng, 32 * 64, 2.0f);
+  std::vector<BlockQ8_0> b(64);
+  quantize_row(TensorType::Q8_0, x.data(), b.data(), 32 * 64, Q8Rounding::CpuBackend);
+  for (int i = 0; i < 64; ++i) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * i + j]));
+    const float id = 127.0f / amax;
+    EXPECT_EQ(b[i].d, fp32_to_fp16(amax / 127.0f));
+    for (int j = 0; j < 32; ++j) ASSERT_EQ(b[i].qs[j], static_cast<int>(std::nearbyint(x[32 * i + j] * id)));
+  }
+}
+
 TEST(QuantizeQ8_K, HandComputedBlock) {
   // Largest magnitude is +127: iscale = -127/127 = -1, so q = nearest-even(-x) and d = -1.
   std::vector<float> x(256, 0.0f);
@@ -221,6 +263,11 @@ TEST_P(QuantizeIsa, ActivationQuantizersAreBitExactWithScalar) {
       quantize_row(t, x.data(), got.data(), n);
       scalar_table().quantize[slot(t)](x.data(), want.data(), n);
       ASSERT_EQ(std::memcmp(got.data(), want.data(), bytes), 0) << type_name(t) << " n=" << n;
+      if (scalar_table().quantize_backend[slot(t)] != nullptr) {
+        quantize_row(t, x.data(), got.data(), n, Q8Rounding::CpuBackend);
+        scalar_table().quantize_backend[slot(t)](x.data(), want.data(), n);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), bytes), 0) << "backend rounding " << type_name(t);
+      }
     }
   }
 }
