@@ -24,8 +24,8 @@ namespace {
 
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr uint64_t kDefaultAlignment = 32;
-constexpr uint64_t kMaxKeyBytes = 65535;         // spec: keys are at most 2^16-1 bytes
-constexpr uint64_t kMaxTensorNameBytes = 64;     // spec: tensor names are at most 64 bytes
+constexpr uint64_t kMaxKeyBytes = 65535;      // spec: keys are at most 2^16-1 bytes
+constexpr uint64_t kMaxTensorNameBytes = 64;  // spec: tensor names are at most 64 bytes
 constexpr uint32_t kMaxDims = 4;
 
 // Renders untrusted bytes (a path, key or tensor name) for a one-line message: printable ASCII is
@@ -52,51 +52,86 @@ std::string printable(std::string_view s, size_t max_chars = 96) {
 
 const char* value_type_name(ValueType t) {
   switch (t) {
-    case ValueType::UINT8: return "uint8";
-    case ValueType::INT8: return "int8";
-    case ValueType::UINT16: return "uint16";
-    case ValueType::INT16: return "int16";
-    case ValueType::UINT32: return "uint32";
-    case ValueType::INT32: return "int32";
-    case ValueType::FLOAT32: return "float32";
-    case ValueType::BOOL: return "bool";
-    case ValueType::STRING: return "string";
-    case ValueType::ARRAY: return "array";
-    case ValueType::UINT64: return "uint64";
-    case ValueType::INT64: return "int64";
-    case ValueType::FLOAT64: return "float64";
+    case ValueType::UINT8:
+      return "uint8";
+    case ValueType::INT8:
+      return "int8";
+    case ValueType::UINT16:
+      return "uint16";
+    case ValueType::INT16:
+      return "int16";
+    case ValueType::UINT32:
+      return "uint32";
+    case ValueType::INT32:
+      return "int32";
+    case ValueType::FLOAT32:
+      return "float32";
+    case ValueType::BOOL:
+      return "bool";
+    case ValueType::STRING:
+      return "string";
+    case ValueType::ARRAY:
+      return "array";
+    case ValueType::UINT64:
+      return "uint64";
+    case ValueType::INT64:
+      return "int64";
+    case ValueType::FLOAT64:
+      return "float64";
   }
   return "unknown";
 }
 
 bool is_integer(ValueType t) {
   switch (t) {
-    case ValueType::UINT8: case ValueType::INT8: case ValueType::UINT16: case ValueType::INT16:
-    case ValueType::UINT32: case ValueType::INT32: case ValueType::UINT64: case ValueType::INT64:
+    case ValueType::UINT8:
+    case ValueType::INT8:
+    case ValueType::UINT16:
+    case ValueType::INT16:
+    case ValueType::UINT32:
+    case ValueType::INT32:
+    case ValueType::UINT64:
+    case ValueType::INT64:
       return true;
     default:
       return false;
   }
 }
 
-bool is_float(ValueType t) { return t == ValueType::FLOAT32 || t == ValueType::FLOAT64; }
+bool is_float(ValueType t) {
+  return t == ValueType::FLOAT32 || t == ValueType::FLOAT64;
+}
 
 // Encoded size of a fixed-size value, 0 for strings and arrays, nullopt for an unknown type id.
 std::optional<uint64_t> fixed_size(uint32_t type_id) {
   switch (type_id) {
-    case 0: case 1: case 7: return 1;   // u8 i8 bool
-    case 2: case 3: return 2;           // u16 i16
-    case 4: case 5: case 6: return 4;   // u32 i32 f32
-    case 10: case 11: case 12: return 8;  // u64 i64 f64
-    case 8: case 9: return 0;           // string, array
-    default: return std::nullopt;
+    case 0:
+    case 1:
+    case 7:
+      return 1;  // u8 i8 bool
+    case 2:
+    case 3:
+      return 2;  // u16 i16
+    case 4:
+    case 5:
+    case 6:
+      return 4;  // u32 i32 f32
+    case 10:
+    case 11:
+    case 12:
+      return 8;  // u64 i64 f64
+    case 8:
+    case 9:
+      return 0;  // string, array
+    default:
+      return std::nullopt;
   }
 }
 
 // Smallest number of bytes one value of a type can occupy (for count plausibility checks).
 uint64_t min_encoded_size(uint32_t type_id) {
-  if (type_id == static_cast<uint32_t>(ValueType::STRING)) return 8;   // u64 length
-  if (type_id == static_cast<uint32_t>(ValueType::ARRAY)) return 12;   // u32 type + u64 count
+  if (type_id == static_cast<uint32_t>(ValueType::STRING)) return 8;  // u64 length
+  if (type_id == static_cast<uint32_t>(ValueType::ARRAY)) return 12;  // u32 type + u64 count
   return fixed_size(type_id).value_or(1);
 }
 
@@ -114,8 +149,7 @@ struct Fd {
 // Little-endian cursor over the file image. Every read checks the remaining bytes first.
 class Reader {
  public:
-  Reader(const uint8_t* base, size_t size, const std::string& name)
-      : base_(base), size_(size), name_(name) {}
+  Reader(const uint8_t* base, size_t size, const std::string& name) : base_(base), size_(size), name_(name) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t remaining() const { return size_ - pos_; }
@@ -183,14 +217,30 @@ class MetadataParser {
     const auto type = static_cast<ValueType>(type_id);
     Value v{type, uint64_t{0}};
     switch (type) {
-      case ValueType::UINT8: v.v = uint64_t{r_.u8("uint8 value")}; break;
-      case ValueType::INT8: v.v = int64_t{static_cast<int8_t>(r_.u8("int8 value"))}; break;
-      case ValueType::UINT16: v.v = uint64_t{r_.u16("uint16 value")}; break;
-      case ValueType::INT16: v.v = int64_t{static_cast<int16_t>(r_.u16("int16 value"))}; break;
-      case ValueType::UINT32: v.v = uint64_t{r_.u32("uint32 value")}; break;
-      case ValueType::INT32: v.v = int64_t{static_cast<int32_t>(r_.u32("int32 value"))}; break;
-      case ValueType::UINT64: v.v = r_.u64("uint64 value"); break;
-      case ValueType::INT64: v.v = static_cast<int64_t>(r_.u64("int64 value")); break;
+      case ValueType::UINT8:
+        v.v = uint64_t{r_.u8("uint8 value")};
+        break;
+      case ValueType::INT8:
+        v.v = int64_t{static_cast<int8_t>(r_.u8("int8 value"))};
+        break;
+      case ValueType::UINT16:
+        v.v = uint64_t{r_.u16("uint16 value")};
+        break;
+      case ValueType::INT16:
+        v.v = int64_t{static_cast<int16_t>(r_.u16("int16 value"))};
+        break;
+      case ValueType::UINT32:
+        v.v = uint64_t{r_.u32("uint32 value")};
+        break;
+      case ValueType::INT32:
+        v.v = int64_t{static_cast<int32_t>(r_.u32("int32 value"))};
+        break;
+      case ValueType::UINT64:
+        v.v = r_.u64("uint64 value");
+        break;
+      case ValueType::INT64:
+        v.v = static_cast<int64_t>(r_.u64("int64 value"));
+        break;
       case ValueType::FLOAT32: {
         const uint32_t bits = r_.u32("float32 value");
         float f;
@@ -212,8 +262,12 @@ class MetadataParser {
         v.v = b == 1;
         break;
       }
-      case ValueType::STRING: v.v = r_.str("string value"); break;
-      case ValueType::ARRAY: v.v = array(depth + 1); break;
+      case ValueType::STRING:
+        v.v = r_.str("string value");
+        break;
+      case ValueType::ARRAY:
+        v.v = array(depth + 1);
+        break;
     }
     return v;
   }
@@ -362,13 +416,11 @@ void File::parse() {
     } else if (s && *s > 0) {
       al = static_cast<uint64_t>(*s);
     } else if (!s) {
-      r.fail(std::string("general.alignment has type ") + value_type_name(a->type) +
-                 ", expected an integer",
+      r.fail(std::string("general.alignment has type ") + value_type_name(a->type) + ", expected an integer",
              alignment_at);
     }
     if (al == 0 || (al & (al - 1)) != 0) {
-      r.fail("general.alignment " + (s ? std::to_string(*s) : std::to_string(al)) +
-                 " is not a power of two",
+      r.fail("general.alignment " + (s ? std::to_string(*s) : std::to_string(al)) + " is not a power of two",
              alignment_at);
     }
     alignment_ = al;
@@ -404,20 +456,19 @@ void File::parse() {
     const uint32_t type_id = r.u32("tensor type");
     const auto info = type_info(type_id);
     if (!info) {
-      throw Error(codes::kUnsupportedType, "unsupported tensor type id " + std::to_string(type_id) +
-                                               " for " + tn + " in '" + shown + "' at offset " +
+      throw Error(codes::kUnsupportedType, "unsupported tensor type id " + std::to_string(type_id) + " for " +
+                                               tn + " in '" + shown + "' at offset " +
                                                std::to_string(type_at));
     }
     if (!info->weight_type) {
-      throw Error(codes::kUnsupportedType,
-                  std::string("unsupported tensor type ") + info->name + " (id " + std::to_string(type_id) +
-                      ", not a weight type) for " + tn + " in '" + shown + "' at offset " +
-                      std::to_string(type_at));
+      throw Error(codes::kUnsupportedType, std::string("unsupported tensor type ") + info->name + " (id " +
+                                               std::to_string(type_id) + ", not a weight type) for " + tn +
+                                               " in '" + shown + "' at offset " + std::to_string(type_at));
     }
     t.type = static_cast<TensorType>(type_id);
     if (t.ne[0] % info->block_size != 0) {
-      r.fail(tn + " row of " + std::to_string(t.ne[0]) + " elements is not a multiple of the " +
-                 info->name + " block size " + std::to_string(info->block_size),
+      r.fail(tn + " row of " + std::to_string(t.ne[0]) + " elements is not a multiple of the " + info->name +
+                 " block size " + std::to_string(info->block_size),
              dims_at);
     }
     // Check the row size cannot wrap before asking row_size() for it.

@@ -5,7 +5,9 @@
 
 namespace a3s::power::sampling {
 
-void sort_candidates(std::span<Candidate> c) { std::sort(c.begin(), c.end(), better); }
+void sort_candidates(std::span<Candidate> c) {
+  std::sort(c.begin(), c.end(), better);
+}
 
 size_t keep_top_k(std::span<Candidate> c, size_t k) {
   k = std::min(k, c.size());

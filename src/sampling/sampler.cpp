@@ -15,7 +15,8 @@ const SamplingParams& validated(const SamplingParams& p, int n_vocab) {
   if (std::isnan(p.temperature) || p.temperature < 0.0f) bad("temperature must be a number >= 0");
   if (std::isnan(p.top_p) || p.top_p <= 0.0f || p.top_p > 1.0f) bad("top_p must be in (0, 1]");
   if (std::isnan(p.min_p) || p.min_p < 0.0f || p.min_p > 1.0f) bad("min_p must be in [0, 1]");
-  if (!std::isfinite(p.repeat_penalty) || p.repeat_penalty <= 0.0f) bad("repeat_penalty must be a number > 0");
+  if (!std::isfinite(p.repeat_penalty) || p.repeat_penalty <= 0.0f)
+    bad("repeat_penalty must be a number > 0");
   if (p.repeat_last_n < -1) bad("repeat_last_n must be -1 (all), 0 (off) or a positive window");
   if (!std::isfinite(p.frequency_penalty)) bad("frequency_penalty must be a finite number");
   if (!std::isfinite(p.presence_penalty)) bad("presence_penalty must be a finite number");
@@ -38,7 +39,9 @@ Sampler::Sampler(const SamplingParams& params, int n_vocab)
       penalties_(params, n_vocab),
       candidates_(static_cast<size_t>(n_vocab)) {}
 
-void Sampler::accept(Token t) { penalties_.accept(t); }
+void Sampler::accept(Token t) {
+  penalties_.accept(t);
+}
 
 Token Sampler::sample(std::span<const float> logits) {
   if (logits.size() != static_cast<size_t>(n_vocab_)) {

@@ -32,11 +32,12 @@ namespace a3s::power {
 
 struct SamplingParams {
   float temperature = 0.8f;
-  int top_k = 40;              // <= 0: disabled
-  float top_p = 0.95f;         // >= 1: disabled
-  float min_p = 0.05f;         // <= 0: disabled
-  float repeat_penalty = 1.0f; // 1: disabled (llama.cpp semantics: divide positive logits, multiply negative)
-  int repeat_last_n = 64;      // window of recent tokens the penalties look at (-1 = all)
+  int top_k = 40;       // <= 0: disabled
+  float top_p = 0.95f;  // >= 1: disabled
+  float min_p = 0.05f;  // <= 0: disabled
+  float repeat_penalty =
+      1.0f;                // 1: disabled (llama.cpp semantics: divide positive logits, multiply negative)
+  int repeat_last_n = 64;  // window of recent tokens the penalties look at (-1 = all)
   float frequency_penalty = 0.0f;  // OpenAI semantics: logit -= count * frequency_penalty
   float presence_penalty = 0.0f;   // logit -= presence_penalty if count > 0
   std::optional<uint64_t> seed;
@@ -56,9 +57,7 @@ class Sampler {
   // The distribution the last sample() drew from: the surviving candidates, best first, with
   // their final probabilities (after temperature). Greedy: the chosen token with p = 1. Valid
   // until the next sample().
-  std::span<const sampling::Candidate> last_distribution() const {
-    return {candidates_.data(), n_kept_};
-  }
+  std::span<const sampling::Candidate> last_distribution() const { return {candidates_.data(), n_kept_}; }
 
  private:
   SamplingParams params_;

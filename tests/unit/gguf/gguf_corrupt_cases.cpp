@@ -270,7 +270,8 @@ std::vector<CorruptCase> corrupt_cases() {
   {
     GgufWriter w;
     w.tensor_raw(tensor_info("w", {33, 2}, kQ8_0T, 0), 128);
-    add("row-not-block-multiple", w.build(), bad, "row of 33 elements is not a multiple of the q8_0 block size 32");
+    add("row-not-block-multiple", w.build(), bad,
+        "row of 33 elements is not a multiple of the q8_0 block size 32");
   }
   {
     GgufWriter w;
@@ -285,7 +286,8 @@ std::vector<CorruptCase> corrupt_cases() {
   {
     GgufWriter w;
     w.tensor("w", {32}, kQ8_1T);
-    add("activation-type-q8_1", w.build(), unsupported, "unsupported tensor type q8_1 (id 9, not a weight type)");
+    add("activation-type-q8_1", w.build(), unsupported,
+        "unsupported tensor type q8_1 (id 9, not a weight type)");
   }
   {
     GgufWriter w;
@@ -295,7 +297,8 @@ std::vector<CorruptCase> corrupt_cases() {
   {
     GgufWriter w;
     w.tensor("a", {8}, kF32T).tensor("b", {8}, kF32T, 16);
-    add("misaligned-offset", w.build(), bad, "tensor 'b' data offset 16 is not a multiple of the alignment 32");
+    add("misaligned-offset", w.build(), bad,
+        "tensor 'b' data offset 16 is not a multiple of the alignment 32");
   }
   {
     GgufWriter w;
@@ -313,12 +316,14 @@ std::vector<CorruptCase> corrupt_cases() {
   {
     GgufWriter w;
     w.tensor("a", {8}, kF32T).tensor_raw(tensor_info("b", {8}, kF32T, 1ull << 40));
-    add("tensor-offset-past-eof", w.build(), bad, "tensor 'b' data [1099511627776, +32) runs past end of file");
+    add("tensor-offset-past-eof", w.build(), bad,
+        "tensor 'b' data [1099511627776, +32) runs past end of file");
   }
   {
     GgufWriter w;
     w.tensor_raw(tensor_info("w", {8}, kF32T, ~0ull - 31), 32);
-    add("tensor-offset-overflow", w.build(), bad, "tensor 'w' data [18446744073709551584, +32) runs past end of file");
+    add("tensor-offset-overflow", w.build(), bad,
+        "tensor 'w' data [18446744073709551584, +32) runs past end of file");
   }
   {
     GgufWriter w;
@@ -376,7 +381,10 @@ std::vector<ValidSeed> valid_seeds() {
     w.alignment = 64;
     w.kv_typed("general.nested", kArray, nested_array(3));
     w.kv_u64("general.u64", 1ull << 40).kv_f32("general.f", 0.5f);
-    w.tensor("q4", {64, 2}, 2).tensor("q2k", {256}, 10).tensor("q6k", {256}, 14).tensor("bf", {4, 2, 2, 2}, 30);
+    w.tensor("q4", {64, 2}, 2)
+        .tensor("q2k", {256}, 10)
+        .tensor("q6k", {256}, 14)
+        .tensor("bf", {4, 2, 2, 2}, 30);
     s.push_back({"mixed-types-align64", w.build()});
   }
   return s;

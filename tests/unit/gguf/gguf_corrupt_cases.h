@@ -10,10 +10,10 @@
 namespace a3s::power::gguf::testing {
 
 struct CorruptCase {
-  std::string name;      // file stem in tests/data/gguf-corrupt/
+  std::string name;  // file stem in tests/data/gguf-corrupt/
   Bytes bytes;
-  std::string code;      // expected Error::code()
-  std::string message;   // a substring the one-line message must contain
+  std::string code;     // expected Error::code()
+  std::string message;  // a substring the one-line message must contain
 };
 
 std::vector<CorruptCase> corrupt_cases();

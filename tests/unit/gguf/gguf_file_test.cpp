@@ -1,4 +1,6 @@
 // The GGUF reader on the real models and vocabularies in the shared test data.
+#include "gguf/gguf_file.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,14 +11,15 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
 
 namespace a3s::power::gguf {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string testdata(const std::string& rel) { return std::string(A3S_TESTDATA_DIR) + "/" + rel; }
+std::string testdata(const std::string& rel) {
+  return std::string(A3S_TESTDATA_DIR) + "/" + rel;
+}
 
 std::vector<std::string> gguf_files(const std::string& dir) {
   std::vector<std::string> out;

@@ -7,7 +7,9 @@
 
 namespace a3s::power::gguf::testing {
 
-void put_u8(Bytes& b, uint8_t v) { b.push_back(v); }
+void put_u8(Bytes& b, uint8_t v) {
+  b.push_back(v);
+}
 void put_u16(Bytes& b, uint16_t v) {
   for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
@@ -158,9 +160,9 @@ GgufWriter minimal_model() {
       .kv_str_array("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a"})
       .kv_f32_array("tokenizer.ggml.scores", {0.f, 0.f, 0.f, -1.5f})
       .kv_i32_array("tokenizer.ggml.token_type", {2, 3, 3, 1});
-  w.tensor("token_embd.weight", {32, 4}, 0)    // F32
-      .tensor("output_norm.weight", {32}, 1)   // F16
-      .tensor("output.weight", {32, 4}, 8);    // Q8_0
+  w.tensor("token_embd.weight", {32, 4}, 0)   // F32
+      .tensor("output_norm.weight", {32}, 1)  // F16
+      .tensor("output.weight", {32, 4}, 8);   // Q8_0
   return w;
 }
 

@@ -1,10 +1,10 @@
 // The truncation stages on small hand-made candidate sets.
+#include "sampling/candidates.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
-
-#include "sampling/candidates.h"
 
 namespace a3s::power::sampling {
 namespace {
@@ -55,12 +55,12 @@ TEST(SamplingCandidates, TopPKeepsTheSmallestPrefixReachingP) {
 TEST(SamplingCandidates, MinPThresholdIsRelativeToTheBest) {
   auto c = from_probs({0.5, 0.3, 0.15, 0.05});
   EXPECT_EQ(min_p_prefix(c, 0.0), 4u);
-  EXPECT_EQ(min_p_prefix(c, 0.09), 4u);   // threshold 0.045
-  EXPECT_EQ(min_p_prefix(c, 0.11), 3u);   // threshold 0.055
-  EXPECT_EQ(min_p_prefix(c, 0.25), 3u);   // threshold 0.125
-  EXPECT_EQ(min_p_prefix(c, 0.59), 2u);   // threshold 0.295
-  EXPECT_EQ(min_p_prefix(c, 0.61), 1u);   // threshold 0.305
-  EXPECT_EQ(min_p_prefix(c, 1.0), 1u);    // only the best (ties with it would stay)
+  EXPECT_EQ(min_p_prefix(c, 0.09), 4u);  // threshold 0.045
+  EXPECT_EQ(min_p_prefix(c, 0.11), 3u);  // threshold 0.055
+  EXPECT_EQ(min_p_prefix(c, 0.25), 3u);  // threshold 0.125
+  EXPECT_EQ(min_p_prefix(c, 0.59), 2u);  // threshold 0.295
+  EXPECT_EQ(min_p_prefix(c, 0.61), 1u);  // threshold 0.305
+  EXPECT_EQ(min_p_prefix(c, 1.0), 1u);   // only the best (ties with it would stay)
 }
 
 TEST(SamplingCandidates, PartitionMinPMatchesPrefixAfterSorting) {

@@ -1,8 +1,9 @@
 // Repetition (llama.cpp) and frequency/presence (OpenAI) penalties: exact values and the window.
+#include "sampling/penalties.h"
+
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
-#include "sampling/penalties.h"
 #include "sampling/sampler.h"
 
 namespace a3s::power::sampling {

@@ -1,4 +1,6 @@
 // The Sampler: greedy, the truncation chain end to end, penalties, seeding and parameter checks.
+#include "sampling/sampler.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "sampling/sampler.h"
 
 namespace a3s::power {
 namespace {
@@ -291,8 +292,16 @@ TEST(Sampler, InvalidParametersAreRejected) {
   expect_invalid(with([&](SamplingParams& p) { p.presence_penalty = inf; }));
   expect_invalid(SamplingParams{}, 0);
   // Boundaries that are valid.
-  EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) { p.top_p = 1.0f; p.min_p = 1.0f; }), 8));
-  EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) { p.min_p = 0.0f; p.top_k = -5; }), 8));
+  EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) {
+                            p.top_p = 1.0f;
+                            p.min_p = 1.0f;
+                          }),
+                          8));
+  EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) {
+                            p.min_p = 0.0f;
+                            p.top_k = -5;
+                          }),
+                          8));
   EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) { p.temperature = 0.0f; }), 8));
 }
 
