@@ -99,6 +99,13 @@ void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int6
 // *out = Σ_i w[i]·x[i] over n elements; w_row has type w, x_act has type vec_dot_type(w).
 void vec_dot(TensorType w, int64_t n, float* out, const void* w_row, const void* x_act);
 
+// The active ISA's dot-product kernel for weight type w, for hot loops that make many calls with one
+// type (attention over the KV cache): kernel(n, out, w_row, x_act) behaves as vec_dot but checks
+// nothing, so n must be a positive multiple of the block size. Throws "unsupported_tensor_type" like
+// vec_dot. The pointer stays valid; it keeps the ISA that was active when it was obtained.
+using VecDotKernel = void (*)(int64_t n, float* out, const void* w_row, const void* x_act);
+VecDotKernel vec_dot_kernel(TensorType w);
+
 // Y[t][r] = dot(W row r, X_act row t) for r < n_rows, t < n_tokens.
 //   W:     [n_rows, n_cols] of type w, row stride row_size(w, n_cols) bytes.
 //   X_act: [n_tokens, n_cols] of type vec_dot_type(w), row stride row_size(vec_dot_type(w), n_cols).

@@ -116,6 +116,10 @@ void quantize_rows(TensorType t, const float* X, void* dst, int64_t n_rows, int6
   });
 }
 
+VecDotKernel vec_dot_kernel(TensorType w) {
+  return lookup("vec_dot_kernel", active_table().vec_dot, w);
+}
+
 void vec_dot(TensorType w, int64_t n, float* out, const void* w_row, const void* x_act) {
   checked_row("vec_dot", w, n);
   const auto fn = lookup("vec_dot", active_table().vec_dot, w);

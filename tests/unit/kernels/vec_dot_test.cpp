@@ -42,6 +42,9 @@ TEST(VecDot, RejectsBadArguments) {
   }
   vec_dot(TensorType::Q4_0, 0, &out, nullptr, nullptr);
   EXPECT_EQ(out, 0.0f);
+  EXPECT_THROW(vec_dot_kernel(TensorType::Q8_K), Error);
+  EXPECT_THROW(vec_dot_kernel(static_cast<TensorType>(5)), Error);
+  EXPECT_NE(vec_dot_kernel(TensorType::F16), nullptr);
 }
 
 struct VecDotCase {
@@ -83,6 +86,10 @@ TEST_P(VecDot, MatchesDequantizedDotAndScalarPath) {
       vec_dot(type, n, &got, w.data(), x.data());
       const RefDot ref = expected_dot(type, w.data(), act, x.data(), n);
       ASSERT_NEAR(got, ref.value, 1e-5 * ref.magnitude) << type_name(type) << " n=" << n << " rep=" << rep;
+
+      float direct = 0.0f;
+      vec_dot_kernel(type)(n, &direct, w.data(), x.data());
+      ASSERT_EQ(direct, got) << "vec_dot_kernel differs from vec_dot";
 
       float scalar = 0.0f;
       scalar_table().vec_dot[slot(type)](n, &scalar, w.data(), x.data());
