@@ -107,7 +107,8 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_NOPROXY, "*");  // the server is addressed directly
+  // A loopback server is always reached directly; remote ones honour the proxy environment.
+  if (is_loopback_host(opts_.url.host())) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, opts_.connect_timeout_ms);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total_timeout_ms);
   curl_easy_setopt(c, CURLOPT_USERAGENT, "a3s-power-client");
