@@ -62,7 +62,8 @@ class BuiltinTemplate final : public ChatTemplate {
     return render_ordered(nlohmann::ordered_json(messages), opts);
   }
 
-  std::string render_ordered(const nlohmann::ordered_json& messages, const RenderOptions& opts) const override {
+  std::string render_ordered(const nlohmann::ordered_json& messages,
+                             const RenderOptions& opts) const override {
     nlohmann::ordered_json normalized = normalize_messages(messages);
     validate_tools(opts.tools);
     if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(normalized, info_.arguments);
@@ -88,7 +89,8 @@ std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::stri
   std::optional<Detection> fallback;
   if (!fallback_family.empty()) {
     fallback = variant_by_name(fallback_family);
-    if (!fallback) throw Error(codes::kInvalidArgument, "unknown chat template family (see known_families())");
+    if (!fallback)
+      throw Error(codes::kInvalidArgument, "unknown chat template family (see known_families())");
   }
   if (!template_source || blank(*template_source)) {
     return std::make_unique<BuiltinTemplate>(*variant_by_name("plain"));
@@ -99,6 +101,8 @@ std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::stri
               "the model's chat template is not one of the supported families; configure a fallback family");
 }
 
-std::vector<std::string> ChatTemplate::known_families() { return known_names(); }
+std::vector<std::string> ChatTemplate::known_families() {
+  return known_names();
+}
 
 }  // namespace a3s::power::chat

@@ -13,11 +13,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/error.h"
 
@@ -56,6 +55,7 @@ class FieldError : public Error {
   std::string param_;
 };
 
+// Instances are immutable after create(): render() may be called concurrently from any thread.
 class ChatTemplate {
  public:
   // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback;

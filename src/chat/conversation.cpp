@@ -13,9 +13,13 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kInvalid = "invalid_request_error";
 constexpr const char* kUnsupported = "unsupported_field";
 
-[[noreturn]] void invalid(const std::string& message) { throw FieldError(kInvalid, "messages", message); }
+[[noreturn]] void invalid(const std::string& message) {
+  throw FieldError(kInvalid, "messages", message);
+}
 
-std::string at(std::size_t i) { return "messages[" + std::to_string(i) + "]"; }
+std::string at(std::size_t i) {
+  return "messages[" + std::to_string(i) + "]";
+}
 
 bool known_role(const std::string& role) {
   return role == "system" || role == "user" || role == "assistant" || role == "tool";
@@ -31,7 +35,8 @@ std::string join_parts(const Json& parts, const std::string& where) {
     auto type = part.find("type");
     if (type == part.end() || !type->is_string()) invalid(here + ".type must be a string");
     if (*type != "text") {
-      throw FieldError(kUnsupported, "messages", here + ": only content parts of type \"text\" are supported");
+      throw FieldError(kUnsupported, "messages",
+                       here + ": only content parts of type \"text\" are supported");
     }
     auto t = part.find("text");
     if (t == part.end() || !t->is_string()) invalid(here + ".text must be a string");

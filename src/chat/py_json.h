@@ -9,10 +9,9 @@
 // ordered_json object.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace a3s::power::chat::py {
 

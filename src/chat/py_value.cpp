@@ -24,9 +24,9 @@ std::string object_label(const Json& v) {
 }
 
 bool is_python_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
-         c == 0x205f || c == 0x3000;
+  return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f ||
+         c == 0x3000;
 }
 
 // str.isprintable() for non-ASCII code points: separators other than the ASCII space, controls,
@@ -37,13 +37,12 @@ bool is_printable_non_ascii(char32_t c) {
     char32_t lo, hi;
   };
   static constexpr Range kNonPrintable[] = {
-      {0x80, 0xa0},         {0xad, 0xad},         {0x600, 0x605},       {0x61c, 0x61c},
-      {0x6dd, 0x6dd},       {0x70f, 0x70f},       {0x890, 0x891},       {0x8e2, 0x8e2},
-      {0x1680, 0x1680},     {0x180e, 0x180e},     {0x2000, 0x200f},     {0x2028, 0x202f},
-      {0x205f, 0x2064},     {0x2066, 0x206f},     {0x3000, 0x3000},     {0xd800, 0xf8ff},
-      {0xfdd0, 0xfdef},     {0xfeff, 0xfeff},     {0xfff9, 0xfffb},     {0xfffe, 0xffff},
-      {0x110bd, 0x110bd},   {0x110cd, 0x110cd},   {0x13430, 0x1343f},   {0x1bca0, 0x1bca3},
-      {0x1d173, 0x1d17a},   {0xe0001, 0xe0001},   {0xe0020, 0xe007f},   {0xf0000, 0x10ffff},
+      {0x80, 0xa0},       {0xad, 0xad},       {0x600, 0x605},      {0x61c, 0x61c},     {0x6dd, 0x6dd},
+      {0x70f, 0x70f},     {0x890, 0x891},     {0x8e2, 0x8e2},      {0x1680, 0x1680},   {0x180e, 0x180e},
+      {0x2000, 0x200f},   {0x2028, 0x202f},   {0x205f, 0x2064},    {0x2066, 0x206f},   {0x3000, 0x3000},
+      {0xd800, 0xf8ff},   {0xfdd0, 0xfdef},   {0xfeff, 0xfeff},    {0xfff9, 0xfffb},   {0xfffe, 0xffff},
+      {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x1343f},  {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
+      {0xe0001, 0xe0001}, {0xe0020, 0xe007f}, {0xf0000, 0x10ffff},
   };
   for (const auto& r : kNonPrintable) {
     if (c >= r.lo && c <= r.hi) return false;
@@ -232,7 +231,9 @@ std::string str(const Json& v) {
   }
 }
 
-std::string str(const Ref& v) { return v.defined() ? str(*v) : std::string(); }
+std::string str(const Ref& v) {
+  return v.defined() ? str(*v) : std::string();
+}
 
 bool truthy(const Json& v) {
   switch (v.type()) {
@@ -256,7 +257,9 @@ bool truthy(const Json& v) {
   }
 }
 
-bool truthy(const Ref& v) { return v.defined() && truthy(*v); }
+bool truthy(const Ref& v) {
+  return v.defined() && truthy(*v);
+}
 
 bool equal(const Json& a, const Json& b) {
   auto numeric = [](const Json& x) { return x.is_number() || x.is_boolean(); };
@@ -306,7 +309,9 @@ std::size_t length(const Json& v) {
   raise_type_error("object of type '" + type_name(v) + "' has no len()");
 }
 
-std::size_t length(const Ref& v) { return v.defined() ? length(*v) : 0; }
+std::size_t length(const Ref& v) {
+  return v.defined() ? length(*v) : 0;
+}
 
 bool contains(const Ref& haystack, const Json& needle) {
   if (!haystack.defined()) return false;
@@ -315,8 +320,7 @@ bool contains(const Ref& haystack, const Json& needle) {
     if (!needle.is_string()) {
       raise_type_error("'in <string>' requires string as left operand, not " + type_name(needle));
     }
-    return h.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) !=
-           std::string::npos;
+    return h.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) != std::string::npos;
   }
   if (h.is_array()) {
     for (const auto& e : h) {
@@ -350,7 +354,9 @@ std::string strip(std::string_view s) {
   return std::string(s.substr(begin, end - begin));
 }
 
-std::string trim(const Ref& v) { return strip(str(v)); }
+std::string trim(const Ref& v) {
+  return strip(str(v));
+}
 
 void append(std::string& s, const Ref& v) {
   if (!v.defined()) raise_undefined(v.undefined_hint);

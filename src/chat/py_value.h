@@ -14,10 +14,9 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace a3s::power::chat::py {
 
@@ -36,7 +35,7 @@ struct Ref {
 // `obj.key` / `obj['key']` with Jinja's lookup rules for dicts; anything else is Undefined.
 Ref attr(const Json& obj, std::string_view key);
 Ref attr(const Ref& obj, std::string_view key);  // attribute of Undefined → raise_undefined
-Ref defined(const Json& value);                   // wraps a value that exists
+Ref defined(const Json& value);                  // wraps a value that exists
 
 // Python type name: "NoneType", "bool", "int", "float", "str", "list", "dict".
 std::string type_name(const Json& v);

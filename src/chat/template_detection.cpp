@@ -5,7 +5,9 @@
 namespace a3s::power::chat {
 namespace {
 
-bool has(std::string_view src, std::string_view needle) { return src.find(needle) != std::string_view::npos; }
+bool has(std::string_view src, std::string_view needle) {
+  return src.find(needle) != std::string_view::npos;
+}
 
 bool has_all(std::string_view src, std::initializer_list<std::string_view> needles) {
   for (auto n : needles) {
@@ -43,10 +45,11 @@ const VariantInfo kVariants[] = {
 
 // The family's canonical variant (used for a fallback given by family name).
 const std::pair<std::string_view, Variant> kCanonical[] = {
-    {"plain", Variant::kPlain},       {"chatml", Variant::kChatml},          {"llama2", Variant::kLlama2},
-    {"llama3", Variant::kLlama30},    {"mistral", Variant::kMistralNemo},    {"gemma", Variant::kGemma2},
-    {"phi3", Variant::kPhi35},        {"deepseek", Variant::kDeepseekR1},    {"command-r", Variant::kCommandR7b},
-    {"functionary", Variant::kFunctionaryV32},
+    {"plain", Variant::kPlain},          {"chatml", Variant::kChatml},
+    {"llama2", Variant::kLlama2},        {"llama3", Variant::kLlama30},
+    {"mistral", Variant::kMistralNemo},  {"gemma", Variant::kGemma2},
+    {"phi3", Variant::kPhi35},           {"deepseek", Variant::kDeepseekR1},
+    {"command-r", Variant::kCommandR7b}, {"functionary", Variant::kFunctionaryV32},
 };
 
 // Decodes the escapes of a Jinja string literal body (\n, \t, \\, \', \").
@@ -91,15 +94,19 @@ const VariantInfo& variant_info(Variant v) {
 }
 
 std::optional<Detection> detect_template(std::string_view src) {
-  auto found = [](Variant v, TemplateTraits traits = {}) { return std::optional<Detection>(Detection{v, traits}); };
+  auto found = [](Variant v, TemplateTraits traits = {}) {
+    return std::optional<Detection>(Detection{v, traits});
+  };
   if (has_all(src, {"<｜User｜>", "<｜Assistant｜>", "</think>"})) return found(Variant::kDeepseekR1);
-  if (has_all(src, {"<|START_OF_TURN_TOKEN|>", "<|START_ACTION|>", "tool_call_id_to_int", "format_tool_message"})) {
+  if (has_all(src, {"<|START_OF_TURN_TOKEN|>", "<|START_ACTION|>", "tool_call_id_to_int",
+                    "format_tool_message"})) {
     return found(Variant::kCommandR7b);
   }
   if (has_all(src, {"<|start_header_id|>", ">>>all", "generate_schema_from_functions"})) {
     return found(Variant::kFunctionaryV32);
   }
-  if (has_all(src, {"<|im_start|>", "json_to_python_type", "<tool_call>", "You are a function calling AI model."})) {
+  if (has_all(src, {"<|im_start|>", "json_to_python_type", "<tool_call>",
+                    "You are a function calling AI model."})) {
     return found(Variant::kHermes3ToolUse);
   }
   if (has_all(src, {"<|im_start|>", "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
@@ -107,8 +114,10 @@ std::optional<Detection> detect_template(std::string_view src) {
       !has_any(src, {"reasoning_content", "enable_thinking"})) {
     return found(Variant::kQwen25);
   }
-  if (has_all(src, {"<|start_header_id|>", "Cutting Knowledge Date: December 2023"}) && !has(src, "<|image|>")) {
-    if (has_all(src, {"builtin_tools", "26 Jul 2024"}) && !has(src, "strftime_now")) return found(Variant::kLlama31);
+  if (has_all(src, {"<|start_header_id|>", "Cutting Knowledge Date: December 2023"}) &&
+      !has(src, "<|image|>")) {
+    if (has_all(src, {"builtin_tools", "26 Jul 2024"}) && !has(src, "strftime_now"))
+      return found(Variant::kLlama31);
     if (has(src, "strftime_now") && !has(src, "builtin_tools")) return found(Variant::kLlama32);
     return std::nullopt;
   }

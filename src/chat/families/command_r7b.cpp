@@ -144,8 +144,8 @@ std::string call_index(const RenderContext& ctx, const Ref& wanted) {
     if (!py::truthy(calls)) continue;
     for (const auto& tc : *calls) {
       const Ref id = py::attr(tc, "id");
-      const bool same = id.defined() && wanted.defined() ? py::equal(*id, *wanted)
-                                                         : id.defined() == wanted.defined();
+      const bool same =
+          id.defined() && wanted.defined() ? py::equal(*id, *wanted) : id.defined() == wanted.defined();
       if (same) return std::to_string(counter);
       ++counter;
     }
@@ -172,8 +172,8 @@ std::string render_command_r7b(const RenderContext& ctx) {
     for (std::size_t k = 0; k < tools->size(); ++k) {
       const Ref fn = py::attr((*tools)[k], "function");
       out += "    {\"name\": \"" + py::str(py::attr(fn, "name")) + "\", \"description\": \"" +
-             py::str(py::attr(fn, "description")) + "\", \"parameters\": " +
-             tojson(py::attr(fn, "parameters")) + ", \"responses\": null}";
+             py::str(py::attr(fn, "description")) +
+             "\", \"parameters\": " + tojson(py::attr(fn, "parameters")) + ", \"responses\": null}";
       if (k + 1 != tools->size()) out += ",";
       out += "\n";
     }
@@ -196,7 +196,8 @@ std::string render_command_r7b(const RenderContext& ctx) {
       out += "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>";
       const Ref calls = py::attr(m, "tool_calls");
       if (py::truthy(calls)) {
-        out += "<|START_THINKING|>" + py::str(py::attr(m, "tool_plan")) + "<|END_THINKING|><|START_ACTION|>[\n";
+        out +=
+            "<|START_THINKING|>" + py::str(py::attr(m, "tool_plan")) + "<|END_THINKING|><|START_ACTION|>[\n";
         for (std::size_t k = 0; k < calls->size(); ++k) {
           const Ref fn = py::attr((*calls)[k], "function");
           out += "    {\"tool_call_id\": \"" + std::to_string(tool_idx) + "\", \"tool_name\": \"" +

@@ -80,7 +80,8 @@ std::string render_deepseek_r1(const RenderContext& ctx) {
     }
     if (role == "tool") {
       is_tool = true;
-      std::string s = is_output_first ? "<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>" : "\n<｜tool▁output▁begin｜>";
+      std::string s =
+          is_output_first ? "<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>" : "\n<｜tool▁output▁begin｜>";
       py::append(s, content);
       out += s + "<｜tool▁output▁end｜>";
       is_output_first = false;

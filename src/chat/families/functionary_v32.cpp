@@ -30,7 +30,9 @@ const Json& require_dict(const Json& v, const char* what) {
   return v;
 }
 
-bool has(const Json& dict, const char* key) { return dict.contains(key); }
+bool has(const Json& dict, const char* key) {
+  return dict.contains(key);
+}
 
 // dict.get(key, default)
 const Json& get(const Json& dict, const char* key, const Json& fallback) {
@@ -47,7 +49,9 @@ const Json& empty_list() {
   return kEmpty;
 }
 
-std::string offset_for(int depth) { return depth >= 1 ? std::string(static_cast<std::size_t>(depth) * 4, ' ') : ""; }
+std::string offset_for(int depth) {
+  return depth >= 1 ? std::string(static_cast<std::size_t>(depth) * 4, ' ') : "";
+}
 
 std::string replace_quotes(std::string s) {
   for (auto& c : s) {
@@ -171,8 +175,10 @@ std::string param_info(const Json& param) {
     out += " Default=" + value + ".";
   }
   if (fmt != kNone) out += " Format=" + fmt;
-  static const std::pair<const char*, const char*> kLimits[] = {
-      {"maximum", "Maximum"}, {"minimum", "Minimum"}, {"maxLength", "Maximum length"}, {"minLength", "Minimum length"}};
+  static const std::pair<const char*, const char*> kLimits[] = {{"maximum", "Maximum"},
+                                                                {"minimum", "Minimum"},
+                                                                {"maxLength", "Maximum length"},
+                                                                {"minLength", "Minimum length"}};
   for (const auto& [field, name] : kLimits) {
     if (has(param, field)) out += std::string(" ") + name + "=" + py::str(param[field]);
   }
@@ -270,8 +276,8 @@ std::string parameter_typescript(const Json& properties, const Json& required, i
       out += examples_text(examples, offset);
       declaration += ": {";
       out += "\n" + offset + declaration;
-      out += parameter_typescript(get(param, "properties", empty_dict()), get(param, "required", empty_list()),
-                                  depth + 1);
+      out += parameter_typescript(get(param, "properties", empty_dict()),
+                                  get(param, "required", empty_list()), depth + 1);
       out += "\n" + offset + "},";
     } else if (type == "array") {
       const Json& item_info = get(param, "items", empty_dict());

@@ -29,7 +29,9 @@ std::string python_type(const Ref& spec, int depth = 0);
 
 // The macro called on the `spec|items` generator of an array schema: a generator has no `type`,
 // and an undefined type is iterable (as empty), hence "Union[]".
-std::string python_type_of_items() { return "Union[]"; }
+std::string python_type_of_items() {
+  return "Union[]";
+}
 
 std::string python_type_of_type_value(const Json& t, int depth) {
   // json_to_python_type({"type": t})
@@ -108,8 +110,8 @@ void render_tool(std::string& out, const Json& tool_item) {
   out += s + "\n\n";
   each_property([&](std::size_t k, const std::string& name, const Json& fields) {
     if (k == 0) out += "    Args:\n";
-    out += "        " + name + "(" + python_type(py::defined(fields)) + "): " +
-           py::trim(py::attr(fields, "description"));
+    out += "        " + name + "(" + python_type(py::defined(fields)) +
+           "): " + py::trim(py::attr(fields, "description"));
   });
   if (ret.defined() && py::attr(ret, "description").defined()) {
     s = "\n    Returns:\n        ";
@@ -153,8 +155,9 @@ std::string render_hermes3_tool_use(const RenderContext& ctx) {
       "{\"properties\": {\"name\": {\"title\": \"Name\", \"type\": \"string\"}, \"arguments\": "
       "{\"title\": \"Arguments\", \"type\": \"object\"}}, \"required\": [\"name\", \"arguments\"], "
       "\"title\": \"FunctionCall\", \"type\": \"object\"}}\n";
-  out += "For each function call return a json object with function name and arguments within "
-         "<tool_call></tool_call> XML tags as follows:\n";
+  out +=
+      "For each function call return a json object with function name and arguments within "
+      "<tool_call></tool_call> XML tags as follows:\n";
   out += "<tool_call>\n";
   out += "{\"name\": <function-name>, \"arguments\": <args-dict>}\n";
   out += "</tool_call><|im_end|>\n";

@@ -45,8 +45,9 @@ std::string render_llama31_style(const RenderContext& ctx, const std::string& da
     out += std::string("<|start_header_id|>user") + kHeaderEnd;
     out += "Given the following functions, please respond with a JSON for a function call ";
     out += "with its proper arguments that best answers the given prompt.\n\n";
-    out += "Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name "
-           "and its value}.";
+    out +=
+        "Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name "
+        "and its value}.";
     out += "Do not use variables.\n\n";
     for (const auto& t : *tools) out += py::dumps(t, 4) + "\n\n";
     out += first_user_message + "<|eot_id|>";
@@ -91,8 +92,8 @@ std::string render_llama31_style(const RenderContext& ctx, const std::string& da
 std::string render_llama30(const RenderContext& ctx) {
   std::string out;
   for (std::size_t i = 0; i < ctx.size(); ++i) {
-    std::string content = "<|start_header_id|>" + ctx.role(i) + kHeaderEnd + py::trim(ctx.content(i)) +
-                          "<|eot_id|>";
+    std::string content =
+        "<|start_header_id|>" + ctx.role(i) + kHeaderEnd + py::trim(ctx.content(i)) + "<|eot_id|>";
     if (i == 0) content = ctx.bos_token + content;
     out += content;
   }
@@ -100,8 +101,12 @@ std::string render_llama30(const RenderContext& ctx) {
   return out;
 }
 
-std::string render_llama31(const RenderContext& ctx) { return render_llama31_style(ctx, "26 Jul 2024"); }
+std::string render_llama31(const RenderContext& ctx) {
+  return render_llama31_style(ctx, "26 Jul 2024");
+}
 
-std::string render_llama32(const RenderContext& ctx) { return render_llama31_style(ctx, ctx.today_dmy); }
+std::string render_llama32(const RenderContext& ctx) {
+  return render_llama31_style(ctx, ctx.today_dmy);
+}
 
 }  // namespace a3s::power::chat

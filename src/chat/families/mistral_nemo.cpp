@@ -21,9 +21,13 @@ constexpr const char* kAlternate =
     "user/assistant/user/assistant/...";
 constexpr const char* kBadId = "Tool call IDs should be alphanumeric strings with length 9!";
 
-bool has_calls(const Json& m) { return m.contains("tool_calls"); }
+bool has_calls(const Json& m) {
+  return m.contains("tool_calls");
+}
 
-bool id_ok(const Ref& id) { return id.defined() && py::length(id) == 9; }
+bool id_ok(const Ref& id) {
+  return id.defined() && py::length(id) == 9;
+}
 
 void render_tools(std::string& out, const Json& tools) {
   out += "[AVAILABLE_TOOLS][";

@@ -27,8 +27,9 @@ std::string render_plain(const RenderContext& ctx) {
   for (std::size_t i = 0; i < ctx.size(); ++i) {
     if (ctx.message(i).contains("tool_calls")) {
       throw FieldError("unsupported_field", "messages",
-                       "messages[" + std::to_string(i) + "].tool_calls: tool calls are not supported by the "
-                       "plain chat format");
+                       "messages[" + std::to_string(i) +
+                           "].tool_calls: tool calls are not supported by the "
+                           "plain chat format");
     }
   }
   if (ctx.size() == 1 && ctx.role(0) == "user") return py::str(ctx.content(0));

@@ -10,8 +10,8 @@ namespace a3s::power::chat {
 
 // Template details recognised in the source that vary within a family.
 struct TemplateTraits {
-  bool bos_prefix = false;            // chatml: the template prints bos_token first
-  std::string default_system;         // chatml: system turn inserted when messages[0] is not system
+  bool bos_prefix = false;              // chatml: the template prints bos_token first
+  std::string default_system;           // chatml: system turn inserted when messages[0] is not system
   bool system_requires_content = true;  // phi3: an empty system message is skipped
 };
 
@@ -27,9 +27,7 @@ struct RenderContext {
   const py::Json& message(std::size_t i) const { return messages[i]; }
   std::size_t size() const { return messages.size(); }
   // messages[i].role (always a string after normalisation).
-  const std::string& role(std::size_t i) const {
-    return messages[i]["role"].get_ref<const std::string&>();
-  }
+  const std::string& role(std::size_t i) const { return messages[i]["role"].get_ref<const std::string&>(); }
   py::Ref content(std::size_t i) const { return py::attr(messages[i], "content"); }
   // tools as the template's `tools`: Undefined when absent.
   py::Ref tools_ref() const {

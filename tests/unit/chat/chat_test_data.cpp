@@ -8,7 +8,9 @@
 
 namespace a3s::power::chat::testing {
 
-std::string templates_dir() { return std::string(A3S_TESTDATA_DIR) + "/chat-templates"; }
+std::string templates_dir() {
+  return std::string(A3S_TESTDATA_DIR) + "/chat-templates";
+}
 
 std::vector<std::string> template_names() {
   std::vector<std::string> names;
@@ -28,9 +30,13 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-std::string template_source(const std::string& name) { return read_text(templates_dir() + "/" + name + ".jinja"); }
+std::string template_source(const std::string& name) {
+  return read_text(templates_dir() + "/" + name + ".jinja");
+}
 
-nlohmann::ordered_json read_json(const std::string& path) { return nlohmann::ordered_json::parse(read_text(path)); }
+nlohmann::ordered_json read_json(const std::string& path) {
+  return nlohmann::ordered_json::parse(read_text(path));
+}
 
 void append_cases(std::vector<GoldenCase>& cases);
 

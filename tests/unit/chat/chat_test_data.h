@@ -3,11 +3,10 @@
 // rendered by Python Jinja2 with tools/make_extra_cases.py).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "chat/chat_template.h"
 

@@ -1,7 +1,8 @@
 // Validation of messages and tools: clear errors naming the field, never the text, and no crash.
+#include "chat/conversation.h"
+
 #include <gtest/gtest.h>
 
-#include "chat/conversation.h"
 #include "chat_test_data.h"
 
 namespace a3s::power::chat {
@@ -44,14 +45,16 @@ TEST_P(BadMessagesTest, FailsWithATemplatedMessage) {
 }
 
 const BadInput kBadInputs[] = {
-    {R"({"role":"user","content":"SECRET-PROMPT-TEXT"})", "invalid_request_error", "messages must be an array"},
+    {R"({"role":"user","content":"SECRET-PROMPT-TEXT"})", "invalid_request_error",
+     "messages must be an array"},
     {R"("SECRET-PROMPT-TEXT")", "invalid_request_error", "messages must be an array"},
     {R"([])", "invalid_request_error", "messages must contain at least one message"},
     {R"(["SECRET-PROMPT-TEXT"])", "invalid_request_error", "messages[0] must be an object"},
     {R"([{"content":"SECRET-PROMPT-TEXT"}])", "invalid_request_error", "messages[0].role must be a string"},
-    {R"([{"role":7,"content":"SECRET-PROMPT-TEXT"}])", "invalid_request_error", "messages[0].role must be a string"},
-    {R"([{"role":"user","content":"a"},{"role":"SECRET-PROMPT-TEXT","content":"b"}])", "invalid_request_error",
-     "messages[1].role must be one of system, user, assistant, tool"},
+    {R"([{"role":7,"content":"SECRET-PROMPT-TEXT"}])", "invalid_request_error",
+     "messages[0].role must be a string"},
+    {R"([{"role":"user","content":"a"},{"role":"SECRET-PROMPT-TEXT","content":"b"}])",
+     "invalid_request_error", "messages[1].role must be one of system, user, assistant, tool"},
     {R"([{"role":"user"}])", "invalid_request_error",
      "messages[0].content must be a string or an array of text parts"},
     {R"([{"role":"user","content":null}])", "invalid_request_error",
@@ -78,8 +81,8 @@ const BadInput kBadInputs[] = {
      "invalid_request_error", "messages[0].tool_calls[0].id must be a string"},
     {R"([{"role":"assistant","content":null,"tool_calls":[{"function":{"arguments":"{}"}}]}])",
      "invalid_request_error", "messages[0].tool_calls[0].function.name must be a string"},
-    {R"([{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f"}}]}])", "invalid_request_error",
-     "messages[0].tool_calls[0].function.arguments must be a string or an object"},
+    {R"([{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f"}}]}])",
+     "invalid_request_error", "messages[0].tool_calls[0].function.arguments must be a string or an object"},
     {R"([{"role":"assistant","content":null,"tool_calls":null}])", "invalid_request_error",
      "messages[0].content must be a string or an array of text parts"},
     {R"([{"role":"tool","content":"x","tool_call_id":3}])", "invalid_request_error",
@@ -124,8 +127,9 @@ TEST(Normalize, TemplateErrorsNeverContainMessageText) {
   // Gemma rejects the system role; Mistral rejects a bad tool call id: messages are fixed texts.
   const auto gemma = ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"));
   try {
-    gemma->render(json::parse(R"([{"role":"system","content":"SECRET-PROMPT-TEXT"},{"role":"user","content":"x"}])"),
-                  {});
+    gemma->render(
+        json::parse(R"([{"role":"system","content":"SECRET-PROMPT-TEXT"},{"role":"user","content":"x"}])"),
+        {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), "invalid_request_error");
@@ -133,9 +137,11 @@ TEST(Normalize, TemplateErrorsNeverContainMessageText) {
   }
   const auto phi = ChatTemplate::create(testing::template_source("microsoft-Phi-3.5-mini-instruct"));
   try {
-    phi->render(json::parse(R"([{"role":"user","content":"SECRET-PROMPT-TEXT"},{"role":"assistant","content":null,)"
-                            R"("tool_calls":[{"function":{"name":"SECRET-PROMPT-TEXT","arguments":"SECRET-PROMPT-TEXT"}}]}])"),
-                {});
+    phi->render(
+        json::parse(
+            R"([{"role":"user","content":"SECRET-PROMPT-TEXT"},{"role":"assistant","content":null,)"
+            R"("tool_calls":[{"function":{"name":"SECRET-PROMPT-TEXT","arguments":"SECRET-PROMPT-TEXT"}}]}])"),
+        {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "TypeError: can only concatenate str (not \"NoneType\") to str");

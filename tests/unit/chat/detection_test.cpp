@@ -36,7 +36,8 @@ TEST(Detection, EverySharedTemplateIsRecognisedAsItsFamily) {
 
 TEST(Detection, ToolPresentingVariantsSaySo) {
   EXPECT_TRUE(ChatTemplate::create(testing::template_source("Qwen-Qwen2.5-7B-Instruct"))->supports_tools());
-  EXPECT_TRUE(ChatTemplate::create(testing::template_source("meta-llama-Llama-3.1-8B-Instruct"))->supports_tools());
+  EXPECT_TRUE(
+      ChatTemplate::create(testing::template_source("meta-llama-Llama-3.1-8B-Instruct"))->supports_tools());
   EXPECT_FALSE(ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"))->supports_tools());
   EXPECT_FALSE(ChatTemplate::create(std::nullopt)->supports_tools());
 }
@@ -92,22 +93,26 @@ TEST(Detection, MissingOrBlankTemplateIsPlain) {
   EXPECT_EQ(ChatTemplate::create(std::nullopt)->family(), "plain");
   EXPECT_EQ(ChatTemplate::create(std::string(" \n\t"))->family(), "plain");
   // A recognised template wins over the fallback.
-  EXPECT_EQ(ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"), "chatml")->family(), "gemma");
+  EXPECT_EQ(ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"), "chatml")->family(),
+            "gemma");
 }
 
 TEST(Detection, GenericSignatures) {
   // Llama 2: [INST] and <<SYS>>.
   EXPECT_EQ(ChatTemplate::create("{{ bos_token + '[INST] ' }}{{ '<<SYS>>\\n' }}")->variant(), "llama2");
   // Llama 3.0: header tokens without the 3.1 preamble.
-  EXPECT_EQ(ChatTemplate::create("{{ '<|start_header_id|>' + r + '<|end_header_id|>\\n\\n' + c + '<|eot_id|>' }}")
-                ->variant(),
-            "llama3.0");
+  EXPECT_EQ(
+      ChatTemplate::create("{{ '<|start_header_id|>' + r + '<|end_header_id|>\\n\\n' + c + '<|eot_id|>' }}")
+          ->variant(),
+      "llama3.0");
   // ChatML without tools.
-  EXPECT_EQ(ChatTemplate::create("{{'<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>'}}")->variant(),
-            "chatml");
+  EXPECT_EQ(
+      ChatTemplate::create("{{'<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>'}}")->variant(),
+      "chatml");
   // Phi-4 style (<|im_sep|>) is not ChatML; a Llama 3.1-like template with vision tokens is refused.
   EXPECT_THROW(ChatTemplate::create("<|im_start|>{{ r }}<|im_sep|>{{ c }}<|im_end|>"), Error);
-  EXPECT_THROW(ChatTemplate::create("<|start_header_id|> Cutting Knowledge Date: December 2023 <|image|>"), Error);
+  EXPECT_THROW(ChatTemplate::create("<|start_header_id|> Cutting Knowledge Date: December 2023 <|image|>"),
+               Error);
   // Mistral templates other than Nemo's are not guessed.
   EXPECT_THROW(ChatTemplate::create("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), Error);
 }

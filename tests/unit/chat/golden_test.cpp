@@ -25,11 +25,12 @@ Result run(const GoldenCase& c) {
   const auto opts = testing::options_for(c.input);
   try {
     const std::string out = tmpl->render_ordered(c.input["messages"], opts);
-    if (c.expected["ok"].get<bool>() && out == c.expected["output"].get<std::string>()) return {Outcome::kExact, ""};
-    return {Outcome::kWrong, c.expected["ok"].get<bool>() ? "rendered:\n" + out + "\nexpected:\n" +
-                                                                  c.expected["output"].get<std::string>()
-                                                            : "rendered, but the template raises " +
-                                                                  c.expected["error"].get<std::string>()};
+    if (c.expected["ok"].get<bool>() && out == c.expected["output"].get<std::string>())
+      return {Outcome::kExact, ""};
+    return {Outcome::kWrong,
+            c.expected["ok"].get<bool>()
+                ? "rendered:\n" + out + "\nexpected:\n" + c.expected["output"].get<std::string>()
+                : "rendered, but the template raises " + c.expected["error"].get<std::string>()};
   } catch (const FieldError& e) {
     if (e.code() == "unsupported_field" && e.param() == "tools" && testing::is_tools_case(c)) {
       return {Outcome::kUnsupported, e.what()};
@@ -40,8 +41,9 @@ Result run(const GoldenCase& c) {
         e.what() == c.expected["error"].get<std::string>()) {
       return {Outcome::kSameError, ""};
     }
-    return {Outcome::kWrong, std::string("Error ") + e.code() + ": " + e.what() + "\nexpected: " +
-                                 (c.expected["ok"].get<bool>() ? "output" : c.expected["error"].get<std::string>())};
+    return {Outcome::kWrong,
+            std::string("Error ") + e.code() + ": " + e.what() + "\nexpected: " +
+                (c.expected["ok"].get<bool>() ? "output" : c.expected["error"].get<std::string>())};
   }
 }
 
@@ -104,7 +106,8 @@ TEST(GoldenData, NonToolCasesAreAlwaysExact) {
     if (testing::is_tools_case(c)) continue;
     const Result r = run(c);
     EXPECT_TRUE(r.outcome == Outcome::kExact || r.outcome == Outcome::kSameError)
-        << c.suite << " " << c.template_name << " / " << c.case_name << "\n" << r.detail;
+        << c.suite << " " << c.template_name << " / " << c.case_name << "\n"
+        << r.detail;
     ++checked;
   }
   EXPECT_GE(checked, 40);

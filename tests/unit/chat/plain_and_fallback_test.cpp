@@ -11,7 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-json conv(const char* text) { return json::parse(text); }
+json conv(const char* text) {
+  return json::parse(text);
+}
 
 RenderOptions opts(bool add_generation_prompt = true) {
   RenderOptions o;
@@ -40,7 +42,8 @@ TEST(Plain, SingleUserMessageIsTheRawText) {
 TEST(Plain, ConversationsUseRoleLines) {
   const auto t = ChatTemplate::create(std::nullopt);
   EXPECT_EQ(t->render(conv(kSystemUser), opts()), "System: Be nice.\nUser: Hi\nAssistant:");
-  EXPECT_EQ(t->render(conv(kMulti), opts(false)), "System: \nUser: Hi\nAssistant:  Hello. \nUser: Joke about 🦙?\n");
+  EXPECT_EQ(t->render(conv(kMulti), opts(false)),
+            "System: \nUser: Hi\nAssistant:  Hello. \nUser: Joke about 🦙?\n");
   EXPECT_EQ(t->render(conv(R"([{"role":"user","content":"a"},{"role":"tool","content":"b"}])"), opts()),
             "User: a\nTool: b\nAssistant:");
 }
@@ -58,8 +61,9 @@ TEST(Plain, ToolsAreRefusedExplicitly) {
   }
   o.tools = nlohmann::ordered_json::array();  // an empty list is no tools at all
   EXPECT_EQ(t->render(conv(kUserOnly), o), " Hello! ");
-  const json calls = conv(R"([{"role":"user","content":"x"},{"role":"assistant","content":null,)"
-                          R"("tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]}])");
+  const json calls =
+      conv(R"([{"role":"user","content":"x"},{"role":"assistant","content":null,)"
+           R"("tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]}])");
   try {
     t->render(calls, opts());
     FAIL() << "expected unsupported_field";
@@ -94,9 +98,11 @@ TEST_P(VariantTest, MatchesJinja2) {
 }
 
 const char* kLlama2 = "{{ bos_token + '[INST] ' }}{{ '<<SYS>>\\n' }}";
-const char* kLlama30 = "{{ '<|start_header_id|>' + r + '<|end_header_id|>\\n\\n' + c | trim + '<|eot_id|>' }}";
+const char* kLlama30 =
+    "{{ '<|start_header_id|>' + r + '<|end_header_id|>\\n\\n' + c | trim + '<|eot_id|>' }}";
 const char* kChatml = "{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>'}}";
-const char* kChatmlBos = "{{ bos_token }}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>'}}";
+const char* kChatmlBos =
+    "{{ bos_token }}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>'}}";
 const char* kChatmlDefault =
     "{% if loop.first and messages[0]['role'] != 'system' %}"
     "{{ '<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}{% endif %}"
@@ -111,17 +117,21 @@ const VariantCase kVariantCases[] = {
     {kLlama2, "llama2", kAssistantFirst, true,
      "!TemplateError: Conversation roles must alternate user/assistant/user/assistant/..."},
     {kLlama30, "llama3.0", kUserOnly, true,
-     "<s><|start_header_id|>user<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
+     "<s><|start_header_id|>user<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>assistant<|end_"
+     "header_id|>\n\n"},
     {kLlama30, "llama3.0", kSystemUser, false,
-     "<s><|start_header_id|>system<|end_header_id|>\n\nBe nice.<|eot_id|><|start_header_id|>user<|end_header_id|>"
+     "<s><|start_header_id|>system<|end_header_id|>\n\nBe "
+     "nice.<|eot_id|><|start_header_id|>user<|end_header_id|>"
      "\n\nHi<|eot_id|>"},
     {kLlama30, "llama3.0", kMulti, true,
-     "<s><|start_header_id|>system<|end_header_id|>\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi"
+     "<s><|start_header_id|>system<|end_header_id|>\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>"
+     "\n\nHi"
      "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello.<|eot_id|><|start_header_id|>user"
      "<|end_header_id|>\n\nJoke about 🦙?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
     {kChatml, "chatml", kUserOnly, true, "<|im_start|>user\n Hello! <|im_end|>\n<|im_start|>assistant\n"},
     {kChatml, "chatml", kMulti, false,
-     "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n Hello. <|im_end|>\n"
+     "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n Hello. "
+     "<|im_end|>\n"
      "<|im_start|>user\nJoke about 🦙?<|im_end|>\n"},
     {kChatmlBos, "chatml", kSystemUser, true,
      "<s><|im_start|>system\nBe nice.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"},
@@ -133,7 +143,8 @@ const VariantCase kVariantCases[] = {
     {kChatmlDefault, "chatml", kSystemUser, true,
      "<|im_start|>system\nBe nice.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"},
     {kPhi3, "phi3", kMulti, false,
-     "<|system|>\n<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\n Hello. <|end|>\n<|user|>\nJoke about 🦙?<|end|>\n</s>"},
+     "<|system|>\n<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\n Hello. <|end|>\n<|user|>\nJoke about "
+     "🦙?<|end|>\n</s>"},
     {kPhi3, "phi3", kUserOnly, true, "<|user|>\n Hello! <|end|>\n<|assistant|>\n"},
 };
 
@@ -143,7 +154,8 @@ TEST(Fallback, AppliesOnlyToUnrecognisedTemplates) {
   const auto t = ChatTemplate::create(std::string("{{ messages }}"), "llama2");
   EXPECT_EQ(t->variant(), "llama2");
   EXPECT_EQ(t->render(conv(kUserOnly), opts()), "<s>[INST] Hello! [/INST]");
-  EXPECT_EQ(ChatTemplate::create(std::string("{{ messages }}"), "plain")->render(conv(kUserOnly), opts()), " Hello! ");
+  EXPECT_EQ(ChatTemplate::create(std::string("{{ messages }}"), "plain")->render(conv(kUserOnly), opts()),
+            " Hello! ");
 }
 
 TEST(Dates, Llama32PrintsTheGivenOrCurrentDate) {
@@ -174,7 +186,8 @@ TEST(ToolArguments, AdaptConvertsArgumentsToWhatTheTemplateExpects) {
   const auto qwen = ChatTemplate::create(testing::template_source("Qwen-Qwen2.5-7B-Instruct"));
   EXPECT_NE(qwen->render(messages, o).find(R"("arguments": "{\"q\": \"cats\"}")"), std::string::npos);
   o.adapt_tool_call_arguments = true;
-  EXPECT_NE(qwen->render(messages, o).find(R"({"name": "search", "arguments": {"q": "cats"}})"), std::string::npos);
+  EXPECT_NE(qwen->render(messages, o).find(R"({"name": "search", "arguments": {"q": "cats"}})"),
+            std::string::npos);
   // Functionary concatenates arguments: an object is turned into its JSON text.
   const json object_args = conv(
       R"([{"role":"user","content":"Find cats"},{"role":"assistant","content":null,)"
@@ -183,7 +196,8 @@ TEST(ToolArguments, AdaptConvertsArgumentsToWhatTheTemplateExpects) {
   o.adapt_tool_call_arguments = false;
   EXPECT_THROW(functionary->render(object_args, o), Error);
   o.adapt_tool_call_arguments = true;
-  EXPECT_NE(functionary->render(object_args, o).find(">>>search\n{\"q\": \"cats\"}<|eot_id|>"), std::string::npos);
+  EXPECT_NE(functionary->render(object_args, o).find(">>>search\n{\"q\": \"cats\"}<|eot_id|>"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // Python value semantics used by the renderers (str, repr, json.dumps, strip, +).
+#include "chat/py_value.h"
+
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
 #include "chat/py_json.h"
-#include "chat/py_value.h"
 
 namespace a3s::power::chat::py {
 namespace {
@@ -37,9 +38,11 @@ TEST(PyValue, StrAndRepr) {
 
 TEST(PyJson, DumpsMatchesPython) {
   const auto v = Json::parse(R"({"b":[1,2.5,{"c":null}],"a":"é\u2028\u007f\u0001\"\\/","e":[],"f":{}})");
-  EXPECT_EQ(dumps(v), "{\"b\": [1, 2.5, {\"c\": null}], \"a\": \"é\u2028\x7f\\u0001\\\"\\\\/\", \"e\": [], \"f\": {}}");
+  EXPECT_EQ(dumps(v),
+            "{\"b\": [1, 2.5, {\"c\": null}], \"a\": \"é\u2028\x7f\\u0001\\\"\\\\/\", \"e\": [], \"f\": {}}");
   EXPECT_EQ(dumps(Json::parse(R"({"a":[],"b":{},"c":[1,{"d":[]}]})"), 4),
-            "{\n    \"a\": [],\n    \"b\": {},\n    \"c\": [\n        1,\n        {\n            \"d\": []\n        }\n"
+            "{\n    \"a\": [],\n    \"b\": {},\n    \"c\": [\n        1,\n        {\n            \"d\": []\n "
+            "       }\n"
             "    ]\n}");
   EXPECT_EQ(dumps(Json(1e-7)), "1e-07");
   EXPECT_EQ(dumps(Json(true)), "true");
@@ -64,15 +67,18 @@ TEST(PyValue, ConcatenationErrorsMatchPython) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error_of([&] { append(s, Json(nullptr)); }), "TypeError: can only concatenate str (not \"NoneType\") to str");
-  EXPECT_EQ(error_of([&] { append(s, Json::object()); }), "TypeError: can only concatenate str (not \"dict\") to str");
+  EXPECT_EQ(error_of([&] { append(s, Json(nullptr)); }),
+            "TypeError: can only concatenate str (not \"NoneType\") to str");
+  EXPECT_EQ(error_of([&] { append(s, Json::object()); }),
+            "TypeError: can only concatenate str (not \"dict\") to str");
   EXPECT_EQ(error_of([&] { append(s, attr(Json::object(), "content")); }),
             "UndefinedError: 'dict object' has no attribute 'content'");
   EXPECT_EQ(error_of([&] { left_operand(defined(Json(nullptr))); }),
             "TypeError: unsupported operand type(s) for +: 'NoneType' and 'str'");
   EXPECT_EQ(error_of([&] { left_operand(defined(Json::array())); }),
             "TypeError: can only concatenate list (not \"str\") to list");
-  EXPECT_EQ(error_of([&] { attr(attr(Json(nullptr), "a"), "b"); }), "UndefinedError: 'None' has no attribute 'a'");
+  EXPECT_EQ(error_of([&] { attr(attr(Json(nullptr), "a"), "b"); }),
+            "UndefinedError: 'None' has no attribute 'a'");
   EXPECT_EQ(error_of([&] { length(Json(1)); }), "TypeError: object of type 'int' has no len()");
   append(s, Json("y"));
   EXPECT_EQ(s, "xy");

@@ -65,7 +65,8 @@ class RandomJson {
     if (pick(4) == 0) {
       ojson calls = ojson::array();
       for (int i = pick(3); i > 0; --i) {
-        ojson fn = {{"name", pick(6) == 0 ? any(1) : ojson("f")}, {"arguments", pick(2) ? any(1) : ojson("{}")}};
+        ojson fn = {{"name", pick(6) == 0 ? any(1) : ojson("f")},
+                    {"arguments", pick(2) ? any(1) : ojson("{}")}};
         calls.push_back({{"id", scalar()}, {"type", "function"}, {"function", fn}});
       }
       m["tool_calls"] = pick(6) == 0 ? any(1) : calls;
@@ -86,9 +87,10 @@ class RandomJson {
   }
 
  private:
-  static constexpr const char* kKeys[] = {"type", "properties", "items", "enum", "required", "description",
-                                          "default", "oneOf", "format", "examples", "nullable", "content",
-                                          "text", "string", "object", "array", "maximum", "additionalProperties"};
+  static constexpr const char* kKeys[] = {
+      "type",    "properties", "items",  "enum",     "required", "description",
+      "default", "oneOf",      "format", "examples", "nullable", "content",
+      "text",    "string",     "object", "array",    "maximum",  "additionalProperties"};
   static constexpr int kKeyCount = sizeof(kKeys) / sizeof(kKeys[0]);
   std::mt19937 rng_;
 };
@@ -99,9 +101,11 @@ bool known_code(const std::string& code) {
 
 TEST(Robustness, RandomInputOnlyEverThrowsTypedErrors) {
   std::vector<std::unique_ptr<ChatTemplate>> templates;
-  for (const auto& name : testing::template_names()) templates.push_back(ChatTemplate::create(testing::template_source(name)));
+  for (const auto& name : testing::template_names())
+    templates.push_back(ChatTemplate::create(testing::template_source(name)));
   templates.push_back(ChatTemplate::create(std::nullopt));
-  for (const char* family : {"chatml", "llama2", "llama3", "phi3"}) templates.push_back(ChatTemplate::create("?", family));
+  for (const char* family : {"chatml", "llama2", "llama3", "phi3"})
+    templates.push_back(ChatTemplate::create("?", family));
   ASSERT_GE(templates.size(), 15u);
 
   RandomJson gen(20260726);
@@ -127,7 +131,8 @@ TEST(Robustness, RandomInputOnlyEverThrowsTypedErrors) {
         EXPECT_FALSE(std::string(e.what()).empty());
         ++refused;
       } catch (const std::exception& e) {
-        ADD_FAILURE() << t->variant() << " threw a non-Error exception: " << e.what() << "\n" << messages.dump();
+        ADD_FAILURE() << t->variant() << " threw a non-Error exception: " << e.what() << "\n"
+                      << messages.dump();
       }
     }
   }
