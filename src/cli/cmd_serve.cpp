@@ -1,0 +1,75 @@
+// `a3s-power serve`: the OpenAI-compatible HTTP server.
+//
+//   a3s-power serve [--config F] [--host H] [--port P] [--model NAME|PATH|NAME=PATH]...
+//                   [--threads N] [--ctx-size N]
+//
+// Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
+// line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real
+// port when --port 0). Logs go to stderr. SIGINT / SIGTERM shut down gracefully (exit 0).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "config/config.h"
+#include "server/server.h"
+
+namespace a3s::power::cli {
+namespace {
+
+struct ServeArgs {
+  std::string config_file, host;
+  int port = -1, threads = -1, ctx_size = -1;
+  std::vector<std::string> models;
+};
+
+void configure_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("a3s-power");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %l %v");
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+std::string url_host(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+void run_serve(const ServeArgs& a) {
+  config::CliOverrides o;
+  if (!a.config_file.empty()) o.config_file = a.config_file;
+  if (!a.host.empty()) o.host = a.host;
+  if (a.port >= 0) o.port = a.port;
+  if (a.threads >= 0) o.threads = a.threads;
+  if (a.ctx_size >= 0) o.ctx_size = a.ctx_size;
+  o.models = a.models;
+  config::Config cfg = config::load(o, config::process_env());
+  configure_logging(cfg.log_level);
+  server::check_bind_policy(cfg);
+
+  server::Server srv(cfg);
+  uint16_t port = srv.start();
+  srv.handle_signals();
+  std::printf("listening on http://%s:%u\n", url_host(cfg.host).c_str(), static_cast<unsigned>(port));
+  std::fflush(stdout);
+  srv.wait();
+  spdlog::info("stopped");
+}
+
+Registrar reg("serve", 10, [](CLI::App& root) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* cmd = root.add_subcommand("serve", "Serve models over the OpenAI-compatible HTTP API");
+  cmd->add_option("--config", args->config_file, "HCL config file");
+  cmd->add_option("--host", args->host, "Bind address (default 127.0.0.1)");
+  cmd->add_option("--port", args->port, "Port (default 11434; 0 = ephemeral)")->check(CLI::Range(0, 65535));
+  cmd->add_option("--model", args->models, "Model to serve: NAME (store), PATH (.gguf) or NAME=PATH")
+      ->take_all();
+  cmd->add_option("--threads", args->threads, "Engine threads (0 = physical cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--ctx-size", args->ctx_size, "Context per request in tokens (0 = model default)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([args] { run_serve(*args); });
+});
+
+}  // namespace
+}  // namespace a3s::power::cli

@@ -1,0 +1,148 @@
+// End-to-end: the official OpenAI Node client against the real `a3s-power serve` binary serving
+// the real stories260K model on an ephemeral loopback port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import OpenAI from 'openai';
+
+const binDir = process.env.A3S_BIN_DIR;
+const testdata = process.env.A3S_TESTDATA;
+assert.ok(binDir, 'A3S_BIN_DIR must be set');
+assert.ok(testdata, 'A3S_TESTDATA must be set');
+const model = join(testdata, 'models', 'stories260K.gguf');
+
+let server;
+let home;
+let client;
+let stderr = '';
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'a3s-openai-'));
+  const env = { ...process.env, A3S_POWER_HOME: home };
+  server = spawn(join(binDir, 'a3s-power'), ['serve', '--host', '127.0.0.1', '--port', '0', '--model', model],
+                 { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', (d) => { stderr += d; });
+  const line = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 60000);
+    server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${stderr}`)));
+    createInterface({ input: server.stdout }).once('line', (l) => { clearTimeout(timer); resolve(l); });
+  });
+  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+  assert.ok(m, `unexpected first line: ${line}`);
+  client = new OpenAI({ baseURL: `${m[1]}/v1`, apiKey: 'unused-without-configured-keys', maxRetries: 0 });
+});
+
+after(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0, `graceful shutdown must exit 0:\n${stderr}`);
+  }
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test('chat completion (non-streaming)', async () => {
+  const r = await client.chat.completions.create({
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Once upon a time' }],
+    temperature: 0,
+    max_tokens: 16,
+  });
+  assert.equal(r.object, 'chat.completion');
+  assert.match(r.id, /^chatcmpl-/);
+  assert.equal(r.model, 'stories260K');
+  assert.equal(r.choices.length, 1);
+  assert.equal(r.choices[0].message.role, 'assistant');
+  assert.ok(r.choices[0].message.content.length > 0);
+  assert.ok(['stop', 'length'].includes(r.choices[0].finish_reason));
+  assert.equal(r.usage.total_tokens, r.usage.prompt_tokens + r.usage.completion_tokens);
+  assert.ok(r.usage.completion_tokens <= 16);
+});
+
+test('chat completion streaming with include_usage', async () => {
+  const stream = await client.chat.completions.create({
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Once upon a time' }],
+    temperature: 0,
+    max_tokens: 16,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  let role = null;
+  let finish = null;
+  let usage = null;
+  let chunks = 0;
+  for await (const chunk of stream) {
+    chunks++;
+    assert.equal(chunk.object, 'chat.completion.chunk');
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.choices.length === 0) continue;
+    const c = chunk.choices[0];
+    if (c.delta.role) role = c.delta.role;
+    if (c.delta.content) text += c.delta.content;
+    if (c.finish_reason) finish = c.finish_reason;
+  }
+  assert.ok(chunks >= 3);
+  assert.equal(role, 'assistant');
+  assert.ok(['stop', 'length'].includes(finish));
+  assert.ok(usage, 'a final usage chunk');
+  assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
+
+  // Greedy: the stream carries exactly the non-streaming text.
+  const whole = await client.chat.completions.create({
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Once upon a time' }],
+    temperature: 0,
+    max_tokens: 16,
+  });
+  assert.equal(text, whole.choices[0].message.content);
+});
+
+test('text completion matches the reference continuation', async () => {
+  const ref = JSON.parse(readFileSync(join(testdata, 'reference', 'stories260K.p1.json'), 'utf8'));
+  const r = await client.completions.create({
+    model: 'stories260K',
+    prompt: ref.prompt,
+    temperature: 0,
+    max_tokens: ref.greedy_tokens.length,
+  });
+  assert.equal(r.object, 'text_completion');
+  assert.match(r.id, /^cmpl-/);
+  assert.equal(r.choices[0].text, ref.greedy_text);
+  assert.equal(r.choices[0].finish_reason, 'length');
+  assert.equal(r.usage.prompt_tokens, ref.prompt_tokens.length);
+});
+
+test('models.list and models.retrieve', async () => {
+  const ids = [];
+  for await (const m of client.models.list()) ids.push(m.id);
+  assert.deepEqual(ids, ['stories260K']);
+  const m = await client.models.retrieve('stories260K');
+  assert.equal(m.id, 'stories260K');
+  assert.equal(m.object, 'model');
+});
+
+test('errors surface as APIError with OpenAI fields', async () => {
+  await assert.rejects(
+    client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    (e) => e instanceof OpenAI.NotFoundError && e.status === 404 && e.code === 'model_not_found',
+  );
+  await assert.rejects(
+    client.chat.completions.create({
+      model: 'stories260K',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+    }),
+    (e) => e instanceof OpenAI.BadRequestError && e.status === 400 && e.code === 'unsupported_field' &&
+      e.param === 'tools',
+  );
+  await assert.rejects(
+    client.chat.completions.create({ model: 'stories260K', messages: [{ role: 'user', content: 'hi' }], n: 2 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'n',
+  );
+});
