@@ -22,7 +22,9 @@ Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
 void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out,
                     ThreadPool& pool) {
   const int n_work = n_tokens * n_head_;
-  const int n_tasks = std::min(n_slots_, n_work);
+  // Small problems (short decode steps) run on the calling thread: waking workers costs more.
+  const int64_t macs = static_cast<int64_t>(n_work) * (pos0 + n_tokens) * head_dim_ * 2;
+  const int n_tasks = macs < (1 << 16) ? 1 : std::min(n_slots_, n_work);
   const int n_gqa = n_head_ / n_head_kv_;
   const size_t n_q = static_cast<size_t>(n_head_) * head_dim_;
   pool.run(n_tasks, [&](int slot, int n_slots) {
