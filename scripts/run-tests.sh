@@ -1,5 +1,59 @@
 #!/usr/bin/env bash
-# Runs every test against the Release build in build/ (CTest), then prints CTest's summary.
-set -euo pipefail
+# Runs every test (what `make test` and CI run), in three stages:
+#   1. the Release build in build/ (all unit, integration and end-to-end tests, CTest);
+#   2. the engine layers rebuilt with ASan + UBSan (build-asan/, no server) and their tests
+#      (skip with A3S_SKIP_ASAN=1);
+#   3. the GGUF reader under libFuzzer for A3S_FUZZ_SECONDS (default 30; skip with A3S_SKIP_FUZZ=1).
+# Ends with one line "N passed, N failed" over all stages.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+JOBS="${JOBS:-$(nproc)}"
+passed=0
+failed=0
+
+# Runs ctest on a build dir and adds its counts to the totals.
+run_ctest() {
+  local dir="$1"; shift
+  local log; log="$(mktemp)"
+  ctest --test-dir "$dir" --output-on-failure -j "$JOBS" --timeout 900 "$@" 2>&1 | tee "$log"
+  local line total nfail
+  line="$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)"
+  rm -f "$log"
+  if [ -z "$line" ]; then
+    echo "run-tests: no CTest summary from $dir" >&2
+    failed=$((failed + 1))
+    return
+  fi
+  total="$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")"
+  nfail="$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")"
+  passed=$((passed + total - nfail))
+  failed=$((failed + nfail))
+}
+
+echo "== stage 1: Release build, all tests"
+run_ctest build
+
+if [ "${A3S_SKIP_ASAN:-0}" != "1" ]; then
+  echo "== stage 2: engine layers under ASan + UBSan"
+  if cmake --preset debug-asan -DA3S_BUILD_SERVER=OFF >/dev/null &&
+     cmake --build build-asan -j "$JOBS"; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      run_ctest build-asan
+  else
+    echo "run-tests: ASan build failed" >&2
+    failed=$((failed + 1))
+  fi
+fi
+
+if [ "${A3S_SKIP_FUZZ:-0}" != "1" ]; then
+  echo "== stage 3: GGUF reader under libFuzzer"
+  if bash scripts/run-fuzz.sh "${A3S_FUZZ_SECONDS:-30}"; then
+    passed=$((passed + 1))
+  else
+    echo "run-tests: fuzzing found a failure" >&2
+    failed=$((failed + 1))
+  fi
+fi
+
+echo "${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]
