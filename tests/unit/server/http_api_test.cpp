@@ -1,0 +1,487 @@
+// The HTTP API in-process, over real loopback HTTP, with a fake model behind the serving
+// interface: routes, SSE framing, errors and statuses, auth, admission (429/503), disconnects,
+// keep-alive and graceful shutdown.
+#include <gtest/gtest.h>
+
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "../../e2e/support/http_client.h"
+#include "fake_runtime.h"
+#include "server/server.h"
+
+namespace a3s::power::server {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using testing::FakeOptions;
+using testing::http;
+using testing::HttpOptions;
+using testing::HttpResult;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void start(config::Config cfg = {}, FakeOptions fo = {}) {
+    fake_ = fo;
+    cfg.host = "127.0.0.1";
+    cfg.port = 0;
+    auto reg = std::make_shared<serving::ModelRegistry>(
+        [fo](const std::string& name, const std::string&) { return std::make_shared<testing::FakeRuntime>(name, fo); },
+        nullptr);
+    reg->add_path("fake", "/fake/fake.gguf");
+    server_ = std::make_unique<Server>(cfg, reg);
+    port_ = server_->start();
+  }
+  void TearDown() override {
+    if (fake_.gate) fake_.gate->open();
+    if (server_) {
+      server_->request_shutdown();
+      server_->wait();
+    }
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  HttpResult get(const std::string& path, HttpOptions o = {}) { return http("GET", url(path), "", o); }
+  HttpResult post(const std::string& path, const json& body, HttpOptions o = {}) {
+    return http("POST", url(path), body.dump(), o);
+  }
+  static json chat_body(json extra = json::object()) {
+    json j = {{"model", "fake"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
+    return j;
+  }
+  static json error_of(const HttpResult& r) {
+    json j = json::parse(r.body);
+    EXPECT_TRUE(j.contains("error")) << r.body;
+    json e = j["error"];
+    for (const char* k : {"message", "type", "code", "param"}) EXPECT_TRUE(e.contains(k)) << r.body;
+    return e;
+  }
+  double metric(const std::string& series) {
+    std::string t = get("/metrics").body;
+    auto pos = t.find("\n" + series + " ");
+    if (pos == std::string::npos) return -1;
+    return std::stod(t.substr(pos + series.size() + 2));
+  }
+
+  FakeOptions fake_;
+  std::unique_ptr<Server> server_;
+  uint16_t port_ = 0;
+};
+
+const std::string kOut = FakeOptions{}.output;
+
+TEST_F(ApiTest, HealthReportsModelsSettingsAndTee) {
+  start();
+  HttpResult r = get("/health");
+  ASSERT_EQ(r.status, 200) << r.error;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_TRUE(j["version"].is_string());
+  EXPECT_GE(j["uptime_seconds"].get<int64_t>(), 0);
+  ASSERT_EQ(j["models"].size(), 1u);
+  EXPECT_EQ(j["models"][0]["name"], "fake");
+  EXPECT_EQ(j["models"][0]["loaded"], true);
+  EXPECT_EQ(j["models"][0]["n_ctx"], 64);
+  EXPECT_TRUE(j["settings"].is_object());
+  EXPECT_EQ(j["tee"]["enabled"], false);
+  EXPECT_EQ(j["tee"]["type"], "none");
+  EXPECT_EQ(r.headers["content-type"], "application/json");
+}
+
+TEST_F(ApiTest, ChatCompletionNonStreaming) {
+  start();
+  HttpResult r = post("/v1/chat/completions", chat_body());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["object"], "chat.completion");
+  EXPECT_EQ(j["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
+  EXPECT_EQ(j["model"], "fake");
+  EXPECT_EQ(j["system_fingerprint"], "fp_fake");
+  EXPECT_GT(j["created"].get<int64_t>(), 1600000000);
+  EXPECT_EQ(j["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(j["choices"][0]["message"]["content"], kOut);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  // Prompt "user: hi\nassistant:" is 19 bytes + BOS.
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 20);
+  EXPECT_EQ(j["usage"]["completion_tokens"], static_cast<int>(kOut.size()));
+  EXPECT_EQ(j["usage"]["total_tokens"], 20 + static_cast<int>(kOut.size()));
+}
+
+TEST_F(ApiTest, ChatStreamingFramingAndUsage) {
+  start();
+  HttpResult r = post("/v1/chat/completions",
+                      chat_body({{"stream", true}, {"stream_options", {{"include_usage", true}}}}));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers["content-type"], "text/event-stream");
+  std::vector<std::string> events;
+  std::string problem;
+  ASSERT_TRUE(testing::split_sse(r.body, events, problem)) << problem;
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events.back(), "[DONE]");
+  std::string content;
+  std::string id;
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    json c = json::parse(events[i]);
+    EXPECT_EQ(c["object"], "chat.completion.chunk");
+    if (id.empty()) id = c["id"];
+    EXPECT_EQ(c["id"], id);
+    ASSERT_TRUE(c.contains("usage"));
+    if (i == 0) {
+      EXPECT_EQ(c["choices"][0]["delta"]["role"], "assistant");
+    }
+    if (i + 2 == events.size()) {  // usage chunk
+      EXPECT_TRUE(c["choices"].empty());
+      EXPECT_EQ(c["usage"]["completion_tokens"], static_cast<int>(kOut.size()));
+      EXPECT_EQ(c["usage"]["total_tokens"], 20 + static_cast<int>(kOut.size()));
+      continue;
+    }
+    EXPECT_TRUE(c["usage"].is_null());
+    if (c["choices"][0]["delta"].contains("content")) content += c["choices"][0]["delta"]["content"];
+    if (i + 3 == events.size()) {
+      EXPECT_EQ(c["choices"][0]["finish_reason"], "stop");
+    }
+  }
+  EXPECT_EQ(content, kOut);
+}
+
+TEST_F(ApiTest, CompletionsBothModes) {
+  start();
+  HttpResult r = post("/v1/completions", {{"model", "fake"}, {"prompt", "Once"}, {"max_tokens", 5}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["object"], "text_completion");
+  EXPECT_EQ(j["id"].get<std::string>().rfind("cmpl-", 0), 0u);
+  EXPECT_EQ(j["choices"][0]["text"], kOut.substr(0, 5));
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 5);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 5);
+
+  HttpResult s = post("/v1/completions", {{"model", "fake"}, {"prompt", {"Once"}}, {"stream", true}});
+  ASSERT_EQ(s.status, 200);
+  std::vector<std::string> events;
+  std::string problem;
+  ASSERT_TRUE(testing::split_sse(s.body, events, problem)) << problem;
+  EXPECT_EQ(events.back(), "[DONE]");
+  std::string text;
+  for (size_t i = 0; i + 1 < events.size(); ++i) {
+    json c = json::parse(events[i]);
+    EXPECT_EQ(c["object"], "text_completion");
+    EXPECT_FALSE(c.contains("usage"));
+    text += c["choices"][0]["text"].get<std::string>();
+  }
+  EXPECT_EQ(text, kOut);
+  EXPECT_EQ(json::parse(events[events.size() - 2])["choices"][0]["finish_reason"], "stop");
+}
+
+TEST_F(ApiTest, StopStringsAreHonouredAndNeverLeaked) {
+  start();
+  json j = json::parse(post("/v1/chat/completions", chat_body({{"stop", {"world"}}})).body);
+  EXPECT_EQ(j["choices"][0]["message"]["content"], "Hello ");
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  HttpResult s = post("/v1/chat/completions", chat_body({{"stop", "fake"}, {"stream", true}}));
+  EXPECT_EQ(s.body.find("fake model"), std::string::npos);
+  EXPECT_NE(s.body.find("[DONE]"), std::string::npos);
+}
+
+TEST_F(ApiTest, ErrorStatusesAndShapes) {
+  config::Config cfg;
+  cfg.max_body_bytes = 2048;
+  start(cfg);
+  auto check = [&](const HttpResult& r, long status, const std::string& code, const std::string& type) {
+    EXPECT_EQ(r.status, status) << r.body;
+    json e = error_of(r);
+    EXPECT_EQ(e["code"], code) << r.body;
+    EXPECT_EQ(e["type"], type) << r.body;
+    return e;
+  };
+  check(http("POST", url("/v1/chat/completions"), "{not json"), 400, "invalid_json", "invalid_request_error");
+  json e = check(post("/v1/chat/completions", chat_body({{"temperature", "hot"}})), 400, "invalid_request_error",
+                 "invalid_request_error");
+  EXPECT_EQ(e["param"], "temperature");
+  e = check(post("/v1/chat/completions", chat_body({{"tools", json::array({{{"type", "function"}}})}})), 400,
+            "unsupported_field", "invalid_request_error");
+  EXPECT_EQ(e["param"], "tools");
+  e = check(post("/v1/chat/completions", chat_body({{"n", 3}})), 400, "unsupported_field", "invalid_request_error");
+  EXPECT_EQ(e["param"], "n");
+  e = check(post("/v1/chat/completions", chat_body({{"model", "nope"}})), 404, "model_not_found", "not_found_error");
+  EXPECT_EQ(e["param"], "model");
+  check(get("/v1/nothing/here"), 404, "not_found", "not_found_error");
+  HttpResult m = get("/v1/chat/completions");
+  check(m, 405, "method_not_allowed", "invalid_request_error");
+  EXPECT_EQ(m.headers["allow"], "POST");
+  // Context: 64 tokens; a 100-byte prompt does not fit (never truncated).
+  check(post("/v1/completions", {{"model", "fake"}, {"prompt", std::string(100, 'x')}}), 400,
+        "context_length_exceeded", "invalid_request_error");
+  check(post("/v1/chat/completions", chat_body({{"stream", true}, {"messages", {{{"role", "user"}, {"content", std::string(100, 'x')}}}}})),
+        400, "context_length_exceeded", "invalid_request_error");
+  // The template's own rejection is a 400 with its message.
+  check(post("/v1/chat/completions", chat_body({{"messages", {{{"role", "system"}, {"content", "reject me"}}}}})),
+        400, "invalid_request_error", "invalid_request_error");
+  // Body over max_body_bytes → 413.
+  HttpResult big = post("/v1/chat/completions", chat_body({{"user", std::string(4096, 'u')}}));
+  check(big, 413, "request_too_large", "invalid_request_error");
+}
+
+TEST_F(ApiTest, ErrorBodiesNeverContainPromptText) {
+  start();
+  const std::string secret = "TOP-SECRET-PROMPT-91c2";
+  for (const json& body :
+       {chat_body({{"messages", {{{"role", "user"}, {"content", secret + std::string(80, 'x')}}}}}),
+        chat_body({{"messages", {{{"role", "user"}, {"content", secret}}}}, {"logprobs", true}}),
+        chat_body({{"messages", {{{"role", "user"}, {"content", secret}}}}, {"temperature", secret}}),
+        chat_body({{"messages", {{{"role", secret}, {"content", secret}}}}})}) {
+    HttpResult r = post("/v1/chat/completions", body);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(r.body.find(secret), std::string::npos) << r.body;
+  }
+}
+
+TEST_F(ApiTest, MaxTokensBeyondTheContextFinishesWithLength) {
+  FakeOptions fo;
+  fo.output = std::string(200, 'a');
+  start({}, fo);
+  json j = json::parse(post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}, {"max_tokens", 1000}}).body);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 2);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 62);  // the room left in a 64-token context
+}
+
+TEST_F(ApiTest, HeaderTooLargeAndMalformedRequests) {
+  start();
+  std::string huge = "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
+  std::string r = testing::raw_exchange(port_, huge);
+  EXPECT_EQ(r.rfind("HTTP/1.1 431", 0), 0u) << r.substr(0, 200);
+  EXPECT_NE(r.find("\"header_too_large\""), std::string::npos);
+  std::string bad = testing::raw_exchange(port_, "NOT-HTTP\r\n\r\n");
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400", 0), 0u) << bad.substr(0, 200);
+  EXPECT_NE(bad.find("\"error\""), std::string::npos);
+}
+
+TEST_F(ApiTest, ModelsListGetDelete) {
+  start();
+  json list = json::parse(get("/v1/models").body);
+  EXPECT_EQ(list["object"], "list");
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["id"], "fake");
+  EXPECT_EQ(list["data"][0]["object"], "model");
+  EXPECT_EQ(list["data"][0]["owned_by"], "a3s-power");
+  HttpResult one = get("/v1/models/fake");
+  ASSERT_EQ(one.status, 200);
+  EXPECT_EQ(json::parse(one.body)["id"], "fake");
+  EXPECT_EQ(get("/v1/models/other").status, 404);
+  EXPECT_EQ(http("DELETE", url("/v1/models/other")).status, 404);
+  HttpResult del = http("DELETE", url("/v1/models/fake"));
+  ASSERT_EQ(del.status, 200) << del.body;
+  EXPECT_EQ(json::parse(del.body)["deleted"], true);
+  EXPECT_EQ(get("/v1/models/fake").status, 404);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body()).status, 404);
+  EXPECT_TRUE(json::parse(get("/v1/models").body)["data"].empty());
+  EXPECT_EQ(metric("a3s_power_models_loaded"), 0);
+  // No store configured: pull is unavailable, not a crash.
+  HttpResult pull = post("/v1/models/pull", {{"model", "/nonexistent.gguf"}});
+  EXPECT_EQ(pull.status, 503) << pull.body;
+}
+
+TEST_F(ApiTest, MetricsUseRouteTemplates) {
+  start();
+  get("/v1/models/some-model-name");
+  get("/private/user/path");
+  post("/v1/chat/completions", chat_body());
+  std::string t = get("/metrics").body;
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"} 1"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"unmatched\",status=\"404\"} 1"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"} 1"),
+            std::string::npos);
+  EXPECT_EQ(t.find("some-model-name"), std::string::npos);
+  EXPECT_EQ(t.find("/private/user/path"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_time_to_first_token_seconds_count{route=\"/v1/chat/completions\"} 1"),
+            std::string::npos);
+  EXPECT_NE(t.find("a3s_power_prompt_tokens_total 20"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_active_requests 0"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_queued_requests 0"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_models_loaded 1"), std::string::npos);
+}
+
+config::ApiKey key_for(const std::string& raw) {
+  config::ApiKey k;
+  k.identity = "tester";
+  unsigned int len = 0;
+  EVP_Digest(raw.data(), raw.size(), k.sha256.data(), &len, EVP_sha256(), nullptr);
+  return k;
+}
+
+TEST_F(ApiTest, ApiKeysGuardV1AndMetrics) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-test-123")};
+  start(cfg);
+  HttpResult none = get("/v1/models");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(error_of(none)["type"], "authentication_error");
+  EXPECT_EQ(error_of(none)["code"], "invalid_api_key");
+  HttpOptions wrong;
+  wrong.headers = {"Authorization: Bearer sk-wrong"};
+  EXPECT_EQ(get("/v1/models", wrong).status, 401);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body(), wrong).status, 401);
+  HttpOptions right;
+  right.headers = {"Authorization: Bearer sk-test-123"};
+  EXPECT_EQ(get("/v1/models", right).status, 200);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body(), right).status, 200);
+  EXPECT_EQ(get("/health").status, 200);
+  EXPECT_EQ(get("/metrics").status, 401);
+  EXPECT_EQ(get("/metrics", right).status, 200);
+  // Unknown /v1 paths do not reveal what exists without a key.
+  EXPECT_EQ(get("/v1/secret").status, 401);
+}
+
+TEST_F(ApiTest, MetricsPublicWithKeys) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("k")};
+  cfg.metrics_public = true;
+  start(cfg);
+  EXPECT_EQ(get("/metrics").status, 200);
+  EXPECT_EQ(get("/v1/models").status, 401);
+}
+
+TEST_F(ApiTest, FullQueueAnswers429WithRetryAfter) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  cfg.max_queue = 0;
+  FakeOptions fo;
+  fo.gate = std::make_shared<testing::Gate>();
+  start(cfg, fo);
+  auto first = std::async(std::launch::async, [&] { return post("/v1/chat/completions", chat_body()); });
+  fo.gate->await_waiting(1);  // the first request holds the only slot
+  HttpResult r = post("/v1/chat/completions", chat_body());
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(error_of(r)["code"], "rate_limited");
+  EXPECT_EQ(error_of(r)["type"], "rate_limit_error");
+  EXPECT_FALSE(r.headers["retry-after"].empty());
+  fo.gate->open();
+  EXPECT_EQ(first.get().status, 200);
+}
+
+TEST_F(ApiTest, QueueTimeoutAnswers503) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  cfg.max_queue = 4;
+  cfg.queue_timeout_seconds = 0.05;
+  FakeOptions fo;
+  fo.gate = std::make_shared<testing::Gate>();
+  start(cfg, fo);
+  auto first = std::async(std::launch::async, [&] { return post("/v1/chat/completions", chat_body()); });
+  fo.gate->await_waiting(1);
+  HttpResult r = post("/v1/chat/completions", chat_body({{"stream", true}}));
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(error_of(r)["code"], "queue_timeout");
+  EXPECT_EQ(error_of(r)["type"], "server_error");
+  EXPECT_FALSE(r.headers["retry-after"].empty());
+  fo.gate->open();
+  EXPECT_EQ(first.get().status, 200);
+}
+
+TEST_F(ApiTest, DisconnectMidStreamCancelsAndFreesTheSlot) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  FakeOptions fo;
+  fo.output = std::string(60, 'z');
+  fo.per_token = 20ms;  // long enough that the client leaves long before the end
+  start(cfg, fo);
+  HttpOptions o;
+  int chunks = 0;
+  o.on_data = [&](std::string_view) { return ++chunks < 3; };
+  HttpResult r = post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}, {"stream", true}}, o);
+  EXPECT_TRUE(r.aborted);
+  // The generation notices at its next decode step; then the slot is free again.
+  for (int i = 0; i < 2000 && (fake_.stats->running > 0 || metric("a3s_power_active_requests") != 0); ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(metric("a3s_power_active_requests"), 0);
+  EXPECT_EQ(fake_.stats->cancelled, 1);
+  EXPECT_LT(fake_.stats->generations, 2);
+  HttpResult next = post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}, {"max_tokens", 2}});
+  EXPECT_EQ(next.status, 200);
+}
+
+TEST_F(ApiTest, DisconnectWhileQueuedNeverRuns) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  FakeOptions fo;
+  fo.gate = std::make_shared<testing::Gate>();
+  start(cfg, fo);
+  auto first = std::async(std::launch::async, [&] { return post("/v1/chat/completions", chat_body()); });
+  fo.gate->await_waiting(1);
+  HttpOptions o;
+  o.timeout_ms = 300;  // gives up while queued
+  HttpResult r = post("/v1/chat/completions", chat_body(), o);
+  EXPECT_EQ(r.status, 0);
+  std::this_thread::sleep_for(100ms);  // usually enough for the server to see the close
+  fo.gate->open();
+  EXPECT_EQ(first.get().status, 200);
+  for (int i = 0; i < 2000 && metric("a3s_power_active_requests") != 0; ++i) std::this_thread::sleep_for(5ms);
+  // The abandoned request is dropped from the queue, or (if the close was seen only later)
+  // cancelled at its first step: only the first generation ever completes.
+  EXPECT_EQ(fake_.stats->generations - fake_.stats->cancelled, 1);
+}
+
+TEST_F(ApiTest, KeepAliveReusesTheConnection) {
+  start();
+  testing::HttpSession s;
+  ASSERT_EQ(s.request("GET", url("/health")).status, 200);
+  ASSERT_EQ(s.request("POST", url("/v1/chat/completions"), chat_body().dump(),
+                      HttpOptions{{"Content-Type: application/json"}, 60000, {}}).status, 200);
+  EXPECT_EQ(s.connects_made_by_last_request(), 0);
+  ASSERT_EQ(s.request("POST", url("/v1/chat/completions"), chat_body({{"stream", true}}).dump(),
+                      HttpOptions{{"Content-Type: application/json"}, 60000, {}}).status, 200);
+  ASSERT_EQ(s.request("GET", url("/v1/models")).status, 200);
+  EXPECT_EQ(s.connects_made_by_last_request(), 0);
+}
+
+TEST_F(ApiTest, GracefulShutdownCancelsInFlightGenerations) {
+  FakeOptions fo;
+  fo.gate = std::make_shared<testing::Gate>();
+  start({}, fo);
+  auto inflight = std::async(std::launch::async, [&] { return post("/v1/chat/completions", chat_body({{"stream", true}})); });
+  fo.gate->await_waiting(1);
+  server_->request_shutdown();
+  server_->wait();
+  HttpResult r = inflight.get();
+  // The stream had started (200): it ends with a service_unavailable error event, never [DONE].
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("\"service_unavailable\""), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("[DONE]"), std::string::npos) << r.body;
+  EXPECT_EQ(fake_.stats->cancelled, 1);
+  server_.reset();
+  EXPECT_EQ(http("GET", url("/health"), "", HttpOptions{{}, 2000, {}}).status, 0);
+}
+
+TEST(BindPolicy, NonLoopbackNeedsKeysOrExplicitOptIn) {
+  config::Config cfg;
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  cfg.host = "::1";
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  cfg.host = "localhost";
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  cfg.host = "0.0.0.0";
+  try {
+    check_bind_policy(cfg);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "config_error");
+  }
+  cfg.allow_unauthenticated = true;
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  cfg.allow_unauthenticated = false;
+  cfg.api_keys.push_back({});
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  EXPECT_TRUE(is_loopback_host("127.0.0.5"));
+  EXPECT_FALSE(is_loopback_host("10.0.0.1"));
+  EXPECT_FALSE(is_loopback_host("example.com"));
+}
+
+}  // namespace
+}  // namespace a3s::power::server
