@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <cerrno>
 #include <optional>
 
@@ -81,12 +82,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
   ~Connection() { --state_->connections; }
 
-  asio::awaitable<void> run();
+  // The connection's coroutine. Takes the owning pointer as a parameter: coroutine parameters live
+  // in the frame, so the connection outlives the spawner's reference.
+  static asio::awaitable<void> run(std::shared_ptr<Connection> self);
 
   beast::tcp_stream& stream() { return stream_; }
   const HttpLimits& limits() const { return limits_; }
 
  private:
+  asio::awaitable<void> serve_all();
   asio::awaitable<bool> serve_one();
   asio::awaitable<void> run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error);
 
@@ -291,8 +295,11 @@ asio::awaitable<bool> Connection::serve_one() {
   co_return ex.keep_alive() && !state_->stopping.load();
 }
 
-asio::awaitable<void> Connection::run() {
-  auto self = shared_from_this();
+asio::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
+  co_await self->serve_all();
+}
+
+asio::awaitable<void> Connection::serve_all() {
   try {
     while (co_await serve_one()) {
     }
@@ -300,6 +307,14 @@ asio::awaitable<void> Connection::run() {
   }
   error_code ec;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  // Lingering close: drain what the client may still be sending (e.g. the body of a request we
+  // refused) so that closing does not reset the connection before it has read our response.
+  stream_.expires_after(std::chrono::seconds(2));
+  std::array<char, 4096> sink;
+  size_t drained = 0;
+  while (!ec && drained < (1u << 20)) {
+    drained += co_await stream_.async_read_some(asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+  }
   stream_.close();
 }
 
@@ -351,7 +366,7 @@ asio::awaitable<void> HttpServer::accept_loop() {
     socket.set_option(tcp::no_delay(true), ec);
     auto conn = std::make_shared<Connection>(std::move(socket), handler_, limits_, state_);
     auto ex = conn->stream().get_executor();
-    asio::co_spawn(ex, conn->run(), asio::detached);
+    asio::co_spawn(ex, Connection::run(std::move(conn)), asio::detached);
   }
 }
 
