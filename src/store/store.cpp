@@ -259,6 +259,10 @@ Manifest commit(const Layout& l, const std::string& staged, const std::string& h
     fsync_dir(l.blobs);
   }
   const auto previous = read_manifest_file(l.manifest_path(name));
+  // Pulling what a name already holds, from the same source, changes nothing (keeps `created`).
+  if (previous && previous->name == name && previous->digest == m.digest && previous->source == m.source &&
+      previous->size == m.size)
+    return *previous;
   write_file_atomically(l.manifest_path(name), manifest_to_json(m).dump(2) + "\n");
   if (previous && previous->name == name && previous->digest != m.digest)
     collect_blob_if_unused(l, previous->digest);

@@ -16,7 +16,7 @@ namespace {
 using testing::kStoriesSha256;
 using testing::TempDir;
 
-struct Run {
+struct CliResult {
   int exit_code = -1;
   std::string out;  // stdout
   std::string err;  // stderr
@@ -25,11 +25,11 @@ struct Run {
 class StoreCliTest : public ::testing::Test {
  protected:
   // Runs a3s-power with A3S_POWER_HOME pointing at a private store. Arguments are single-quoted.
-  Run run(const std::string& args, const std::string& extra_env = "") {
+  CliResult run(const std::string& args, const std::string& extra_env = "") {
     const std::string err_file = tmp_.path() + "/stderr.txt";
     const std::string cmd = "env -u A3S_POWER_OFFLINE A3S_POWER_HOME='" + home() + "' " + extra_env + " '" +
                             std::string(A3S_BIN_DIR) + "/a3s-power' " + args + " 2>'" + err_file + "'";
-    Run r;
+    CliResult r;
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;
     char buf[4096];
@@ -47,7 +47,7 @@ class StoreCliTest : public ::testing::Test {
 };
 
 TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
-  Run pull = run("pull " + q(testing::stories_path()));
+  CliResult pull = run("pull " + q(testing::stories_path()));
   ASSERT_EQ(pull.exit_code, 0) << pull.err;
   EXPECT_NE(pull.out.find("stories260K"), std::string::npos);
   EXPECT_NE(pull.out.find(kStoriesSha256), std::string::npos);
@@ -55,7 +55,7 @@ TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
   EXPECT_NE(pull.err.find("copying 1185376/1185376 bytes"), std::string::npos) << pull.err;
   EXPECT_EQ(pull.err.find('\r'), std::string::npos);
 
-  Run list = run("list --format json");
+  CliResult list = run("list --format json");
   ASSERT_EQ(list.exit_code, 0) << list.err;
   const auto arr = nlohmann::json::parse(list.out);
   ASSERT_EQ(arr.size(), 1u);
@@ -63,13 +63,13 @@ TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
   EXPECT_EQ(arr[0]["digest"], std::string("sha256:") + kStoriesSha256);
   EXPECT_EQ(arr[0]["size"], 1185376);
 
-  Run table = run("list");
+  CliResult table = run("list");
   ASSERT_EQ(table.exit_code, 0);
   EXPECT_EQ(table.out.rfind("NAME", 0), 0u);
   EXPECT_NE(table.out.find("stories260K"), std::string::npos);
   EXPECT_NE(table.out.find("F32"), std::string::npos);
 
-  Run show = run("show stories260K --format json");
+  CliResult show = run("show stories260K --format json");
   ASSERT_EQ(show.exit_code, 0) << show.err;
   const auto j = nlohmann::json::parse(show.out);
   EXPECT_EQ(j["architecture"], "llama");
@@ -81,18 +81,18 @@ TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
   EXPECT_EQ(j["details"]["quantization"], "F32");
   EXPECT_EQ(j["details"]["chat_template"], false);
 
-  Run text = run("show stories260K");
+  CliResult text = run("show stories260K");
   ASSERT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("architecture   llama"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("chat template  no"), std::string::npos) << text.out;
 
-  Run rm = run("rm stories260K");
+  CliResult rm = run("rm stories260K");
   EXPECT_EQ(rm.exit_code, 0) << rm.err;
   EXPECT_EQ(nlohmann::json::parse(run("list --format json").out).size(), 0u);
 }
 
 TEST_F(StoreCliTest, UnknownModelsExitWithTwo) {
-  Run rm = run("rm nope");
+  CliResult rm = run("rm nope");
   EXPECT_EQ(rm.exit_code, 2);
   EXPECT_NE(rm.err.find("not found"), std::string::npos);
   EXPECT_EQ(std::count(rm.err.begin(), rm.err.end(), '\n'), 1) << "one line: " << rm.err;
@@ -102,7 +102,7 @@ TEST_F(StoreCliTest, UnknownModelsExitWithTwo) {
 TEST_F(StoreCliTest, PullErrorsMapToExitCodes) {
   EXPECT_EQ(run("pull " + q(tmp_.path() + "/missing.gguf")).exit_code, 2);
   EXPECT_EQ(run("pull http://example.com/m.gguf").exit_code, 2);
-  Run wrong = run("pull " + q(testing::stories_path() + "@sha256:" + std::string(64, '0')));
+  CliResult wrong = run("pull " + q(testing::stories_path() + "@sha256:" + std::string(64, '0')));
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("SHA-256 mismatch"), std::string::npos);
   EXPECT_EQ(run("pull " + q(testing::stories_path()) + " --max-bytes 100").exit_code, 2);
@@ -113,13 +113,13 @@ TEST_F(StoreCliTest, PullErrorsMapToExitCodes) {
 TEST_F(StoreCliTest, PullOverHttpWithNameOfflineAndEnvironment) {
   testing::LoopbackHttpServer server(testing::read_file(testing::stories_path()));
   const std::string ref = server.url() + "@sha256:" + kStoriesSha256;
-  Run off = run("pull " + q(ref) + " --offline");
+  CliResult off = run("pull " + q(ref) + " --offline");
   EXPECT_EQ(off.exit_code, 2);
   EXPECT_NE(off.err.find("offline"), std::string::npos);
   EXPECT_EQ(run("pull " + q(ref), "A3S_POWER_OFFLINE=1").exit_code, 2);
   EXPECT_EQ(server.requests(), 0);
 
-  Run pull = run("pull " + q(ref) + " --name org/repo:F32");
+  CliResult pull = run("pull " + q(ref) + " --name org/repo:F32");
   ASSERT_EQ(pull.exit_code, 0) << pull.err;
   EXPECT_NE(pull.err.find("downloading 1185376/1185376 bytes"), std::string::npos) << pull.err;
   EXPECT_EQ(run("pull " + q(ref) + " --name org/repo:F32 --offline").exit_code, 0);

@@ -284,9 +284,10 @@ TEST_F(StorePullTest, PinnedBlobAlreadyPresentIsNotDownloaded) {
 
 TEST_F(StorePullTest, RepullOfSameSourceIsANoOpUnlessForced) {
   Store s(home());
-  s.pull(server_->url(), {});
-  s.pull(server_->url(), {});
+  const Manifest first = s.pull(server_->url(), {});
+  const Manifest second = s.pull(server_->url(), {});
   EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(second.created, first.created);
   PullOptions o;
   o.force = true;
   s.pull(server_->url(), o);
