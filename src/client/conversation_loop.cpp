@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "client/interrupt.h"
 
@@ -111,6 +112,33 @@ void ConversationLoop::lines(LineReader& in) {
   }
 }
 
+// The rest of a multi-line message whose first line (after the opening """) is `first`: lines up
+// to one ending with """. nullopt when Ctrl+C discarded it.
+std::optional<std::string> ConversationLoop::read_multiline(LineReader& in, std::string first) {
+  std::vector<std::string> parts;
+  auto closes = [](std::string_view t) { return t.size() >= 3 && t.substr(t.size() - 3) == kTripleQuote; };
+  std::string_view t = trim(first);
+  bool closed = closes(t);
+  parts.emplace_back(closed ? t.substr(0, t.size() - 3) : std::string_view(first));
+  while (!closed) {
+    opts_.out("... ");
+    std::string more;
+    const LineReader::Status s = in.read_line(more);
+    if (s == LineReader::Status::Interrupted) return std::nullopt;
+    if (s == LineReader::Status::Eof) break;
+    t = trim(more);
+    closed = closes(t);
+    parts.emplace_back(closed ? t.substr(0, t.size() - 3) : std::string_view(more));
+  }
+  std::string body;
+  for (const auto& p : parts) {
+    if (p.empty() && body.empty()) continue;  // nothing after the opening """
+    if (!body.empty()) body.push_back('\n');
+    body.append(p);
+  }
+  return body;
+}
+
 void ConversationLoop::interactive(LineReader& in) {
   InterruptScope interrupts;
   std::atomic<bool>& flag = interrupt_flag();
@@ -128,36 +156,12 @@ void ConversationLoop::interactive(LineReader& in) {
     }
     std::string text = line;
     if (trim(text).substr(0, 3) == kTripleQuote) {
-      // Multi-line message: from the opening """ to a line ending with """.
-      std::string body(trim(text).substr(3));
-      bool closed = false, interrupted = false;
-      if (trim(body).size() >= 3 && trim(body).substr(trim(body).size() - 3) == kTripleQuote) {
-        body = std::string(trim(body).substr(0, trim(body).size() - 3));
-        closed = true;
-      }
-      while (!closed) {
-        opts_.out("... ");
-        std::string more;
-        LineReader::Status s = in.read_line(more);
-        if (s == LineReader::Status::Interrupted) {
-          interrupted = true;
-          break;
-        }
-        if (s == LineReader::Status::Eof) break;
-        std::string_view t = trim(more);
-        if (t.size() >= 3 && t.substr(t.size() - 3) == kTripleQuote) {
-          body += "\n" + std::string(t.substr(0, t.size() - 3));
-          closed = true;
-        } else {
-          body += "\n" + more;
-        }
-      }
-      if (interrupted) {
+      std::optional<std::string> body = read_multiline(in, std::string(trim(text).substr(3)));
+      if (!body) {
         opts_.out("\n");
         continue;
       }
-      text = body;
-      while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+      text = std::move(*body);
     } else {
       Command c = command(text, /*interactive=*/true);
       if (c == Command::Bye) return;

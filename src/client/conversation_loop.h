@@ -63,6 +63,7 @@ class ConversationLoop {
   enum class Command { None, Bye, Handled };
   Command command(const std::string& line, bool interactive);
   std::string turn(const std::string& text, const std::atomic<bool>* cancel);
+  std::optional<std::string> read_multiline(LineReader& in, std::string first);
   void reset();
 
   LoopOptions opts_;
