@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test (what `make test` and CI run), in three stages:
 #   1. the Release build in build/ (all unit, integration and end-to-end tests, CTest);
-#   2. the engine layers rebuilt with ASan + UBSan (build-asan/, no server) and their tests
-#      (skip with A3S_SKIP_ASAN=1);
+#   2. the engine layers rebuilt with ASan + UBSan (build-asan/, no server) and their tests, less the
+#      long llama.cpp parity sweep that stage 1 already ran (skip with A3S_SKIP_ASAN=1);
 #   3. the GGUF reader under libFuzzer for A3S_FUZZ_SECONDS (default 30; skip with A3S_SKIP_FUZZ=1).
 # Ends with one line "N passed, N failed" over all stages.
 set -uo pipefail
@@ -35,10 +35,11 @@ run_ctest build
 
 if [ "${A3S_SKIP_ASAN:-0}" != "1" ]; then
   echo "== stage 2: engine layers under ASan + UBSan"
-  if cmake --preset debug-asan -DA3S_BUILD_SERVER=OFF >/dev/null &&
+  # Warnings are enforced by stage 1; sanitizer instrumentation only changes GCC's diagnostics.
+  if cmake --preset debug-asan -DA3S_BUILD_SERVER=OFF -DA3S_WERROR=OFF >/dev/null &&
      cmake --build build-asan -j "$JOBS"; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_ctest build-asan
+      run_ctest build-asan -E '/Parity\.'
   else
     echo "run-tests: ASan build failed" >&2
     failed=$((failed + 1))
