@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
 #include <thread>
 
@@ -83,7 +82,7 @@ TEST_F(StorePullTest, PullWithCorrectPinWritesBlobAndManifest) {
   EXPECT_EQ(m.architecture, "llama");
   EXPECT_EQ(m.quantization, "F32");
   EXPECT_EQ(m.source, server_->url());
-  EXPECT_TRUE(std::regex_match(m.created, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << m.created;
+  EXPECT_TRUE(testing::looks_like_rfc3339_utc(m.created)) << m.created;
   expect_stories_blob(s);
   EXPECT_TRUE(dir_entries(staging()).empty());
   EXPECT_EQ(server_->full_bodies_sent(), 1);

@@ -18,6 +18,16 @@ inline constexpr const char* kStoriesSha256 =
     "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d";
 inline constexpr uint64_t kStoriesSize = 1185376;
 
+// True for "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, UTC, whole seconds).
+inline bool looks_like_rfc3339_utc(const std::string& s) {
+  static const std::string shape = "dddd-dd-ddTdd:dd:ddZ";
+  if (s.size() != shape.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i]) return false;
+  }
+  return true;
+}
+
 inline std::string stories_path() {
   return std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf";
 }
