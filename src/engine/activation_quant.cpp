@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "kernels/kernels.h"
 
@@ -62,7 +63,7 @@ void quantize_activations(TensorType act, const float* X, void* dst, int64_t n_r
   if (n_rows * n_cols < (1 << 14)) {
     body(0, 1);
   } else {
-    pool.run(n_tasks, body);
+    pool.run(n_tasks, std::ref(body));
   }
 }
 

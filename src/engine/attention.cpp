@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "engine/ops.h"
 #include "kernels/kernels.h"
@@ -27,7 +28,8 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
   const int n_tasks = macs < (1 << 16) ? 1 : std::min(n_slots_, n_work);
   const int n_gqa = n_head_ / n_head_kv_;
   const size_t n_q = static_cast<size_t>(n_head_) * head_dim_;
-  pool.run(n_tasks, [&](int slot, int n_slots) {
+  // The body is passed by reference so std::function never allocates (no allocation per decode step).
+  auto body = [&](int slot, int n_slots) {
     float* s = scores_.data() + static_cast<size_t>(slot) * n_ctx_;
     uint16_t* p16 = probs_.data() + static_cast<size_t>(slot) * n_ctx_;
     uint16_t* qh = q16_.data() + static_cast<size_t>(slot) * head_dim_;
@@ -45,7 +47,8 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
       for (int d = 0; d < head_dim_; ++d)
         kernels::vec_dot(TensorType::F16, n_kv, &o[d], kv.v_col(il, g * head_dim_ + d), p16);
     }
-  });
+  };
+  pool.run(n_tasks, std::ref(body));
 }
 
 }  // namespace a3s::power::engine

@@ -126,6 +126,8 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
   res.prefill_ms = ms_since(t_prefill);
 
   const auto t_decode = Clock::now();
+  res.tokens.reserve(static_cast<size_t>(req.max_tokens > 0 ? std::min(req.max_tokens, ctx.n_ctx())
+                                                              : ctx.n_ctx() - ctx.n_past() + 1));
   StreamingDetokenizer detok(tok);
   StopMatcher stops(req.stop);
   auto deliver = [&](std::string_view text, Token t) {
