@@ -1,0 +1,430 @@
+// End-to-end: the real `a3s-power serve` binary with the real stories260K model, over loopback
+// HTTP (libcurl). Every route, every error status, SSE framing, greedy output against llama.cpp's
+// reference and against our own engine, stop strings, auth, admission limits, pull/delete,
+// disconnects and graceful shutdown.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "../support/http_client.h"
+#include "../support/server_process.h"
+#include "a3s/power/engine.h"
+#include "chat/chat_template.h"
+#include "engine/generator.h"
+#include "tokenizer/tokenizer.h"
+
+namespace a3s::power::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kStoriesSha = "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d";
+
+json reference(const std::string& prompt_id) {
+  std::ifstream f(testdata_dir() + "/reference/stories260K." + prompt_id + ".json");
+  return json::parse(f);
+}
+
+HttpResult post(const ServerProcess& s, const std::string& path, const json& body, HttpOptions o = {}) {
+  return http("POST", s.url(path), body.dump(), o);
+}
+
+json chat_body(json extra = json::object()) {
+  json j = {{"model", "stories260K"},
+            {"messages", {{{"role", "user"}, {"content", "Once upon a time"}}}},
+            {"temperature", 0},
+            {"max_tokens", 24}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = *it;
+  return j;
+}
+
+std::vector<json> sse_chunks(const HttpResult& r) {
+  std::vector<std::string> events;
+  std::string problem;
+  EXPECT_TRUE(split_sse(r.body, events, problem)) << problem << "\n" << r.body;
+  EXPECT_FALSE(events.empty());
+  if (!events.empty()) {
+    EXPECT_EQ(events.back(), "[DONE]");
+  }
+  std::vector<json> out;
+  for (size_t i = 0; i + 1 < events.size(); ++i) out.push_back(json::parse(events[i]));
+  return out;
+}
+
+double metric(const ServerProcess& s, const std::string& series, HttpOptions o = {}) {
+  std::string t = http("GET", s.url("/metrics"), "", o).body;
+  auto pos = t.find("\n" + series + " ");
+  if (pos == std::string::npos) return -1;
+  return std::stod(t.substr(pos + series.size() + 2));
+}
+
+// One server shared by the read-only tests of this suite.
+class E2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess({"--model", stories_model()}); }
+  static void TearDownTestSuite() {
+    int status = server_->stop();
+    EXPECT_EQ(status, 0) << "graceful shutdown must exit 0\n" << server_->log();
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(server_->ready()) << server_->log(); }
+  static ServerProcess* server_;
+};
+ServerProcess* E2E::server_ = nullptr;
+
+TEST_F(E2E, ListeningLineShowsTheRealPort) {
+  EXPECT_EQ(server_->listening_line(), "listening on http://127.0.0.1:" + std::to_string(server_->port()));
+  EXPECT_GT(server_->port(), 0);
+}
+
+TEST_F(E2E, HealthReportsTheLoadedModel) {
+  HttpResult r = http("GET", server_->url("/health"));
+  ASSERT_EQ(r.status, 200);
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["status"], "ok");
+  ASSERT_EQ(j["models"].size(), 1u);
+  EXPECT_EQ(j["models"][0]["name"], "stories260K");
+  EXPECT_EQ(j["models"][0]["loaded"], true);
+  EXPECT_EQ(j["models"][0]["n_ctx"], 2048);
+  EXPECT_EQ(j["models"][0]["architecture"], "llama");
+  EXPECT_TRUE(j["settings"].is_object());
+  EXPECT_EQ(j["settings"]["port"], 0);
+  EXPECT_EQ(j["tee"], json({{"enabled", false}, {"type", "none"}}));
+}
+
+TEST_F(E2E, GreedyCompletionMatchesLlamaCppReference) {
+  json ref = reference("p1");
+  HttpResult r = post(*server_, "/v1/completions",
+                      {{"model", "stories260K"}, {"prompt", ref["prompt"]}, {"temperature", 0},
+                       {"max_tokens", ref["greedy_tokens"].size()}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["choices"][0]["text"], ref["greedy_text"]);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["prompt_tokens"], ref["prompt_tokens"].size());
+  EXPECT_EQ(j["usage"]["completion_tokens"], ref["greedy_tokens"].size());
+  EXPECT_EQ(j["choices"][0]["text"].get<std::string>().rfind(", there was a little girl named Lily.", 0), 0u);
+}
+
+// What our engine produces for the same conversation, without the server.
+std::string engine_chat_continuation(const json& messages, int max_tokens) {
+  auto model = Model::load(stories_model(), {});
+  Context ctx(model, {});
+  const Tokenizer& tok = model->tokenizer();
+  auto tmpl = chat::ChatTemplate::create(model->info().chat_template);
+  chat::RenderOptions ro;
+  ro.bos_token = tok.bos() >= 0 ? tok.token_text(tok.bos()) : "";
+  ro.eos_token = tok.eos() >= 0 ? tok.token_text(tok.eos()) : "";
+  std::string text = tmpl->render(messages, ro);
+  bool has_bos = !ro.bos_token.empty() && text.rfind(ro.bos_token, 0) == 0;
+  GenerationRequest req;
+  req.prompt = tok.encode(text, !has_bos && tok.add_bos(), true);
+  req.sampling.temperature = 0;
+  req.max_tokens = max_tokens;
+  return generate(ctx, req).text;
+}
+
+TEST_F(E2E, GreedyChatEqualsTheModelsContinuation) {
+  json body = chat_body();
+  std::string expected = engine_chat_continuation(body["messages"], 24);
+  ASSERT_FALSE(expected.empty());
+  HttpResult r = post(*server_, "/v1/chat/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["object"], "chat.completion");
+  EXPECT_EQ(j["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(j["choices"][0]["message"]["content"], expected);
+  EXPECT_EQ(j["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
+  EXPECT_EQ(j["model"], "stories260K");
+  EXPECT_EQ(j["system_fingerprint"].get<std::string>().rfind("fp_", 0), 0u);
+  EXPECT_EQ(j["usage"]["total_tokens"],
+            j["usage"]["prompt_tokens"].get<int>() + j["usage"]["completion_tokens"].get<int>());
+
+  // The stream carries the same text, framed as SSE, with a role delta first and usage last.
+  HttpResult s = post(*server_, "/v1/chat/completions",
+                      chat_body({{"stream", true}, {"stream_options", {{"include_usage", true}}}}));
+  ASSERT_EQ(s.status, 200);
+  EXPECT_EQ(s.headers["content-type"], "text/event-stream");
+  auto chunks = sse_chunks(s);
+  ASSERT_GE(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+  std::string content;
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i]["object"], "chat.completion.chunk");
+    EXPECT_EQ(chunks[i]["id"], chunks[0]["id"]);
+    EXPECT_TRUE(chunks[i]["usage"].is_null());
+    content += chunks[i]["choices"][0]["delta"].value("content", "");
+  }
+  EXPECT_EQ(content, expected);
+  EXPECT_EQ(chunks[chunks.size() - 2]["choices"][0]["finish_reason"], j["choices"][0]["finish_reason"]);
+  EXPECT_TRUE(chunks.back()["choices"].empty());
+  EXPECT_EQ(chunks.back()["usage"], j["usage"]);
+}
+
+TEST_F(E2E, StopStringsSpanningTokensAreHonouredAndNeverLeaked) {
+  json ref = reference("p1");
+  // "rl na" spans the tokens of "girl" and " named".
+  json body = {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"temperature", 0},
+               {"max_tokens", 32}, {"stop", {"rl na", "zzz"}}};
+  HttpResult r = post(*server_, "/v1/completions", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["choices"][0]["text"], ", there was a little gi");
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  body["stream"] = true;
+  HttpResult s = post(*server_, "/v1/completions", body);
+  std::string text;
+  for (auto& c : sse_chunks(s)) text += c["choices"][0]["text"].get<std::string>();
+  EXPECT_EQ(text, ", there was a little gi");
+  EXPECT_EQ(s.body.find("rl na"), std::string::npos);
+}
+
+TEST_F(E2E, CompletionsStreamFraming) {
+  HttpResult s = post(*server_, "/v1/completions",
+                      {{"model", "stories260K"}, {"prompt", {"Lily and Ben were"}}, {"max_tokens", 16},
+                       {"seed", 7}, {"stream", true}, {"stream_options", {{"include_usage", true}}}});
+  ASSERT_EQ(s.status, 200);
+  auto chunks = sse_chunks(s);
+  ASSERT_GE(chunks.size(), 2u);
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) EXPECT_EQ(chunks[i]["object"], "text_completion");
+  EXPECT_TRUE(chunks.back()["choices"].empty());
+  EXPECT_LE(chunks.back()["usage"]["completion_tokens"].get<int>(), 16);
+}
+
+TEST_F(E2E, ModelsRoutes) {
+  json list = json::parse(http("GET", server_->url("/v1/models")).body);
+  EXPECT_EQ(list["object"], "list");
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["id"], "stories260K");
+  EXPECT_EQ(json::parse(http("GET", server_->url("/v1/models/stories260K")).body)["id"], "stories260K");
+  HttpResult missing = http("GET", server_->url("/v1/models/missing"));
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(json::parse(missing.body)["error"]["type"], "not_found_error");
+  EXPECT_EQ(http("DELETE", server_->url("/v1/models/missing")).status, 404);
+  HttpResult wrong = http("PUT", server_->url("/v1/models"), "{}");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(wrong.headers["allow"], "GET");
+  EXPECT_EQ(http("GET", server_->url("/nope")).status, 404);
+}
+
+TEST_F(E2E, RequestErrors) {
+  auto err = [](const HttpResult& r) { return json::parse(r.body)["error"]; };
+  HttpResult bad_json = http("POST", server_->url("/v1/chat/completions"), "{\"model\": ");
+  EXPECT_EQ(bad_json.status, 400);
+  EXPECT_EQ(err(bad_json)["code"], "invalid_json");
+  HttpResult bad_type = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", "ten"}}));
+  EXPECT_EQ(bad_type.status, 400);
+  EXPECT_EQ(err(bad_type)["param"], "max_tokens");
+  for (const char* f : {"tools", "response_format", "logit_bias"}) {
+    HttpResult r = post(*server_, "/v1/chat/completions", chat_body({{f, {{"x", 1}}}}));
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(err(r)["code"], "unsupported_field");
+    EXPECT_EQ(err(r)["param"], f);
+  }
+  HttpResult unknown = post(*server_, "/v1/chat/completions", chat_body({{"model", "no-such-model"}}));
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(err(unknown)["code"], "model_not_found");
+  // A prompt longer than the 2048-token context is refused, never truncated.
+  std::string long_prompt;
+  for (int i = 0; i < 800; ++i) long_prompt += "Once upon a time ";
+  const std::string secret = "SECRET-e2e-5d1";
+  HttpResult overflow = post(*server_, "/v1/completions",
+                             {{"model", "stories260K"}, {"prompt", secret + long_prompt}, {"stream", true}});
+  EXPECT_EQ(overflow.status, 400);
+  EXPECT_EQ(err(overflow)["code"], "context_length_exceeded");
+  EXPECT_EQ(overflow.body.find(secret), std::string::npos);
+  EXPECT_EQ(server_->log().find(secret), std::string::npos);
+}
+
+TEST_F(E2E, MetricsExposition) {
+  http("GET", server_->url("/v1/models/missing"));
+  post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", 4}}));
+  HttpResult r = http("GET", server_->url("/metrics"));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"].rfind("text/plain", 0), 0u);
+  const std::string& t = r.body;
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"}"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"}"), std::string::npos);
+  EXPECT_NE(t.find("# TYPE a3s_power_http_request_duration_seconds histogram"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_time_to_first_token_seconds_bucket{route=\"/v1/chat/completions\",le=\"+Inf\"}"),
+            std::string::npos);
+  EXPECT_GT(metric(*server_, "a3s_power_prompt_tokens_total"), 0);
+  EXPECT_GT(metric(*server_, "a3s_power_completion_tokens_total"), 0);
+  EXPECT_EQ(metric(*server_, "a3s_power_models_loaded"), 1);
+  EXPECT_EQ(metric(*server_, "a3s_power_queued_requests"), 0);
+  EXPECT_EQ(t.find("missing"), std::string::npos);
+}
+
+TEST_F(E2E, DisconnectMidStreamFreesTheSlot) {
+  HttpOptions o;
+  int pieces = 0;
+  o.on_data = [&](std::string_view) { return ++pieces < 2; };
+  HttpResult r = post(*server_, "/v1/completions",
+                      {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", 2000},
+                       {"temperature", 1.0}, {"seed", 1}, {"stream", true}},
+                      o);
+  EXPECT_TRUE(r.aborted);
+  double active = -1;
+  for (int i = 0; i < 1000; ++i) {
+    active = metric(*server_, "a3s_power_active_requests");
+    if (active == 0) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(active, 0);
+  HttpResult next = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", 4}}));
+  EXPECT_EQ(next.status, 200) << next.body;
+}
+
+// ---- Servers with their own configuration --------------------------------------------------------
+
+TEST(E2EConfig, ApiKeysProtectV1AndMetrics) {
+  TempDir dir;
+  std::string cfg = dir.write("power.hcl", "api_keys = [\"sk-e2e-key\"]\n");
+  ServerProcess s({"--config", cfg, "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  HttpOptions right, wrong;
+  right.headers = {"Authorization: Bearer sk-e2e-key"};
+  wrong.headers = {"Authorization: Bearer sk-e2e-kez"};
+  HttpResult none = http("GET", s.url("/v1/models"));
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(json::parse(none.body)["error"]["type"], "authentication_error");
+  EXPECT_EQ(http("GET", s.url("/v1/models"), "", wrong).status, 401);
+  EXPECT_EQ(http("GET", s.url("/v1/models"), "", right).status, 200);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_body({{"max_tokens", 2}})).status, 401);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_body({{"max_tokens", 2}}), right).status, 200);
+  EXPECT_EQ(http("GET", s.url("/health")).status, 200);
+  EXPECT_EQ(http("GET", s.url("/metrics")).status, 401);
+  EXPECT_EQ(http("GET", s.url("/metrics"), "", right).status, 200);
+  EXPECT_EQ(s.stop(), 0);
+  EXPECT_EQ(s.log().find("sk-e2e-ke"), std::string::npos);
+}
+
+TEST(E2EConfig, BodyLimitAnswers413) {
+  ServerProcess s({"--model", stories_model()}, {{"A3S_POWER_MAX_BODY_BYTES", "2048"}});
+  ASSERT_TRUE(s.ready()) << s.log();
+  HttpResult r = post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", std::string(8192, 'a')}});
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(json::parse(r.body)["error"]["code"], "request_too_large");
+  EXPECT_EQ(post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 2}}).status,
+            200);
+}
+
+// Fires `n` streaming requests at once; returns their statuses.
+std::vector<long> burst(const ServerProcess& s, int n, int max_tokens) {
+  std::vector<long> statuses(n);
+  std::vector<std::thread> ts;
+  std::atomic<int> ready{0};
+  for (int i = 0; i < n; ++i) {
+    ts.emplace_back([&, i] {
+      ++ready;
+      while (ready.load() < n) std::this_thread::yield();
+      statuses[i] = post(s, "/v1/completions",
+                         {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", max_tokens},
+                          {"temperature", 0}, {"stream", true}})
+                        .status;
+    });
+  }
+  for (auto& t : ts) t.join();
+  return statuses;
+}
+
+TEST(E2EConfig, FullQueueAnswers429) {
+  TempDir dir;
+  std::string cfg = dir.write("power.hcl", "max_concurrent_requests = 1\nmax_queue = 0\n");
+  ServerProcess s({"--config", cfg, "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  int n429 = 0, n200 = 0, other = 0;
+  for (int round = 0; round < 5 && n429 == 0; ++round) {
+    for (long st : burst(s, 12, 400)) (st == 429 ? n429 : st == 200 ? n200 : other)++;
+  }
+  EXPECT_GT(n429, 0);
+  EXPECT_GT(n200, 0);
+  EXPECT_EQ(other, 0);
+  HttpResult r = post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "x"}, {"max_tokens", 2}});
+  EXPECT_EQ(r.status, 200);
+}
+
+TEST(E2EConfig, QueueTimeoutAnswers503) {
+  TempDir dir;
+  std::string cfg = dir.write("power.hcl", "max_concurrent_requests = 1\nmax_queue = 64\nqueue_timeout = 0.001\n");
+  ServerProcess s({"--config", cfg, "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  int n503 = 0, n200 = 0, other = 0;
+  for (int round = 0; round < 5 && n503 == 0; ++round) {
+    for (long st : burst(s, 8, 400)) (st == 503 ? n503 : st == 200 ? n200 : other)++;
+  }
+  EXPECT_GT(n503, 0);
+  EXPECT_GT(n200, 0);
+  EXPECT_EQ(other, 0);
+}
+
+TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
+  ServerProcess s({"--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  // A wrong pin is refused and nothing is stored.
+  HttpResult bad = post(s, "/v1/models/pull",
+                        {{"model", stories_model()}, {"name", "pinned"}, {"sha256", std::string(64, '0')}});
+  EXPECT_TRUE(bad.status == 400 || bad.body.find("\"error\"") != std::string::npos) << bad.status << bad.body;
+  EXPECT_EQ(http("GET", s.url("/v1/models/pinned")).status, 404);
+
+  HttpResult r = post(s, "/v1/models/pull", {{"model", stories_model()}, {"name", "pulled"}, {"sha256", kStoriesSha}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::vector<std::string> events;
+  std::string problem;
+  ASSERT_TRUE(split_sse(r.body, events, problem)) << problem;
+  ASSERT_FALSE(events.empty());
+  json last = json::parse(events.back());
+  EXPECT_EQ(last["status"], "success");
+  EXPECT_EQ(last["model"], "pulled");
+  EXPECT_EQ(last["digest"], std::string("sha256:") + kStoriesSha);
+
+  json list = json::parse(http("GET", s.url("/v1/models")).body);
+  bool listed = false;
+  for (auto& m : list["data"]) listed |= m["id"] == "pulled";
+  EXPECT_TRUE(listed) << list.dump();
+  HttpResult c = post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}, {"max_tokens", 4}}));
+  EXPECT_EQ(c.status, 200) << c.body;
+
+  HttpResult del = http("DELETE", s.url("/v1/models/pulled"));
+  EXPECT_EQ(del.status, 200) << del.body;
+  EXPECT_EQ(http("GET", s.url("/v1/models/pulled")).status, 404);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}})).status, 404);
+  HttpResult missing = post(s, "/v1/models/pull", {{"model", "/definitely/not/here.gguf"}});
+  // Refused before any progress (404) or as the stream's final error event.
+  EXPECT_TRUE(missing.status == 404 || (missing.status == 200 && missing.body.find("\"error\"") != std::string::npos))
+      << missing.status << " " << missing.body;
+  EXPECT_EQ(s.stop(), 0);
+}
+
+TEST(E2EConfig, NonLoopbackWithoutKeysRefusesToStart) {
+  ServerProcess s({"--host", "0.0.0.0", "--model", stories_model()});
+  EXPECT_FALSE(s.ready());
+  EXPECT_EQ(s.stop(), 2) << s.log();
+  EXPECT_NE(s.log().find("allow_unauthenticated"), std::string::npos) << s.log();
+}
+
+TEST(E2EConfig, ShutdownDuringAStreamExitsZero) {
+  ServerProcess s({"--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  std::atomic<bool> got_data{false};
+  std::thread client([&] {
+    HttpOptions o;
+    o.on_data = [&](std::string_view) {
+      got_data = true;
+      return true;
+    };
+    post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 2000},
+                                {"temperature", 1.0}, {"stream", true}}, o);
+  });
+  for (int i = 0; i < 500 && !got_data; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(s.stop(), 0) << s.log();
+  client.join();
+}
+
+}  // namespace
+}  // namespace a3s::power::testing
