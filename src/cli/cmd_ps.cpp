@@ -34,7 +34,7 @@ void run_ps(const PsOptions& o) {
   std::vector<client::ModelStatus> models = client::fetch_model_status(http);
   if (o.format == "json") {
     client::write_stdout(client::model_status_json(models).dump(2, ' ', false,
-                                                                 nlohmann::json::error_handler_t::replace) +
+                                                                 nlohmann::ordered_json::error_handler_t::replace) +
                          "\n");
   } else {
     client::write_stdout(client::format_model_table(models));

@@ -147,20 +147,23 @@ std::string format_model_table(const std::vector<ModelStatus>& models) {
   return out;
 }
 
-nlohmann::json model_status_json(const std::vector<ModelStatus>& models) {
-  nlohmann::json arr = nlohmann::json::array();
+nlohmann::ordered_json model_status_json(const std::vector<ModelStatus>& models) {
+  using oj = nlohmann::ordered_json;
+  oj arr = oj::array();
   for (const auto& m : models) {
-    nlohmann::json j;
+    oj j;
     j["name"] = m.name;
     j["state"] = m.loaded ? "loaded" : "not loaded";
-    j["architecture"] = m.architecture.empty() ? nlohmann::json() : nlohmann::json(m.architecture);
-    j["file_type"] = m.file_type.empty() ? nlohmann::json() : nlohmann::json(m.file_type);
-    j["size_bytes"] = m.size_bytes ? nlohmann::json(*m.size_bytes) : nlohmann::json();
-    j["n_ctx"] = m.n_ctx ? nlohmann::json(*m.n_ctx) : nlohmann::json();
-    j["n_ctx_train"] = m.n_ctx_train ? nlohmann::json(*m.n_ctx_train) : nlohmann::json();
+    j["architecture"] = m.architecture.empty() ? oj() : oj(m.architecture);
+    j["file_type"] = m.file_type.empty() ? oj() : oj(m.file_type);
+    j["size_bytes"] = m.size_bytes ? oj(*m.size_bytes) : oj();
+    j["n_ctx"] = m.n_ctx ? oj(*m.n_ctx) : oj();
+    j["n_ctx_train"] = m.n_ctx_train ? oj(*m.n_ctx_train) : oj();
     arr.push_back(std::move(j));
   }
-  return nlohmann::json{{"models", arr}};
+  oj out;
+  out["models"] = std::move(arr);
+  return out;
 }
 
 }  // namespace a3s::power::client

@@ -39,8 +39,8 @@ std::vector<ModelStatus> fetch_model_status(HttpClient& client);
 // are "-". Control characters in names are shown as '?'.
 std::string format_model_table(const std::vector<ModelStatus>& models);
 // {"models": [{"name", "state": "loaded"|"not loaded", "architecture", "file_type",
-// "size_bytes", "n_ctx", "n_ctx_train"}]} (unknown values null).
-nlohmann::json model_status_json(const std::vector<ModelStatus>& models);
+// "size_bytes", "n_ctx", "n_ctx_train"}]} in this key order (unknown values null).
+nlohmann::ordered_json model_status_json(const std::vector<ModelStatus>& models);
 
 // "1.2 MB" style sizes (decimal units, as `ollama ps` prints them).
 std::string human_size(uint64_t bytes);

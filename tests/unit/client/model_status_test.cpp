@@ -78,6 +78,8 @@ TEST(ModelStatus, Json) {
   EXPECT_EQ(j["models"][0]["size_bytes"], 1185376);
   EXPECT_EQ(j["models"][1]["state"], "not loaded");
   EXPECT_TRUE(j["models"][1]["n_ctx"].is_null());
+  EXPECT_EQ(j["models"][0].begin().key(), "name") << "keys keep their documented order";
+  EXPECT_EQ(std::next(j["models"][0].begin()).key(), "state");
 }
 
 TEST(HumanSize, DecimalUnits) {
