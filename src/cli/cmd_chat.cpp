@@ -84,7 +84,8 @@ const Registrar kRegistrar("chat", 31, [](CLI::App& root) {
   auto o = std::make_shared<ChatOptions>();
   CLI::App* sub = root.add_subcommand("chat", "Chat with a model on a running server (streaming)");
   sub->add_option("model", o->model, "Model name as the server knows it")->required();
-  sub->add_option("prompt", o->prompt, "Prompt (one turn, then exit); without it: interactive or one turn per line");
+  sub->add_option("prompt", o->prompt,
+                  "Prompt (one turn, then exit); without it: interactive or one turn per line");
   sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
   sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
   sub->add_option("--system", o->system, "System message");

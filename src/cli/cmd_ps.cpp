@@ -33,8 +33,8 @@ void run_ps(const PsOptions& o) {
   client::HttpClient http(client::ClientOptions{.url = client::ServerUrl::parse(o.url), .api_key = key});
   std::vector<client::ModelStatus> models = client::fetch_model_status(http);
   if (o.format == "json") {
-    client::write_stdout(client::model_status_json(models).dump(2, ' ', false,
-                                                                 nlohmann::ordered_json::error_handler_t::replace) +
+    client::write_stdout(client::model_status_json(models).dump(
+                             2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                          "\n");
   } else {
     client::write_stdout(client::format_model_table(models));
@@ -43,7 +43,8 @@ void run_ps(const PsOptions& o) {
 
 const Registrar kRegistrar("ps", 32, [](CLI::App& root) {
   auto o = std::make_shared<PsOptions>();
-  CLI::App* sub = root.add_subcommand("ps", "List the models of a running server and whether they are loaded");
+  CLI::App* sub =
+      root.add_subcommand("ps", "List the models of a running server and whether they are loaded");
   sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
   sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
   sub->add_option("--format", o->format, "Output format")

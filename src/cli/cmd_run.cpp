@@ -16,12 +16,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
@@ -49,7 +48,8 @@ struct RunOptions {
 
 bool printable_name(const std::string& s) {
   if (s.empty() || s.size() > 256) return false;
-  return std::none_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  return std::none_of(s.begin(), s.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 // A GGUF path, or the blob of a store model.
@@ -158,7 +158,8 @@ void run_run(const RunOptions& o) {
 
 const Registrar kRegistrar("run", 30, [](CLI::App& root) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* sub = root.add_subcommand("run", "Chat with a model in this process (one prompt, or interactively)");
+  CLI::App* sub =
+      root.add_subcommand("run", "Chat with a model in this process (one prompt, or interactively)");
   sub->add_option("model", o->model, "GGUF file path or model name in the store")->required();
   sub->add_option("prompt", o->prompt, "Prompt (one turn, then exit); without it: interactive or stdin");
   sub->add_option("--system", o->system, "System message");

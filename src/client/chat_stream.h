@@ -11,11 +11,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "client/http_client.h"
 #include "client/sse_parser.h"
@@ -44,7 +43,7 @@ class ChatStreamDecoder {
   bool on_event(const SseEvent& event, const DeltaHandler& on_delta);
 
   bool done() const { return done_; }
-  const std::string& content() const { return content_; }        // all deltas so far
+  const std::string& content() const { return content_; }              // all deltas so far
   const std::string& finish_reason() const { return finish_reason_; }  // "" until the last chunk
 
  private:

@@ -43,7 +43,9 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-void write_stdout(std::string_view text) { write_fd(STDOUT_FILENO, text); }
+void write_stdout(std::string_view text) {
+  write_fd(STDOUT_FILENO, text);
+}
 
 ConversationLoop::ConversationLoop(LoopOptions opts, Responder respond)
     : opts_(std::move(opts)), respond_(std::move(respond)) {

@@ -19,11 +19,10 @@
 
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/error.h"
 #include "client/line_reader.h"
@@ -31,9 +30,9 @@
 namespace a3s::power::client {
 
 struct Turn {
-  const nlohmann::json& messages;                    // the conversation, ending with the new user message
-  const std::atomic<bool>* cancel;                   // raised by Ctrl+C (interactive only, else null)
-  const std::function<void(std::string_view)>& emit; // writes reply text to stdout as it arrives
+  const nlohmann::json& messages;                     // the conversation, ending with the new user message
+  const std::atomic<bool>* cancel;                    // raised by Ctrl+C (interactive only, else null)
+  const std::function<void(std::string_view)>& emit;  // writes reply text to stdout as it arrives
 };
 
 // Produces the assistant reply for `turn.messages`, streaming it through `turn.emit`, and returns
@@ -42,10 +41,10 @@ struct Turn {
 using Responder = std::function<std::string(const Turn& turn)>;
 
 struct LoopOptions {
-  std::optional<std::string> system;               // system message at the start of the history
-  std::function<bool(const Error&)> fatal;         // errors that end an interactive session too
-  std::function<void(std::string_view)> out;       // stdout writer (default: write_stdout)
-  std::function<void(std::string_view)> err;       // stderr writer (default: write(2) to fd 2)
+  std::optional<std::string> system;          // system message at the start of the history
+  std::function<bool(const Error&)> fatal;    // errors that end an interactive session too
+  std::function<void(std::string_view)> out;  // stdout writer (default: write_stdout)
+  std::function<void(std::string_view)> err;  // stderr writer (default: write(2) to fd 2)
 };
 
 class ConversationLoop {

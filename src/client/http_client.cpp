@@ -13,7 +13,9 @@ namespace {
 
 constexpr std::size_t kMaxErrorBody = 1u << 20;  // error bodies beyond this are cut (not parsed)
 
-bool is_success(int status) { return status >= 200 && status < 300; }
+bool is_success(int status) {
+  return status >= 200 && status < 300;
+}
 
 bool is_event_stream(std::string_view content_type) {
   std::string ct(content_type.substr(0, content_type.find(';')));
@@ -29,7 +31,7 @@ struct Transfer {
   int status = 0;
   std::string content_type;
   bool headers_seen = false;
-  std::string body;          // non-streaming body, or the error body of a streaming request
+  std::string body;  // non-streaming body, or the error body of a streaming request
   std::size_t body_limit = 0;
   bool body_too_large = false;
   SseParser parser;
@@ -117,7 +119,8 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
 
 void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
   const std::string where = opts_.url.display();
-  std::string detail = errbuf != nullptr && errbuf[0] != '\0' ? one_line(errbuf, 200) : curl_easy_strerror(rc);
+  std::string detail =
+      errbuf != nullptr && errbuf[0] != '\0' ? one_line(errbuf, 200) : curl_easy_strerror(rc);
   long os_errno = 0;
   curl_easy_getinfo(curl_.get(), CURLINFO_OS_ERRNO, &os_errno);
   switch (rc) {
@@ -142,7 +145,8 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
     case CURLE_OPERATION_TIMEDOUT: {
       curl_off_t connected_us = 0;
       curl_easy_getinfo(curl_.get(), CURLINFO_CONNECT_TIME_T, &connected_us);
-      if (connected_us == 0) throw Error(kServerUnreachable, "timed out connecting to the server at " + where);
+      if (connected_us == 0)
+        throw Error(kServerUnreachable, "timed out connecting to the server at " + where);
       throw ServerError(0, "", "the server at " + where + " did not answer in time");
     }
     default:

@@ -16,10 +16,9 @@
 
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "client/curl_handle.h"
 #include "client/server_url.h"

@@ -6,11 +6,15 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the flag is set from a signal handler");
 
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+}
 
 }  // namespace
 
-std::atomic<bool>& interrupt_flag() { return g_interrupted; }
+std::atomic<bool>& interrupt_flag() {
+  return g_interrupted;
+}
 
 InterruptScope::InterruptScope() {
   struct sigaction sa {};

@@ -10,7 +10,9 @@
 
 namespace a3s::power::client {
 
-bool stdin_is_terminal() { return isatty(STDIN_FILENO) == 1; }
+bool stdin_is_terminal() {
+  return isatty(STDIN_FILENO) == 1;
+}
 
 bool LineReader::fill() {
   if (eof_) return false;

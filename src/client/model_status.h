@@ -7,11 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "client/http_client.h"
 
@@ -20,11 +19,11 @@ namespace a3s::power::client {
 struct ModelStatus {
   std::string name;
   bool loaded = false;
-  std::string architecture;           // "" when unknown
-  std::string file_type;              // e.g. "F32", "Q4_K"; "" when unknown
+  std::string architecture;  // "" when unknown
+  std::string file_type;     // e.g. "F32", "Q4_K"; "" when unknown
   std::optional<uint64_t> size_bytes;
-  std::optional<int64_t> n_ctx;       // context of a loaded model, tokens
-  std::optional<int64_t> n_ctx_train; // trained context, tokens
+  std::optional<int64_t> n_ctx;        // context of a loaded model, tokens
+  std::optional<int64_t> n_ctx_train;  // trained context, tokens
 };
 
 // Parse the "models" of a /health answer. Throws ServerError when the shape is wrong.

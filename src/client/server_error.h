@@ -9,11 +9,10 @@
 // text in errors), with control characters replaced and its length capped.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/error.h"
 

@@ -26,7 +26,9 @@ bool url_part(CURLU* u, CURLUPart part, std::string& out) {
   return true;
 }
 
-Error bad_url(const std::string& why) { return Error(codes::kInvalidArgument, "invalid --url: " + why); }
+Error bad_url(const std::string& why) {
+  return Error(codes::kInvalidArgument, "invalid --url: " + why);
+}
 
 }  // namespace
 
@@ -93,6 +95,8 @@ std::string ServerUrl::endpoint(std::string_view path) const {
   return s;
 }
 
-std::string ServerUrl::display() const { return scheme_ + "://" + host_ + ":" + std::to_string(port_); }
+std::string ServerUrl::display() const {
+  return scheme_ + "://" + host_ + ":" + std::to_string(port_);
+}
 
 }  // namespace a3s::power::client

@@ -27,9 +27,9 @@
 namespace a3s::power::client {
 
 struct SseEvent {
-  std::string type = "message";  // the `event` field, default "message"
-  std::string data;              // `data` lines joined with "\n" (no trailing newline)
-  std::string last_event_id;     // the last `id` seen in the stream so far ("" if none)
+  std::string type = "message";      // the `event` field, default "message"
+  std::string data;                  // `data` lines joined with "\n" (no trailing newline)
+  std::string last_event_id;         // the last `id` seen in the stream so far ("" if none)
   std::optional<uint64_t> retry_ms;  // the last valid `retry` seen in the stream, milliseconds
 };
 
@@ -60,14 +60,13 @@ class SseParser {
   void dispatch(const Handler& on_event);
 
   std::size_t max_bytes_;
-  std::string line_;            // current unterminated line
-  bool after_cr_ = false;       // the previous chunk ended with CR (skip one leading LF)
-  bool at_stream_start_ = true; // BOM check pending
-  std::string bom_prefix_;      // leading bytes that may still turn out to be a BOM
+  std::string line_;             // current unterminated line
+  bool after_cr_ = false;        // the previous chunk ended with CR (skip one leading LF)
+  bool at_stream_start_ = true;  // BOM check pending
+  std::string bom_prefix_;       // leading bytes that may still turn out to be a BOM
   std::string data_;
-  bool has_data_ = false;
   std::string type_;
-  bool has_fields_ = false;     // any field line since the last dispatch
+  bool has_fields_ = false;  // any field line since the last dispatch
   std::string last_id_;
   std::optional<uint64_t> retry_ms_;
 };

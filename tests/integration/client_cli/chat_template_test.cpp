@@ -43,7 +43,8 @@ TEST(CliChatTemplate, RunAndChatRenderTheModelsTemplate) {
 
   // stories260K has no ChatML tokens, so the rendered text tokenizes the same with or without
   // special-token parsing: a raw completion of it is the reference.
-  CliResult raw = run_cli({"generate", "--model", model, "--prompt", prompt, "--temperature", "0", "-n", "16", "-t", "1"});
+  CliResult raw = run_cli(
+      {"generate", "--model", model, "--prompt", prompt, "--temperature", "0", "-n", "16", "-t", "1"});
   ASSERT_EQ(raw.status, 0) << raw.err;
 
   CliResult run = run_cli({"run", model, "Once upon a time", "--temperature", "0", "-n", "16", "-t", "1"});
@@ -53,7 +54,8 @@ TEST(CliChatTemplate, RunAndChatRenderTheModelsTemplate) {
 
   ServerProcess server({"--model", "qwen25=" + model});
   ASSERT_TRUE(server.ready()) << server.log();
-  CliResult chat = run_cli({"chat", "qwen25", "Once upon a time", "--url", server.url(), "--temperature", "0", "-n", "16"});
+  CliResult chat = run_cli(
+      {"chat", "qwen25", "Once upon a time", "--url", server.url(), "--temperature", "0", "-n", "16"});
   ASSERT_EQ(chat.status, 0) << chat.err;
   EXPECT_EQ(chat.out, raw.out);
 }

@@ -102,7 +102,9 @@ std::string bin_path() {
   return (e != nullptr && *e != '\0' ? std::string(e) : std::string(A3S_BIN_DIR)) + "/a3s-power";
 }
 
-std::string stories_model() { return testdata_dir() + "/models/stories260K.gguf"; }
+std::string stories_model() {
+  return testdata_dir() + "/models/stories260K.gguf";
+}
 
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
@@ -185,7 +187,9 @@ ServerProcess::~ServerProcess() {
   }
 }
 
-std::string ServerProcess::log() const { return slurp(dir_.file("log")); }
+std::string ServerProcess::log() const {
+  return slurp(dir_.file("log"));
+}
 
 PtySession::PtySession(const std::vector<std::string>& args, const EnvChanges& env) {
   std::vector<std::string> envv = child_environment(home_.path(), env);

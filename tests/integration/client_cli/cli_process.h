@@ -11,8 +11,8 @@
 
 namespace a3s::power::client_cli {
 
-std::string bin_path();        // $A3S_BIN_DIR/a3s-power (else the build's bin dir)
-std::string stories_model();   // <testdata>/models/stories260K.gguf
+std::string bin_path();       // $A3S_BIN_DIR/a3s-power (else the build's bin dir)
+std::string stories_model();  // <testdata>/models/stories260K.gguf
 std::string testdata_dir();
 
 // A private temporary directory, removed with its contents by the destructor.
@@ -40,7 +40,8 @@ using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
 // Runs a3s-power with `args`, `input` on stdin (a regular file, so not a terminal), and waits
 // (killing it after a generous hang guard).
-CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "", const EnvChanges& env = {});
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "",
+                  const EnvChanges& env = {});
 
 // `a3s-power serve --host 127.0.0.1 --port 0 --threads 1 <args>`; ready once it printed its
 // "listening on http://HOST:PORT" line. SIGTERM on destruction.

@@ -28,26 +28,31 @@ void expect_one_line_error(const CliResult& r, int status, const std::string& fr
   EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
 }
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+int count_lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
 
 // ---------------------------------------------------------------------------------------------
 // run (in process)
 
 TEST(CliRun, OneShotPrintsTheGreedyContinuation) {
-  CliResult r = run_cli({"run", stories_model(), "Once upon a time", "--temperature", "0", "-n", "32", "--threads", "1"});
+  CliResult r = run_cli(
+      {"run", stories_model(), "Once upon a time", "--temperature", "0", "-n", "32", "--threads", "1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, kGreedy32 + "\n");
   EXPECT_EQ(r.err, "") << "nothing but the reply is printed";
 }
 
 TEST(CliRun, PromptWordsAreJoined) {
-  CliResult r = run_cli({"run", stories_model(), "Once", "upon", "a", "time", "--temperature", "0", "-n", "8", "-t", "1"});
+  CliResult r = run_cli(
+      {"run", stories_model(), "Once", "upon", "a", "time", "--temperature", "0", "-n", "8", "-t", "1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, kGreedy8 + "\n");
 }
 
 TEST(CliRun, PipedStdinIsThePrompt) {
-  CliResult r = run_cli({"run", stories_model(), "--temperature", "0", "-n", "8", "-t", "1"}, "Once upon a time\n");
+  CliResult r =
+      run_cli({"run", stories_model(), "--temperature", "0", "-n", "8", "-t", "1"}, "Once upon a time\n");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, kGreedy8 + "\n");
 }
@@ -63,7 +68,8 @@ TEST(CliRun, ModelByStoreName) {
   EnvChanges env = {{"A3S_POWER_HOME", home.path()}};
   CliResult pulled = run_cli({"pull", stories_model()}, "", env);
   ASSERT_EQ(pulled.status, 0) << pulled.err;
-  CliResult r = run_cli({"run", "stories260K", "Once upon a time", "--temperature", "0", "-n", "8", "-t", "1"}, "", env);
+  CliResult r = run_cli(
+      {"run", "stories260K", "Once upon a time", "--temperature", "0", "-n", "8", "-t", "1"}, "", env);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, kGreedy8 + "\n");
 }
@@ -82,7 +88,8 @@ TEST(CliRun, MissingPathExitsTwo) {
 }
 
 TEST(CliRun, CorruptModelExitsTwo) {
-  CliResult r = run_cli({"run", std::string(A3S_SOURCE_DIR) + "/tests/data/gguf-corrupt/bad-magic.gguf", "hi"});
+  CliResult r =
+      run_cli({"run", std::string(A3S_SOURCE_DIR) + "/tests/data/gguf-corrupt/bad-magic.gguf", "hi"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
@@ -102,8 +109,8 @@ TEST(CliRun, PromptLongerThanTheContextExitsTwo) {
 }
 
 TEST(CliRun, SystemMessageUsesThePlainConversationFormat) {
-  CliResult with = run_cli({"run", stories_model(), "Once upon a time", "--system", "Tell a story.", "--temperature",
-                            "0", "-n", "48", "-t", "1"});
+  CliResult with = run_cli({"run", stories_model(), "Once upon a time", "--system", "Tell a story.",
+                            "--temperature", "0", "-n", "48", "-t", "1"});
   ASSERT_EQ(with.status, 0) << with.err;
   EXPECT_NE(with.out, kGreedy32 + "\n") << "the system message changes the rendered prompt";
   EXPECT_EQ(with.out.find("\nUser:"), std::string::npos) << "the reply stops at the next turn of the format";
@@ -111,8 +118,10 @@ TEST(CliRun, SystemMessageUsesThePlainConversationFormat) {
 }
 
 TEST(CliRun, SeededSamplingIsReproducible) {
-  auto a = run_cli({"run", stories_model(), "Once upon a time", "--temperature", "1", "--seed", "42", "-n", "16", "-t", "1"});
-  auto b = run_cli({"run", stories_model(), "Once upon a time", "--temperature", "1", "--seed", "42", "-n", "16", "-t", "1"});
+  auto a = run_cli({"run", stories_model(), "Once upon a time", "--temperature", "1", "--seed", "42", "-n",
+                    "16", "-t", "1"});
+  auto b = run_cli({"run", stories_model(), "Once upon a time", "--temperature", "1", "--seed", "42", "-n",
+                    "16", "-t", "1"});
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   EXPECT_FALSE(a.out.empty());
@@ -129,7 +138,8 @@ class ServedStories : public ::testing::Test {
   static void TearDownTestSuite() { server_.reset(); }
   void SetUp() override { ASSERT_TRUE(server_->ready()) << "server did not start:\n" << server_->log(); }
 
-  static CliResult chat(std::vector<std::string> args, const std::string& input = "", const EnvChanges& env = {}) {
+  static CliResult chat(std::vector<std::string> args, const std::string& input = "",
+                        const EnvChanges& env = {}) {
     std::vector<std::string> full = {"chat", "stories260K", "--url", server_->url()};
     full.insert(full.end(), args.begin(), args.end());
     return run_cli(full, input, env);
@@ -147,7 +157,8 @@ TEST_F(ServedStories, ChatOneShotStreamsTheGreedyReply) {
 }
 
 TEST_F(ServedStories, ChatLinesAreTurnsWithHistory) {
-  CliResult r = chat({"--temperature", "0", "-n", "8"}, "Once upon a time\nThe little dog ran to the park and\n");
+  CliResult r =
+      chat({"--temperature", "0", "-n", "8"}, "Once upon a time\nThe little dog ran to the park and\n");
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_EQ(count_lines(r.out), 2) << r.out;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), kGreedy8);
@@ -158,7 +169,8 @@ TEST_F(ServedStories, ChatLinesAreTurnsWithHistory) {
 }
 
 TEST_F(ServedStories, ChatClearAndByeInScriptedInput) {
-  CliResult r = chat({"--temperature", "0", "-n", "8"}, "The little dog ran to the park and\n/clear\nOnce upon a time\n/bye\nignored\n");
+  CliResult r = chat({"--temperature", "0", "-n", "8"},
+                     "The little dog ran to the park and\n/clear\nOnce upon a time\n/bye\nignored\n");
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_EQ(count_lines(r.out), 2) << r.out;
   EXPECT_EQ(r.out.substr(r.out.find('\n') + 1), kGreedy8 + "\n") << "after /clear the history is empty again";
@@ -226,8 +238,8 @@ TEST_F(ServedStories, PsRejectsAnUnknownFormat) {
 TEST(CliChatAuth, KeyFromFlagOrEnvironment) {
   ServerProcess server({"--model", stories_model()}, {{"A3S_POWER_API_KEYS", "sk-right-key"}});
   ASSERT_TRUE(server.ready()) << server.log();
-  const std::vector<std::string> base = {"chat", "stories260K", "Once upon a time", "--url", server.url(),
-                                         "--temperature", "0", "-n", "8"};
+  const std::vector<std::string> base = {
+      "chat", "stories260K", "Once upon a time", "--url", server.url(), "--temperature", "0", "-n", "8"};
   CliResult none = run_cli(base);
   EXPECT_EQ(none.status, 1);
   EXPECT_EQ(none.err, "error: a valid API key is required (Authorization: Bearer <key>)\n");

@@ -10,8 +10,8 @@
 namespace a3s::power::client_cli {
 namespace {
 
-constexpr std::size_t kAlignment = 32;   // GGUF default (general.alignment absent)
-constexpr uint32_t kTypeString = 8;      // GGUF metadata value type STRING
+constexpr std::size_t kAlignment = 32;  // GGUF default (general.alignment absent)
+constexpr uint32_t kTypeString = 8;     // GGUF metadata value type STRING
 
 void put_u32(std::vector<uint8_t>& b, uint32_t v) {
   uint8_t raw[4];
@@ -34,7 +34,8 @@ void write_gguf_with_template(const std::string& src, const std::string& dst, co
   std::ifstream in(src, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + src);
   std::vector<uint8_t> file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (file.size() < 24 || std::memcmp(file.data(), "GGUF", 4) != 0) throw std::runtime_error("not a GGUF file");
+  if (file.size() < 24 || std::memcmp(file.data(), "GGUF", 4) != 0)
+    throw std::runtime_error("not a GGUF file");
 
   const std::string key = "tokenizer.chat_template";
   const std::size_t fixed = 8 + key.size() + 4 + 8 + jinja.size();

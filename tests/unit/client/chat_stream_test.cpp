@@ -1,9 +1,10 @@
 // Decoding of streamed chat completion chunks and the request body.
+#include "client/chat_stream.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "client/chat_stream.h"
 #include "client/server_error.h"
 
 namespace a3s::power::client {
@@ -20,8 +21,12 @@ TEST(ChatStreamDecoder, CollectsDeltasUntilDone) {
   ChatStreamDecoder dec;
   std::string seen;
   auto on = [&](std::string_view t) { seen += std::string(t) + "|"; };
-  EXPECT_TRUE(dec.on_event(data(R"({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"), on));
-  EXPECT_TRUE(dec.on_event(data(R"({"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]})"), on));
+  EXPECT_TRUE(dec.on_event(
+      data(
+          R"({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"),
+      on));
+  EXPECT_TRUE(
+      dec.on_event(data(R"({"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]})"), on));
   EXPECT_TRUE(dec.on_event(data(R"({"choices":[{"index":0,"delta":{"content":"lo \u00e9"}}]})"), on));
   EXPECT_TRUE(dec.on_event(data(R"({"choices":[{"index":0,"delta":{},"finish_reason":"length"}]})"), on));
   EXPECT_TRUE(dec.on_event(data(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}})"), on));
@@ -39,7 +44,10 @@ TEST(ChatStreamDecoder, CollectsDeltasUntilDone) {
 TEST(ChatStreamDecoder, ErrorEventThrowsTheServersMessage) {
   ChatStreamDecoder dec;
   try {
-    dec.on_event(data(R"({"error":{"message":"the server is shutting down","type":"server_error","code":"service_unavailable","param":null}})"), {});
+    dec.on_event(
+        data(
+            R"({"error":{"message":"the server is shutting down","type":"server_error","code":"service_unavailable","param":null}})"),
+        {});
     FAIL() << "expected a ServerError";
   } catch (const ServerError& e) {
     EXPECT_EQ(e.code(), "server_error");

@@ -1,4 +1,6 @@
 // The conversation loop with a scripted responder: history, commands, modes and errors.
+#include "client/conversation_loop.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "client/conversation_loop.h"
 #include "client/line_reader.h"
 
 namespace a3s::power::client {

@@ -1,5 +1,7 @@
 // The HTTP client and chat streaming against a loopback server with scripted answers: split
 // events, error bodies and events, truncated streams, refused connections, cancellation.
+#include "client/http_client.h"
+
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,7 +11,6 @@
 
 #include "a3s/power/error.h"
 #include "client/chat_stream.h"
-#include "client/http_client.h"
 #include "client/model_status.h"
 #include "client/server_error.h"
 #include "scripted_http_server.h"
@@ -35,7 +36,8 @@ ChatRequest hello_request() {
 }
 
 std::string delta_event(const std::string& text) {
-  return "data: " + nlohmann::json{{"choices", {{{"index", 0}, {"delta", {{"content", text}}}}}}}.dump() + "\n\n";
+  return "data: " + nlohmann::json{{"choices", {{{"index", 0}, {"delta", {{"content", text}}}}}}}.dump() +
+         "\n\n";
 }
 
 // A port with nothing listening: bind an ephemeral port, then close it.
@@ -53,9 +55,10 @@ int closed_port() {
 
 TEST(HttpClient, StreamsEventsSplitAnywhere) {
   // The SSE text of three events, cut into pieces that split lines, CRLFs and a UTF-8 character.
-  const std::string sse = ": keep-alive\r\n\r\n" + delta_event("Hel") + delta_event("lo \xC3\xA9") +
-                          "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\n" +
-                          "data: [DONE]\n\n";
+  const std::string sse =
+      ": keep-alive\r\n\r\n" + delta_event("Hel") + delta_event("lo \xC3\xA9") +
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\n" +
+      "data: [DONE]\n\n";
   std::vector<std::string> pieces = {http_chunked_head(200, "text/event-stream; charset=utf-8")};
   for (std::size_t i = 0; i < sse.size(); i += 7) pieces.push_back(chunk(sse.substr(i, 7)));
   pieces.push_back(chunk(""));
@@ -103,10 +106,11 @@ TEST(HttpClient, ErrorStatusCarriesTheServersMessage) {
 }
 
 TEST(HttpClient, ErrorEventInsideTheStream) {
-  ScriptedHttpServer server({http_chunked_head(200, "text/event-stream"), chunk(delta_event("Once")),
-                             chunk(R"(data: {"error":{"message":"the server is shutting down","code":"service_unavailable"}})"
-                                   "\n\n"),
-                             chunk("")});
+  ScriptedHttpServer server(
+      {http_chunked_head(200, "text/event-stream"), chunk(delta_event("Once")),
+       chunk(R"(data: {"error":{"message":"the server is shutting down","code":"service_unavailable"}})"
+             "\n\n"),
+       chunk("")});
   HttpClient http = client_for(server);
   std::string seen;
   try {
@@ -120,7 +124,8 @@ TEST(HttpClient, ErrorEventInsideTheStream) {
 }
 
 TEST(HttpClient, StreamEndingWithoutDoneIsAnError) {
-  ScriptedHttpServer server({http_chunked_head(200, "text/event-stream"), chunk(delta_event("a")), chunk("")});
+  ScriptedHttpServer server(
+      {http_chunked_head(200, "text/event-stream"), chunk(delta_event("a")), chunk("")});
   HttpClient http = client_for(server);
   try {
     stream_chat(http, hello_request(), {});
@@ -163,19 +168,20 @@ TEST(HttpClient, HandlerCanStopTheStream) {
 
 TEST(HttpClient, CancelFlagStopsAWaitingStream) {
   // The server sends one delta and then goes silent; the caller cancels after the first delta.
-  ScriptedHttpServer server({http_chunked_head(200, "text/event-stream"), chunk(delta_event("first")),
-                             testing::kHold});
+  ScriptedHttpServer server(
+      {http_chunked_head(200, "text/event-stream"), chunk(delta_event("first")), testing::kHold});
   HttpClient http = client_for(server);
   std::atomic<bool> cancel{false};
-  ChatReply reply = stream_chat(http, hello_request(), [&](std::string_view) { cancel = true; }, &cancel);
+  ChatReply reply = stream_chat(
+      http, hello_request(), [&](std::string_view) { cancel = true; }, &cancel);
   EXPECT_TRUE(reply.cancelled);
   EXPECT_EQ(reply.content, "first");
   EXPECT_EQ(reply.finish_reason, "cancelled");
 }
 
 TEST(HttpClient, ConnectionRefusedIsUnreachable) {
-  HttpClient http(
-      ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:" + std::to_string(closed_port())), .api_key = ""});
+  HttpClient http(ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:" + std::to_string(closed_port())),
+                                .api_key = ""});
   try {
     stream_chat(http, hello_request(), {});
     FAIL();
@@ -198,7 +204,8 @@ TEST(HttpClient, InvalidJsonBody) {
 
 TEST(HttpClient, ApiKeyWithControlCharactersIsRefused) {
   try {
-    HttpClient http(ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:1"), .api_key = "abc\r\nX-Evil: 1"});
+    HttpClient http(
+        ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:1"), .api_key = "abc\r\nX-Evil: 1"});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), "invalid_argument");

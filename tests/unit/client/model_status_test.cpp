@@ -1,7 +1,8 @@
 // `ps` data: /health and /v1/models parsing, the table and the JSON view.
+#include "client/model_status.h"
+
 #include <gtest/gtest.h>
 
-#include "client/model_status.h"
 #include "client/server_error.h"
 
 namespace a3s::power::client {

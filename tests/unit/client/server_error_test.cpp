@@ -1,14 +1,15 @@
 // Server error bodies → one-line client errors.
-#include <gtest/gtest.h>
-
 #include "client/server_error.h"
+
+#include <gtest/gtest.h>
 
 namespace a3s::power::client {
 namespace {
 
 TEST(ServerError, OpenAiErrorBody) {
   ServerError e = server_error_from_response(
-      404, R"({"error":{"message":"the model does not exist","type":"not_found_error","code":"model_not_found","param":"model"}})");
+      404,
+      R"({"error":{"message":"the model does not exist","type":"not_found_error","code":"model_not_found","param":"model"}})");
   EXPECT_EQ(e.code(), "server_error");
   EXPECT_EQ(e.server_code(), "model_not_found");
   EXPECT_EQ(e.http_status(), 404);
@@ -16,7 +17,8 @@ TEST(ServerError, OpenAiErrorBody) {
 }
 
 TEST(ServerError, BodyWithoutTheShapeNamesTheStatus) {
-  EXPECT_STREQ(server_error_from_response(502, "<html>bad gateway</html>").what(), "the server answered HTTP 502");
+  EXPECT_STREQ(server_error_from_response(502, "<html>bad gateway</html>").what(),
+               "the server answered HTTP 502");
   EXPECT_STREQ(server_error_from_response(500, "").what(), "the server answered HTTP 500");
   EXPECT_STREQ(server_error_from_response(500, R"({"detail":"x"})").what(), "the server answered HTTP 500");
 }
@@ -25,7 +27,8 @@ TEST(ServerError, StringErrorAndMissingMessage) {
   EXPECT_STREQ(server_error_from_response(400, R"({"error":"bad thing"})").what(), "bad thing");
   ServerError e = server_error_from_response(429, R"({"error":{"code":"rate_limited"}})");
   EXPECT_STREQ(e.what(), "rate_limited");
-  EXPECT_STREQ(server_error_from_response(400, R"({"error":{"message":42}})").what(), "the server reported an error");
+  EXPECT_STREQ(server_error_from_response(400, R"({"error":{"message":42}})").what(),
+               "the server reported an error");
   EXPECT_FALSE(server_error_from_json(nlohmann::json{{"error", nullptr}}, 200).has_value());
   EXPECT_FALSE(server_error_from_json(nlohmann::json::array(), 200).has_value());
 }

@@ -1,8 +1,9 @@
 // --url parsing: schemes, loopback-only plain http, refused credentials, endpoints.
+#include "client/server_url.h"
+
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
-#include "client/server_url.h"
 
 namespace a3s::power::client {
 namespace {

@@ -1,11 +1,12 @@
 // The SSE parser against the WHATWG event-stream rules, with every way a body can be chunked.
+#include "client/sse_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "client/sse_parser.h"
 
 namespace a3s::power::client {
 namespace {
@@ -48,8 +49,8 @@ TEST(SseParser, EveryChunkingGivesTheSameEvents) {
       "data: caf\xC3\xA9 \xE2\x9C\x93\r"
       "\r"
       "data: [DONE]\n\n";
-  const std::vector<std::string> expected = {"first line\nsecond line", "no space", "caf\xC3\xA9 \xE2\x9C\x93",
-                                             "[DONE]"};
+  const std::vector<std::string> expected = {"first line\nsecond line", "no space",
+                                             "caf\xC3\xA9 \xE2\x9C\x93", "[DONE]"};
   for (std::size_t piece = 1; piece <= body.size(); ++piece) {
     auto ev = parse_in_pieces(body, piece);
     ASSERT_EQ(datas(ev), expected) << "piece size " << piece;
@@ -118,13 +119,17 @@ TEST(SseParser, OnlyOneLeadingSpaceIsRemoved) {
 }
 
 TEST(SseParser, LeadingByteOrderMarkIsSkippedEvenWhenSplit) {
-  const std::string body = "\xEF\xBB\xBF" "data: a\n\n";
+  const std::string body =
+      "\xEF\xBB\xBF"
+      "data: a\n\n";
   for (std::size_t piece = 1; piece <= 4; ++piece) {
     EXPECT_EQ(datas(parse_in_pieces(body, piece)), (std::vector<std::string>{"a"})) << piece;
   }
   // A BOM-like prefix that is not a BOM is kept as text; a BOM later in the stream is data.
   SseParser p;
-  auto ev = p.feed("\xEF\xBB" "data: a\n\ndata: \xEF\xBB\xBFz\n\n");
+  auto ev = p.feed(
+      "\xEF\xBB"
+      "data: a\n\ndata: \xEF\xBB\xBFz\n\n");
   ASSERT_EQ(ev.size(), 1u) << "the first line's field name is not 'data'";
   EXPECT_EQ(ev[0].data, "\xEF\xBB\xBFz");
 }
@@ -173,7 +178,8 @@ TEST(SseParser, OversizedEventIsAnError) {
 
 TEST(SseParser, HandlerExceptionPropagates) {
   SseParser p;
-  EXPECT_THROW(p.feed("data: a\n\n", [](SseEvent&&) { throw std::runtime_error("stop"); }), std::runtime_error);
+  EXPECT_THROW(p.feed("data: a\n\n", [](SseEvent&&) { throw std::runtime_error("stop"); }),
+               std::runtime_error);
 }
 
 }  // namespace
