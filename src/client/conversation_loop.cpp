@@ -61,11 +61,17 @@ void ConversationLoop::reset() {
 
 std::string ConversationLoop::turn(const std::string& text, const std::atomic<bool>* cancel) {
   messages_.push_back({{"role", "user"}, {"content", text}});
+  bool emitted = false;
+  const std::function<void(std::string_view)> emit = [this, &emitted](std::string_view t) {
+    if (!t.empty()) emitted = true;
+    opts_.out(t);
+  };
   std::string reply;
   try {
-    reply = respond_(Turn{messages_, cancel, opts_.out});
+    reply = respond_(Turn{messages_, cancel, emit});
   } catch (...) {
     messages_.erase(messages_.size() - 1);  // the failed turn is not part of the conversation
+    if (emitted) opts_.out("\n");           // end the partial reply before the error is shown
     throw;
   }
   messages_.push_back({{"role", "assistant"}, {"content", reply}});
@@ -175,7 +181,7 @@ void ConversationLoop::interactive(LineReader& in) {
     try {
       turn(text, &flag);
     } catch (const Error& e) {
-      if (flag.exchange(false)) opts_.out("\n");
+      flag.store(false);
       if (opts_.fatal && opts_.fatal(e)) throw;
       opts_.err("error: " + std::string(e.what()) + "\n");
       continue;

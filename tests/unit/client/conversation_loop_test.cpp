@@ -112,6 +112,19 @@ TEST(ConversationLoop, LinesStopAtTheFirstErrorAndDropTheFailedTurn) {
   EXPECT_EQ(h.out, "reply1\n");
 }
 
+TEST(ConversationLoop, PartialReplyIsEndedBeforeAnError) {
+  std::string out;
+  LoopOptions o;
+  o.out = [&out](std::string_view t) { out += t; };
+  ConversationLoop loop(o, [](const Turn& t) -> std::string {
+    t.emit("half a rep");
+    throw Error("server_error", "the stream ended");
+  });
+  EXPECT_THROW(loop.one_shot("hi"), Error);
+  EXPECT_EQ(out, "half a rep\n");
+  EXPECT_TRUE(loop.messages().empty());
+}
+
 TEST(ConversationLoop, WholeInputIsOnePrompt) {
   Harness h;
   auto loop = h.make();
