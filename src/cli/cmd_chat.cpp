@@ -1,7 +1,7 @@
 // `a3s-power chat`: chat with a model served by a running `a3s-power serve`.
 //
-//   a3s-power chat NAME [PROMPT...] [--url http://127.0.0.1:11434] [--api-key K] [--system TEXT]
-//                  [--temperature T] [-n N] [--seed S]
+//   a3s-power chat NAME [PROMPT...] [--url http://127.0.0.1:11434] [--api-key K] [--cacert PEM]
+//                  [--system TEXT] [--temperature T] [-n N] [--seed S]
 //
 // Sends the conversation to POST /v1/chat/completions with "stream": true and prints the reply's
 // deltas as they arrive, keeping the history. PROMPT given: one turn, then exit. No PROMPT: stdin a
@@ -32,6 +32,7 @@ struct ChatOptions {
   std::vector<std::string> prompt;
   std::string url = "http://127.0.0.1:11434";
   std::optional<std::string> api_key;
+  std::string ca_file;
   std::optional<std::string> system;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
@@ -51,6 +52,7 @@ void run_chat(const ChatOptions& o) {
   }
   if (o.max_tokens && *o.max_tokens < 1) throw Error(codes::kInvalidArgument, "-n must be at least 1");
   client::ClientOptions co{.url = client::ServerUrl::parse(o.url), .api_key = api_key_from(o.api_key)};
+  co.ca_file = o.ca_file;
   auto http = std::make_shared<client::HttpClient>(std::move(co));
 
   client::LoopOptions lo;
@@ -88,6 +90,8 @@ const Registrar kRegistrar("chat", 31, [](CLI::App& root) {
                   "Prompt (one turn, then exit); without it: interactive or one turn per line");
   sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
   sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
+  sub->add_option("--cacert", o->ca_file,
+                  "CA certificates (PEM) to trust for https (default: the system store)");
   sub->add_option("--system", o->system, "System message");
   sub->add_option("--temperature", o->temperature, "Sampling temperature 0..2 (default: the server's)");
   sub->add_option("-n,--max-tokens", o->max_tokens, "Maximum tokens per reply (default: the server's)");

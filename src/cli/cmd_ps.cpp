@@ -1,6 +1,6 @@
 // `a3s-power ps`: the models a running server serves, with their size, context and state.
 //
-//   a3s-power ps [--url http://127.0.0.1:11434] [--api-key K] [--format table|json]
+//   a3s-power ps [--url http://127.0.0.1:11434] [--api-key K] [--cacert PEM] [--format table|json]
 //
 // Reads GET /health (falls back to GET /v1/models); see client/model_status.h for the columns and
 // the JSON shape. Errors: the server's error → exit 1; no connection → exit 2.
@@ -20,6 +20,7 @@ namespace {
 struct PsOptions {
   std::string url = "http://127.0.0.1:11434";
   std::optional<std::string> api_key;
+  std::string ca_file;
   std::string format = "table";
 };
 
@@ -30,7 +31,9 @@ void run_ps(const PsOptions& o) {
   } else if (const char* env = std::getenv("A3S_POWER_API_KEY")) {
     key = env;
   }
-  client::HttpClient http(client::ClientOptions{.url = client::ServerUrl::parse(o.url), .api_key = key});
+  client::ClientOptions co{.url = client::ServerUrl::parse(o.url), .api_key = key};
+  co.ca_file = o.ca_file;
+  client::HttpClient http(std::move(co));
   std::vector<client::ModelStatus> models = client::fetch_model_status(http);
   if (o.format == "json") {
     client::write_stdout(client::model_status_json(models).dump(
@@ -47,6 +50,8 @@ const Registrar kRegistrar("ps", 32, [](CLI::App& root) {
       root.add_subcommand("ps", "List the models of a running server and whether they are loaded");
   sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
   sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
+  sub->add_option("--cacert", o->ca_file,
+                  "CA certificates (PEM) to trust for https (default: the system store)");
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -1,5 +1,7 @@
 #include "client/http_client.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -98,6 +100,9 @@ void check_header_value(const std::string& v) {
 
 HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_curl_easy()) {
   check_header_value(opts_.api_key);
+  if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
+    throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
+  }
 }
 
 void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, long total_timeout_ms) {
@@ -108,6 +113,7 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!opts_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, opts_.ca_file.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   // A loopback server is always reached directly; remote ones honour the proxy environment.
   if (is_loopback_host(opts_.url.host())) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");

@@ -9,7 +9,8 @@
 // Errors (see server_error.h): Error("server_unreachable") when no connection could be made
 // (refused, unknown host, connect timeout, TLS failure); ServerError ("server_error") for an HTTP
 // error status (message from the OpenAI error body), a broken connection, an oversized or
-// malformed answer; Error("invalid_argument") for an API key with control characters.
+// malformed answer; Error("invalid_argument") for an API key with control characters or an
+// unreadable CA file.
 //
 // One HttpClient is one connection (kept alive between requests); not thread-safe.
 #pragma once
@@ -31,6 +32,9 @@ struct ClientOptions {
   std::string api_key;               // "" → no Authorization header
   long connect_timeout_ms = 10'000;  // TCP + TLS handshake
   long request_timeout_ms = 60'000;  // whole request, for non-streaming calls (streams: none)
+  // PEM file of the CA certificates to trust for https instead of the system store (e.g. a
+  // private CA); "" → the system store. Verification itself can never be turned off.
+  std::string ca_file{};
 };
 
 struct HttpResponse {
