@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -71,6 +72,9 @@ class TlsServer {
     PEM_write_X509(f, cert_.get());
     std::fclose(f);
 
+    // A client that refuses the certificate closes the connection mid-handshake; the server's next
+    // write must fail with EPIPE, not kill the test process.
+    std::signal(SIGPIPE, SIG_IGN);
     ctx_.reset(SSL_CTX_new(TLS_server_method()));
     SSL_CTX_use_certificate(ctx_.get(), cert_.get());
     SSL_CTX_use_PrivateKey(ctx_.get(), key_.get());
