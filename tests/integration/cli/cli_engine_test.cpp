@@ -42,8 +42,9 @@ std::string quote(const std::string& s) {
 CliRun run(const std::vector<std::string>& args) {
   TempDir dir;
   std::string cmd = quote(kBin);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(dir.file("out")) + " 2>" + quote(dir.file("err")) + " </dev/null";
+  for (const auto& a : args) cmd.append(" ").append(quote(a));
+  cmd.append(" >").append(quote(dir.file("out"))).append(" 2>").append(quote(dir.file("err")));
+  cmd.append(" </dev/null");
   const int rc = std::system(cmd.c_str());
   CliRun r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
