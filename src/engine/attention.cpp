@@ -40,12 +40,14 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
       const float* qrow = q + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       kernels::fp32_to_fp16_row(qrow, qh, head_dim_);
       for (int j = 0; j < n_kv; ++j)
-        kernels::vec_dot(TensorType::F16, head_dim_, &s[j], kv.k_row(il, j) + static_cast<size_t>(g) * head_dim_, qh);
+        s[j] = kernels::dot_f16_lanes16(kv.k_row(il, j) + static_cast<size_t>(g) * head_dim_, qh, head_dim_,
+                                        head_dim_);
       softmax_scaled(s, n_kv, scale_);
       kernels::fp32_to_fp16_row(s, p16, n_kv);
       float* o = out + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
+      const int64_t n_kv_padded = (n_kv + kKvPad - 1) / kKvPad * kKvPad;
       for (int d = 0; d < head_dim_; ++d)
-        kernels::vec_dot(TensorType::F16, n_kv, &o[d], kv.v_col(il, g * head_dim_ + d), p16);
+        o[d] = kernels::dot_f16_lanes16(kv.v_col(il, g * head_dim_ + d), p16, n_kv, n_kv_padded);
     }
   };
   pool.run(n_tasks, std::ref(body));

@@ -119,7 +119,7 @@ void Forward::layer(KvCache& kv, int il, int n, int pos0) {
   act_.invalidate();
   linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
   linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
-  swiglu(gate_.data(), up_.data(), static_cast<int64_t>(n * n_ff));
+  swiglu(gate_.data(), up_.data(), n, n_ff);
   act_.invalidate();
   linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));

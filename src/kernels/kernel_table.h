@@ -28,6 +28,8 @@ using QuantizeFn = void (*)(const float* x, void* dst, int64_t n);
 using DequantizeFn = void (*)(const void* src, float* dst, int64_t n);
 using Fp16ToFp32RowFn = void (*)(const uint16_t* src, float* dst, int64_t n);
 using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
+using ExpRowFn = void (*)(const float* x, float* y, int64_t n);
+using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded);
 
 // Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct
 // and must not instantiate library templates whose out-of-line copies the linker could pick for
@@ -42,6 +44,8 @@ struct KernelTable {
   Fp32ToFp16RowFn fp32_to_fp16_row = nullptr;
   Fp16ToFp32RowFn bf16_to_fp32_row = nullptr;
   Fp32ToFp16RowFn fp32_to_bf16_row = nullptr;
+  ExpRowFn exp_row = nullptr;                 // exp_approx.h
+  DotF16Lanes16Fn dot_f16_lanes16 = nullptr;  // dot_f16_lanes16.h
 };
 
 // Copies every non-null entry of `over` onto `base` (an ISA's kernels over the scalar table).

@@ -55,6 +55,16 @@ void fp32_to_fp16_row(const float* src, uint16_t* dst, int64_t n);
 void bf16_to_fp32_row(const uint16_t* src, float* dst, int64_t n);
 void fp32_to_bf16_row(const float* src, uint16_t* dst, int64_t n);
 
+// y[i] = exp(x[i]) for n elements by the polynomial approximation of llama.cpp's vectorised soft_max
+// and SiLU (exp_approx.h: ≈1.5 ULP; 0 below x ≈ -133, +inf above x ≈ 88.7; the same bits on every
+// ISA). x and y may be the same array.
+void exp_row(const float* x, float* y, int64_t n);
+
+// Σ x[i]·y[i] over two F16 rows of n elements, in the summation order of llama.cpp's AVX-512
+// ggml_vec_dot_f16 (dot_f16_lanes16.h); elements n ≤ i < n_padded count as zeros (masked KV
+// positions). Used by attention for K·q and V·p. The same bits on every ISA.
+float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded);
+
 // ---------------------------------------------------------------------------------------------------
 // Types.
 

@@ -10,6 +10,8 @@ const KernelTable& scalar_table() {
     install_scalar_quantize_activation(t);
     install_scalar_quantize_weight(t);
     install_scalar_vec_dot(t);
+    install_scalar_exp(t);
+    install_scalar_dot_f16_lanes16(t);
     return t;
   }();
   return table;
@@ -27,6 +29,8 @@ void overlay(KernelTable& base, const KernelTable& over) {
   if (over.fp32_to_fp16_row != nullptr) base.fp32_to_fp16_row = over.fp32_to_fp16_row;
   if (over.bf16_to_fp32_row != nullptr) base.bf16_to_fp32_row = over.bf16_to_fp32_row;
   if (over.fp32_to_bf16_row != nullptr) base.fp32_to_bf16_row = over.fp32_to_bf16_row;
+  if (over.exp_row != nullptr) base.exp_row = over.exp_row;
+  if (over.dot_f16_lanes16 != nullptr) base.dot_f16_lanes16 = over.dot_f16_lanes16;
 }
 
 }  // namespace a3s::power::kernels

@@ -308,6 +308,8 @@ void install_avx2(KernelTable& t) {
   install_avx2_vec_dot(t);
   install_avx2_convert(t);
   install_avx2_tile(t);
+  install_avx2_exp(t);
+  install_avx2_dot_f16_lanes16(t);
 }
 
 }  // namespace a3s::power::kernels

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
 
 #include "a3s/power/engine.h"
@@ -60,9 +60,12 @@ Kind kind_of(const std::string& model) {
 
 double tolerance(Kind k) {
   switch (k) {
-    case Kind::F32: return 2e-3;
-    case Kind::Half: return 1e-2;
-    default: return 5e-2;
+    case Kind::F32:
+      return 2e-3;
+    case Kind::Half:
+      return 1e-2;
+    default:
+      return 5e-2;
   }
 }
 
@@ -92,7 +95,8 @@ Reference load_reference(const ParityCase& c) {
   r.logits_rows = file_rows;
   std::ifstream lf(base + ".logits.f32", std::ios::binary);
   r.logits.resize(static_cast<size_t>(r.logits_rows) * r.n_vocab);
-  lf.read(reinterpret_cast<char*>(r.logits.data()), static_cast<std::streamsize>(r.logits.size() * sizeof(float)));
+  lf.read(reinterpret_cast<char*>(r.logits.data()),
+          static_cast<std::streamsize>(r.logits.size() * sizeof(float)));
   if (!lf) throw std::runtime_error("short reference logits file");
   return r;
 }
@@ -109,7 +113,8 @@ class Parity : public ::testing::TestWithParam<ParityCase> {};
 TEST_P(Parity, PromptTokens) {
   const Reference ref = load_reference(GetParam());
   auto model = model_for(GetParam().model);
-  EXPECT_EQ(model->tokenizer().encode(ref.prompt, /*add_special=*/true, /*parse_special=*/false), ref.prompt_tokens);
+  EXPECT_EQ(model->tokenizer().encode(ref.prompt, /*add_special=*/true, /*parse_special=*/false),
+            ref.prompt_tokens);
 }
 
 // Per-row relative L2 error of `got` ([rows, n_vocab]) against the reference; returns the worst row.
@@ -118,13 +123,15 @@ double check_rows(const Reference& ref, std::span<const float> got, double tol, 
   for (int r = 0; r < ref.logits_rows; ++r) {
     double num = 0, den = 0;
     for (int i = 0; i < ref.n_vocab; ++i) {
-      const double a = got[static_cast<size_t>(r) * ref.n_vocab + i], b = ref.logits[static_cast<size_t>(r) * ref.n_vocab + i];
+      const double a = got[static_cast<size_t>(r) * ref.n_vocab + i],
+                   b = ref.logits[static_cast<size_t>(r) * ref.n_vocab + i];
       num += (a - b) * (a - b);
       den += b * b;
     }
     const double e = std::sqrt(num / den);
     worst = std::max(worst, e);
-    if (std::getenv("A3S_PARITY_VERBOSE")) std::cout << "[          ]   " << how << " row " << r << ": " << e << "\n";
+    if (std::getenv("A3S_PARITY_VERBOSE"))
+      std::cout << "[          ]   " << how << " row " << r << ": " << e << "\n";
     EXPECT_LE(e, tol) << how << " row " << r;
   }
   return worst;
@@ -182,15 +189,18 @@ TEST_P(Parity, GreedyTokens) {
   GenerationResult res = generate(ctx, req);
 
   const size_t same = static_cast<size_t>(
-      std::mismatch(res.tokens.begin(), res.tokens.end(), expect.begin(), expect.end()).first - res.tokens.begin());
-  // Known divergences: these runs meet a near-tie in the reference (top-2 logit margin ≤ 0.02) after
-  // an activation rounding (BF16 / Q8 block) flips differently from llama.cpp's build, so greedy
-  // decoding takes the other branch. Logits stay within tolerance (Parity.Logits). Reported, not hidden.
+      std::mismatch(res.tokens.begin(), res.tokens.end(), expect.begin(), expect.end()).first -
+      res.tokens.begin());
+  // Known divergences (open work): these runs meet a near-tie in the reference (top-2 logit margin
+  // ≤ 0.02) after an activation rounding flips differently from llama.cpp's build — BF16 rows differ
+  // by ~3e-3 from the first token, and the Q4_0 batch kernel's float order differs by ~6e-8 — so
+  // greedy decoding takes the other branch. Logits stay within tolerance (Parity.Logits). The test
+  // is skipped with its match count, never passed.
   static const std::set<std::string> kKnownDivergent = {"tiny-llama-BF16.p1", "tiny-llama-BF16.p2",
-                                                         "tiny-qwen2-BF16.p2", "tiny-llama-Q5_1.p3",
-                                                         "tiny-qwen2-Q4_0.p2", "tiny-qwen2-Q8_0.p3"};
+                                                        "tiny-qwen2-BF16.p2", "tiny-qwen2-Q4_0.p2"};
   if (kKnownDivergent.count(c.model + ".p" + std::to_string(c.prompt)) && res.tokens != expect) {
-    GTEST_SKIP() << "known greedy divergence from llama.cpp after " << same << "/" << expect.size() << " tokens";
+    GTEST_SKIP() << "known greedy divergence from llama.cpp after " << same << "/" << expect.size()
+                 << " tokens";
   }
   const Kind k = kind_of(c.model);
   if (k == Kind::Quantized) {

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "engine/ops.h"
 #include "engine/rope.h"
+#include "kernels/kernels.h"
 
 namespace a3s::power::engine {
 namespace {
@@ -98,10 +100,55 @@ TEST(Ops, SoftmaxSumsToOneAndIsStable) {
 
 TEST(Ops, SwiGlu) {
   std::vector<float> g = {0, 1, -1}, u = {5, 2, 2};
-  swiglu(g.data(), u.data(), 3);
+  swiglu(g.data(), u.data(), 1, 3);
   EXPECT_EQ(g[0], 0.0f);
   EXPECT_NEAR(g[1], 2.0f / (1 + std::exp(-1.0f)), 1e-6);
   EXPECT_NEAR(g[2], -2.0f / (1 + std::exp(1.0f)), 1e-6);
+}
+
+TEST(Ops, SwiGluRowsUseTheVectorExpPerRowAndStdExpForTheTail) {
+  // Two rows of 20: columns 0..15 of each row take e^-g from the approximation, 16..19 from std::exp.
+  const int64_t rows = 2, cols = 20;
+  std::vector<float> g(rows * cols), u(rows * cols, 1.0f);
+  for (int64_t i = 0; i < rows * cols; ++i) g[i] = -4.0f + 0.37f * static_cast<float>(i % cols) + 0.011f * i;
+  const auto g0 = g;
+  swiglu(g.data(), u.data(), rows, cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const float x = g0[r * cols + c];
+      float e = 0.0f - x;
+      if (c < 16) {
+        kernels::exp_row(&e, &e, 1);
+      } else {
+        e = std::exp(-x);
+      }
+      EXPECT_EQ(g[r * cols + c], x / (1.0f + e)) << r << "," << c;
+    }
+  }
+}
+
+TEST(Ops, SoftmaxMatchesTheChunkedReferenceAndIgnoresPadding) {
+  // 37 scores: padded to 64, i.e. four 16-lane chunks, the last two partly or wholly padding.
+  std::vector<float> x(37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i)) * 3.0f;
+  auto y = x;
+  softmax_scaled(y.data(), 37, 0.5f);
+  double total = 0.0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    EXPECT_GT(y[i], 0.0f);
+    total += y[i];
+  }
+  EXPECT_NEAR(total, 1.0, 1e-6);
+  // Against an independent double-precision softmax: the approximation stays within a few ULP.
+  double mx = -1e30, sum = 0.0;
+  for (float v : x) mx = std::max(mx, 0.5 * v);
+  for (float v : x) sum += std::exp(0.5 * v - mx);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], std::exp(0.5 * x[i] - mx) / sum, 2e-7);
+  // A masked (-inf) score gets probability 0.
+  std::vector<float> m = {1.0f, -std::numeric_limits<float>::infinity(), 2.0f};
+  softmax_scaled(m.data(), 3, 1.0f);
+  EXPECT_EQ(m[1], 0.0f);
+  EXPECT_NEAR(m[0] + m[2], 1.0f, 1e-6f);
 }
 
 }  // namespace

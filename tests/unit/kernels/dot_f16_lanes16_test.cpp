@@ -1,0 +1,59 @@
+// dot_f16_lanes16: every ISA equals the scalar reference bit for bit for every length and padding;
+// the value is the dot product; padding counts as zeros and is never read.
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+namespace a3s::power::kernels::test {
+namespace {
+
+std::vector<uint16_t> random_f16(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<uint16_t> v(n);
+  for (auto& h : v) h = fp32_to_fp16(d(rng));
+  return v;
+}
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+TEST(DotF16Lanes16, EveryIsaEqualsTheScalarReference) {
+  std::mt19937 rng(11);
+  const auto x = random_f16(400, rng), y = random_f16(400, rng);
+  for (int64_t n : {0, 1, 5, 31, 32, 33, 63, 64, 65, 100, 128, 200, 256, 300}) {
+    for (int64_t pad : {int64_t{0}, (n + 31) / 32 * 32 - n, int64_t{70}}) {
+      IsaGuard guard(Isa::Scalar);
+      const float ref = dot_f16_lanes16(x.data(), y.data(), n, n + pad);
+      for (Isa isa : supported_isas()) {
+        force_isa(isa);
+        EXPECT_EQ(bits(dot_f16_lanes16(x.data(), y.data(), n, n + pad)), bits(ref))
+            << isa_name(isa) << " n=" << n << " pad=" << pad;
+      }
+    }
+  }
+}
+
+TEST(DotF16Lanes16, IsTheDotProductAndPaddingIsNeverRead) {
+  std::mt19937 rng(12);
+  const int64_t n = 100;
+  auto x = random_f16(n, rng), y = random_f16(n, rng);
+  double exact = 0.0;
+  for (int64_t i = 0; i < n; ++i) exact += double(fp16_to_fp32(x[i])) * fp16_to_fp32(y[i]);
+  // Rows followed by NaNs: the padded positions must count as zeros, not be loaded.
+  x.resize(128, 0x7E00);
+  y.resize(128, 0x7E00);
+  IsaGuard guard;
+  for (Isa isa : supported_isas()) {
+    force_isa(isa);
+    EXPECT_NEAR(dot_f16_lanes16(x.data(), y.data(), n, 128), exact, 1e-4) << isa_name(isa);
+    EXPECT_EQ(dot_f16_lanes16(x.data(), y.data(), 0, 32), 0.0f);
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::kernels::test
