@@ -18,7 +18,10 @@ case "$MODEL" in
   hf://*|https://*|http://*)
     ref="${MODEL%@sha256:*}"
     name="$(basename "$ref")"; name="${name%.gguf}"
-    "$BIN" pull "$MODEL" --name "$name"
+    if ! "$BIN" pull "$MODEL" --name "$name"; then
+      echo "run-server: could not pull $ref; offline, serve a local file: make run MODEL=path/to/model.gguf" >&2
+      exit 2
+    fi
     exec "$BIN" serve --host "$HOST" --port "$PORT" --model "$name"
     ;;
   *)
