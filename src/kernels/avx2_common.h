@@ -9,6 +9,7 @@
 #endif
 
 #include <immintrin.h>
+#include <cmath>
 
 #include <cstddef>
 #include <cstdint>

@@ -44,18 +44,18 @@ void multi_q4_0(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   const auto* a = static_cast<const BlockQ4_0*>(w);
   const Rows<BlockQ8_0, NT> b(x, xs);
   const __m256i eight = _mm256_set1_epi8(8);
-  __m256 acc[NT];
-  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+  float acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = 0.0f;
   for (int64_t i = 0; i < n / kQK; ++i) {
     const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[i].qs), eight);
     const __m256i aa = _mm256_sign_epi8(qa, qa);
     const float da = h2f(a[i].d);
     for (int t = 0; t < NT; ++t) {
       const __m256i s = dot_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
-      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * h2f(b.r[t][i].d)), _mm256_cvtepi32_ps(s), acc[t]);
+      acc[t] = std::fma(static_cast<float>(hsum_i32(s)), da * h2f(b.r[t][i].d), acc[t]);
     }
   }
-  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]);
+  for (int t = 0; t < NT; ++t) out[t] = acc[t];
 }
 
 template <int NT>

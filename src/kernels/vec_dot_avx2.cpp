@@ -1,7 +1,8 @@
 // AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact (the
 // same integers as the scalar path); blocks are scaled and accumulated in 8-lane float vectors with
-// FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order), so results differ from the
-// scalar path only by float summation order.
+// FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order; Q4_0: each block's integer
+// total times d_w·d_x added by one scalar FMA, the order of llama.cpp's repacked Q4_0 kernels on AVX2
+// CPUs), so results differ from the scalar path only by float summation order.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -52,18 +53,20 @@ void dot_float_row(int64_t n, float* out, const void* a, const void* b) {
 
 // ---- 32-element blocks ---------------------------------------------------------------------------
 
+// One float accumulator, one FMA per block: llama.cpp repacks Q4_0 weights (8 rows interleaved) on
+// AVX2 CPUs, and its kernels add each block's integer sum this way.
 void dot_q4_0(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ4_0*>(w);
   const auto* b = static_cast<const BlockQ8_0*>(x);
-  __m256 acc = _mm256_setzero_ps();
+  float acc = 0.0f;
   const __m256i eight = _mm256_set1_epi8(8);
   for (int64_t i = 0; i < n / kQK; ++i) {
-    const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
+    const float d = h2f(a[i].d) * h2f(b[i].d);
     const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[i].qs), eight);
     const __m256i s = dot_i8_i8(qa, load256(b[i].qs));
-    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
+    acc = std::fma(static_cast<float>(hsum_i32(s)), d, acc);
   }
-  *out = hsum(acc);
+  *out = acc;
 }
 
 void dot_q4_1(int64_t n, float* out, const void* w, const void* x) {
