@@ -5,6 +5,7 @@
 // Loads only the GGUF metadata and the tokenizer (vocabulary-only GGUF files work); never the
 // weights. --no-bos encodes without the model's BOS/EOS (add_special = false); --parse-special turns
 // special-token text such as "<|im_start|>" into those tokens. The text is never echoed.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -29,6 +30,11 @@ struct TokenizeOptions {
 };
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  // Directories, FIFOs and devices are refused before opening (a FIFO would block the open).
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(codes::kIo, "text file " + path + " is missing or not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(codes::kIo, "cannot open text file " + path);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

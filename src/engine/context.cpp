@@ -2,6 +2,8 @@
 // the tokens into prefill batches of n_batch and runs them under the model's compute mutex.
 #include <algorithm>
 #include <mutex>
+#include <new>
+#include <string>
 
 #include "a3s/power/error.h"
 #include "engine/forward.h"
@@ -49,15 +51,28 @@ int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
 Context::Context(std::shared_ptr<const Model> model, const ContextOptions& opts) {
   auto m = as_impl(std::move(model));
   const int n_ctx = context_size(*m, opts);
-  impl_ = std::make_unique<Impl>(std::move(m), n_ctx);
+  try {
+    impl_ = std::make_unique<Impl>(std::move(m), n_ctx);
+  } catch (const std::bad_alloc&) {
+    throw Error(codes::kInvalidArgument, "not enough memory for a context of " + std::to_string(n_ctx) +
+                                             " tokens (KV cache and buffers); use a smaller context size");
+  }
 }
 
 Context::~Context() = default;
 
-int Context::n_ctx() const { return impl_->n_ctx; }
-int Context::n_past() const { return static_cast<int>(impl_->tokens.size()); }
-const Model& Context::model() const { return *impl_->model; }
-std::span<const Token> Context::tokens() const { return impl_->tokens; }
+int Context::n_ctx() const {
+  return impl_->n_ctx;
+}
+int Context::n_past() const {
+  return static_cast<int>(impl_->tokens.size());
+}
+const Model& Context::model() const {
+  return *impl_->model;
+}
+std::span<const Token> Context::tokens() const {
+  return impl_->tokens;
+}
 
 void Context::reset() {
   impl_->tokens.clear();
@@ -75,8 +90,8 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
   if (tokens.empty()) throw Error(codes::kInvalidArgument, "eval needs at least one token");
   for (Token t : tokens)
     if (t < 0 || t >= n_vocab)
-      throw Error(codes::kInvalidArgument, "token id " + std::to_string(t) + " outside [0, " +
-                                               std::to_string(n_vocab) + ")");
+      throw Error(codes::kInvalidArgument,
+                  "token id " + std::to_string(t) + " outside [0, " + std::to_string(n_vocab) + ")");
   const int n_past0 = n_past();
   if (tokens.size() > static_cast<size_t>(c.n_ctx - n_past0))
     throw Error(codes::kContextLengthExceeded, "context length exceeded: " + std::to_string(n_past0) + " + " +
@@ -84,7 +99,8 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
                                                    std::to_string(c.n_ctx));
   const size_t n = tokens.size();
   const size_t rows = all_logits ? n : 1;
-  if (c.logits.size() < rows * static_cast<size_t>(n_vocab)) c.logits.resize(rows * static_cast<size_t>(n_vocab));
+  if (c.logits.size() < rows * static_cast<size_t>(n_vocab))
+    c.logits.resize(rows * static_cast<size_t>(n_vocab));
 
   std::lock_guard<std::mutex> lock(c.model->compute_mutex());
   try {

@@ -319,7 +319,9 @@ std::shared_ptr<File> File::make_empty() {
 
 std::shared_ptr<File> File::open(const std::string& path) {
   const std::string shown = printable(path, 256);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO or device must not wait; it is refused below (reads of regular files
+  // ignore the flag).
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.fd < 0) {
     const int err = errno;
     throw Error(codes::kIo, "cannot open model file '" + shown + "': " + std::strerror(err));

@@ -84,8 +84,11 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
 }
 
 std::string read_small_file(const std::string& path, size_t max_bytes) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd) throw_io("cannot open", path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw Error(codes::kIo, "not a regular file: " + path);
   std::string out;
   char buf[8192];
   uint64_t off = 0;

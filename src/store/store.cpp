@@ -290,7 +290,8 @@ void check_pin(const std::optional<std::string>& pin, const std::string& hex) {
 }
 
 Manifest pull_local(const Layout& l, const Resolved& r, const PullOptions& opts, ProgressReporter& progress) {
-  UniqueFd src(::open(r.ref.path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO must not block the open; it is refused as not a regular file below.
+  UniqueFd src(::open(r.ref.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!src) {
     if (errno == ENOENT) throw Error(codes::kModelNotFound, "no such file: " + r.ref.path);
     throw_io("cannot open", r.ref.path);

@@ -1,7 +1,7 @@
 // `a3s-power generate` and `a3s-power logits` run as a user would: the real binary, its stdout,
 // stderr and exit status.
 #include <gtest/gtest.h>
-
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -60,8 +60,8 @@ void expect_one_line_error(const CliRun& r, int status) {
 }
 
 TEST(CliGenerate, StoriesGreedyJsonMatchesReference) {
-  CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "32", "--temperature", "0",
-               "--format", "json", "--threads", "2"});
+  CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "32",
+                  "--temperature", "0", "--format", "json", "--threads", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::ifstream rf(testing::testdata_dir() + "/reference/stories260K.p1.json");
   const auto ref = nlohmann::json::parse(rf);
@@ -69,21 +69,23 @@ TEST(CliGenerate, StoriesGreedyJsonMatchesReference) {
   EXPECT_EQ(j.at("prompt_tokens"), ref.at("prompt_tokens"));
   EXPECT_EQ(j.at("tokens"), ref.at("greedy_tokens"));
   EXPECT_EQ(j.at("tokens").size(), 32u);
-  EXPECT_EQ(j.at("text"), ", there was a little girl named Lily. She loved to play outside in the park. One day, she saw");
+  EXPECT_EQ(j.at("text"),
+            ", there was a little girl named Lily. She loved to play outside in the park. One day, she saw");
   EXPECT_EQ(j.at("finish_reason"), "length");
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
 }
 
 TEST(CliGenerate, TextFormatStreamsTheText) {
-  CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "8", "--temperature", "0",
-               "--threads", "1"});
+  CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "8", "--temperature",
+                  "0", "--threads", "1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, ", there was a little girl\n");  // 8 tokens, newline after the stream
 }
 
 TEST(CliGenerate, SeededSamplingIsReproducible) {
-  const std::vector<std::string> args = {"generate", "--model", kStories, "--prompt", "Lily and Ben were", "-n", "16",
-                                         "--temperature", "1.0", "--top-k", "40", "--seed", "1234", "--format", "json"};
+  const std::vector<std::string> args = {
+      "generate", "--model", kStories, "--prompt", "Lily and Ben were", "-n",  "16", "--temperature", "1.0",
+      "--top-k",  "40",      "--seed", "1234",     "--format",          "json"};
   CliRun a = run(args), b = run(args);
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
@@ -99,6 +101,11 @@ TEST(CliGenerate, BadInputExitsTwoWithOneLine) {
   auto bytes = testing::read_bytes(kStories);
   std::vector<uint8_t> corrupt(bytes.begin(), bytes.begin() + 5000);
   testing::write_bytes(dir.file("corrupt.gguf"), corrupt);
+  // A FIFO (or any non-regular file) is refused without blocking on the open.
+  ASSERT_EQ(::mkfifo(dir.file("fifo.gguf").c_str(), 0600), 0);
+  expect_one_line_error(run({"generate", "--model", dir.file("fifo.gguf"), "--prompt", "x"}), 2);
+  expect_one_line_error(run({"tokenize", "--model", kStories, "--text-file", dir.file("fifo.gguf")}), 2);
+  expect_one_line_error(run({"tokenize", "--model", kStories, "--text-file", dir.file("")}), 2);
   CliRun c = run({"generate", "--model", dir.file("corrupt.gguf"), "--prompt", "Once upon a time"});
   expect_one_line_error(c, 2);
   EXPECT_EQ(c.err.find("Once upon"), std::string::npos) << "prompt text must not be echoed";
@@ -116,8 +123,8 @@ TEST(CliLogits, WritesRowsTimesVocabFloatsMatchingReference) {
   CliRun r = run({"logits", "--model", kStories, "--tokens", "1,403,407", "--out", out, "--threads", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_EQ(std::filesystem::file_size(out), 3u * 512 * 4);
-  std::ifstream f(out, std::ios::binary), g(testing::testdata_dir() + "/reference/stories260K.p1.logits.f32",
-                                            std::ios::binary);
+  std::ifstream f(out, std::ios::binary),
+      g(testing::testdata_dir() + "/reference/stories260K.p1.logits.f32", std::ios::binary);
   std::vector<float> ours(3 * 512), ref(3 * 512);
   f.read(reinterpret_cast<char*>(ours.data()), static_cast<std::streamsize>(ours.size() * 4));
   g.read(reinterpret_cast<char*>(ref.data()), static_cast<std::streamsize>(ref.size() * 4));
@@ -139,7 +146,8 @@ TEST(CliLogits, BadTokenListsExitTwo) {
     CliRun r = run({"logits", "--model", kStories, "--tokens", bad, "--out", out});
     expect_one_line_error(r, 2);
   }
-  expect_one_line_error(run({"logits", "--model", kStories, "--tokens", "1,2", "--out", "/nonexistent/dir/x.f32"}), 2);
+  expect_one_line_error(
+      run({"logits", "--model", kStories, "--tokens", "1,2", "--out", "/nonexistent/dir/x.f32"}), 2);
   expect_one_line_error(run({"logits", "--model", "/nonexistent.gguf", "--tokens", "1", "--out", out}), 2);
 }
 
