@@ -24,6 +24,7 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"invalid_request_error", {400, 2}},
       {"invalid_json", {400, 2}},
       {"unsupported_field", {400, 2}},
+      {"local_path_refused", {400, 2}},
       {"invalid_api_key", {401, 2}},
       {"not_found", {404, 2}},
       {"request_too_large", {413, 2}},

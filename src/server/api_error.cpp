@@ -2,13 +2,26 @@
 
 namespace a3s::power::server {
 
+std::string shown_field_name(const std::string& name) {
+  constexpr size_t kMax = 64;
+  if (name.size() <= kMax) return name;
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return name.substr(0, cut);
+}
+
 const char* error_type_for_status(int status) {
   switch (status) {
-    case 401: return "authentication_error";
-    case 403: return "permission_error";
-    case 404: return "not_found_error";
-    case 429: return "rate_limit_error";
-    default: return status >= 500 ? "server_error" : "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 429:
+      return "rate_limit_error";
+    default:
+      return status >= 500 ? "server_error" : "invalid_request_error";
   }
 }
 

@@ -87,14 +87,14 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
     if (ku != known_unsupported().end()) {
       // A feature explicitly turned off is not a request for it.
       if (it->is_null()) continue;
-      if ((k == "logprobs" || k == "parallel_tool_calls" || k == "store" || k == "echo") && it->is_boolean() &&
-          !it->get<bool>()) {
+      if ((k == "logprobs" || k == "parallel_tool_calls" || k == "store" || k == "echo") &&
+          it->is_boolean() && !it->get<bool>()) {
         continue;
       }
       unsupported(k, ku->second);
     }
     // Unknown fields are refused by name (the name is part of the API, not user text), truncated.
-    std::string name = k.size() > 64 ? k.substr(0, 64) : k;
+    std::string name = shown_field_name(k);
     throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
   }
 }
@@ -175,7 +175,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
         if (!it->is_boolean()) bad("stream_options.include_usage", "'include_usage' must be a boolean");
         out.include_usage = it->get<bool>();
       } else {
-        std::string name = it.key().size() > 64 ? it.key().substr(0, 64) : it.key();
+        std::string name = shown_field_name(it.key());
         throw ApiError("unsupported_field", "unknown field 'stream_options." + name + "'",
                        "stream_options." + name);
       }
@@ -197,7 +197,8 @@ std::string content_text(const json& content, const std::string& where) {
     if (*type != "text") unsupported(pw + ".type", "only text content parts are available");
     for (auto it = part.begin(); it != part.end(); ++it) {
       if (it.key() != "type" && it.key() != "text") {
-        throw ApiError("unsupported_field", "unknown field in '" + pw + "'", pw + "." + it.key().substr(0, 64));
+        throw ApiError("unsupported_field", "unknown field in '" + pw + "'",
+                       pw + "." + shown_field_name(it.key()));
       }
     }
     auto t = part.find("text");
@@ -223,7 +224,8 @@ json normalize_messages(const json& body) {
     std::string r = role->get<std::string>();
     if (r == "developer") r = "system";  // OpenAI's newer name for system instructions
     if (r == "tool" || r == "function") unsupported(w + ".role", "tool messages are not available");
-    if (r != "system" && r != "user" && r != "assistant") bad(w + ".role", "'" + w + ".role' is not a valid role");
+    if (r != "system" && r != "user" && r != "assistant")
+      bad(w + ".role", "'" + w + ".role' is not a valid role");
     for (auto it = m.begin(); it != m.end(); ++it) {
       const std::string& k = it.key();
       if (k == "role" || k == "content" || k == "name") continue;
@@ -232,7 +234,7 @@ json normalize_messages(const json& body) {
         unsupported(w + "." + k, "tool calling is not available");
       }
       if (k == "audio" || k == "refusal") unsupported(w + "." + k, "only text messages are available");
-      throw ApiError("unsupported_field", "unknown field in '" + w + "'", w + "." + k.substr(0, 64));
+      throw ApiError("unsupported_field", "unknown field in '" + w + "'", w + "." + shown_field_name(k));
     }
     if (m.contains("name") && !m["name"].is_null() && !m["name"].is_string()) {
       bad(w + ".name", "'" + w + ".name' must be a string");
@@ -255,9 +257,10 @@ nlohmann::json parse_json_object(const std::string& body) {
 
 ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
   static const std::set<std::string> accepted = {
-      "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
-      "presence_penalty", "frequency_penalty", "n", "user", "stream", "stream_options", "top_k", "min_p",
-      "repeat_penalty"};
+      "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
+      "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
+      "n",     "user",          "stream",     "stream_options",        "top_k",
+      "min_p", "repeat_penalty"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
@@ -266,9 +269,22 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
 }
 
 ParsedCompletion parse_text_completion(const nlohmann::json& body) {
-  static const std::set<std::string> accepted = {
-      "model", "prompt", "max_tokens", "temperature", "top_p", "seed", "stop", "presence_penalty",
-      "frequency_penalty", "n", "user", "stream", "stream_options", "top_k", "min_p", "repeat_penalty"};
+  static const std::set<std::string> accepted = {"model",
+                                                 "prompt",
+                                                 "max_tokens",
+                                                 "temperature",
+                                                 "top_p",
+                                                 "seed",
+                                                 "stop",
+                                                 "presence_penalty",
+                                                 "frequency_penalty",
+                                                 "n",
+                                                 "user",
+                                                 "stream",
+                                                 "stream_options",
+                                                 "top_k",
+                                                 "min_p",
+                                                 "repeat_penalty"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);

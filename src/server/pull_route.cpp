@@ -6,9 +6,8 @@
 // A failure before the first progress event is an ordinary JSON error response; after it, a final
 // data: {"error":{…}} event. A client that disconnects aborts the pull (a partial download is kept
 // by the store for resume).
-#include <variant>
-
 #include <boost/asio/post.hpp>
+#include <variant>
 
 #include "server/api.h"
 #include "server/api_error.h"
@@ -47,7 +46,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   nlohmann::json body = parse_json_object(ex.request().body);
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (it.key() != "model" && it.key() != "sha256" && it.key() != "name") {
-      std::string name = it.key().substr(0, 64);
+      std::string name = shown_field_name(it.key());
       throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
     }
   }
@@ -58,6 +57,15 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   if (auto name = string_field(body, "name", false); !name.empty()) opts.name = name;
   store::Store* st = registry_->store();
   if (!st) throw ApiError("service_unavailable", "the model store is not available");
+  // Over HTTP only remote references are pulled: a local path would let any client probe the
+  // server's files (existence, type, size) and copy them into the store. Local files go in with
+  // the CLI (`a3s-power pull PATH`).
+  if (!ref.starts_with("https://") && !ref.starts_with("http://") && !ref.starts_with("hf://")) {
+    throw ApiError("local_path_refused",
+                   "the HTTP API pulls https:// URLs and hf:// references only; add local files with "
+                   "the CLI (a3s-power pull PATH)",
+                   "model");
+  }
 
   auto queue = std::make_shared<AsyncQueue<PullEvent>>(ex.executor());
   auto cancel = std::make_shared<std::atomic<bool>>(false);

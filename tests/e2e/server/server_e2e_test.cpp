@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "../../integration/store/loopback_http_server.h"
 #include "../support/http_client.h"
 #include "../support/server_process.h"
 #include "a3s/power/engine.h"
@@ -100,7 +102,9 @@ TEST_F(E2E, HealthReportsTheLoadedModel) {
 TEST_F(E2E, GreedyCompletionMatchesLlamaCppReference) {
   json ref = reference("p1");
   HttpResult r = post(*server_, "/v1/completions",
-                      {{"model", "stories260K"}, {"prompt", ref["prompt"]}, {"temperature", 0},
+                      {{"model", "stories260K"},
+                       {"prompt", ref["prompt"]},
+                       {"temperature", 0},
                        {"max_tokens", ref["greedy_tokens"].size()}});
   ASSERT_EQ(r.status, 200) << r.body;
   json j = json::parse(r.body);
@@ -169,8 +173,11 @@ TEST_F(E2E, GreedyChatEqualsTheModelsContinuation) {
 TEST_F(E2E, StopStringsSpanningTokensAreHonouredAndNeverLeaked) {
   json ref = reference("p1");
   // "rl na" spans the tokens of "girl" and " named".
-  json body = {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"temperature", 0},
-               {"max_tokens", 32}, {"stop", {"rl na", "zzz"}}};
+  json body = {{"model", "stories260K"},
+               {"prompt", "Once upon a time"},
+               {"temperature", 0},
+               {"max_tokens", 32},
+               {"stop", {"rl na", "zzz"}}};
   HttpResult r = post(*server_, "/v1/completions", body);
   ASSERT_EQ(r.status, 200) << r.body;
   json j = json::parse(r.body);
@@ -186,8 +193,12 @@ TEST_F(E2E, StopStringsSpanningTokensAreHonouredAndNeverLeaked) {
 
 TEST_F(E2E, CompletionsStreamFraming) {
   HttpResult s = post(*server_, "/v1/completions",
-                      {{"model", "stories260K"}, {"prompt", {"Lily and Ben were"}}, {"max_tokens", 16},
-                       {"seed", 7}, {"stream", true}, {"stream_options", {{"include_usage", true}}}});
+                      {{"model", "stories260K"},
+                       {"prompt", {"Lily and Ben were"}},
+                       {"max_tokens", 16},
+                       {"seed", 7},
+                       {"stream", true},
+                       {"stream_options", {{"include_usage", true}}}});
   ASSERT_EQ(s.status, 200);
   auto chunks = sse_chunks(s);
   ASSERT_GE(chunks.size(), 2u);
@@ -244,15 +255,27 @@ TEST_F(E2E, RequestErrors) {
 TEST_F(E2E, MetricsExposition) {
   http("GET", server_->url("/v1/models/missing"));
   post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", 4}}));
-  HttpResult r = http("GET", server_->url("/metrics"));
+  // A request is counted when its exchange ends, just after the client has the last byte: poll.
+  HttpResult r;
+  for (int i = 0; i < 200; ++i) {
+    r = http("GET", server_->url("/metrics"));
+    if (r.body.find("route=\"/v1/chat/completions\",status=\"200\"}") != std::string::npos &&
+        r.body.find("route=\"/v1/models/{id}\",status=\"404\"}") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.headers["content-type"].rfind("text/plain", 0), 0u);
   const std::string& t = r.body;
-  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"}"), std::string::npos);
-  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"}"), std::string::npos);
-  EXPECT_NE(t.find("# TYPE a3s_power_http_request_duration_seconds histogram"), std::string::npos);
-  EXPECT_NE(t.find("a3s_power_time_to_first_token_seconds_bucket{route=\"/v1/chat/completions\",le=\"+Inf\"}"),
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"}"),
             std::string::npos);
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"}"),
+            std::string::npos);
+  EXPECT_NE(t.find("# TYPE a3s_power_http_request_duration_seconds histogram"), std::string::npos);
+  EXPECT_NE(
+      t.find("a3s_power_time_to_first_token_seconds_bucket{route=\"/v1/chat/completions\",le=\"+Inf\"}"),
+      std::string::npos);
   EXPECT_GT(metric(*server_, "a3s_power_prompt_tokens_total"), 0);
   EXPECT_GT(metric(*server_, "a3s_power_completion_tokens_total"), 0);
   EXPECT_EQ(metric(*server_, "a3s_power_models_loaded"), 1);
@@ -265,8 +288,12 @@ TEST_F(E2E, DisconnectMidStreamFreesTheSlot) {
   int pieces = 0;
   o.on_data = [&](std::string_view) { return ++pieces < 2; };
   HttpResult r = post(*server_, "/v1/completions",
-                      {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", 2000},
-                       {"temperature", 1.0}, {"seed", 1}, {"stream", true}},
+                      {{"model", "stories260K"},
+                       {"prompt", "Once upon a time"},
+                       {"max_tokens", 2000},
+                       {"temperature", 1.0},
+                       {"seed", 1},
+                       {"stream", true}},
                       o);
   EXPECT_TRUE(r.aborted);
   double active = -1;
@@ -310,8 +337,9 @@ TEST(E2EConfig, BodyLimitAnswers413) {
   HttpResult r = post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", std::string(8192, 'a')}});
   EXPECT_EQ(r.status, 413);
   EXPECT_EQ(json::parse(r.body)["error"]["code"], "request_too_large");
-  EXPECT_EQ(post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 2}}).status,
-            200);
+  EXPECT_EQ(
+      post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 2}}).status,
+      200);
 }
 
 // Fires `n` streaming requests at once; returns their statuses.
@@ -324,8 +352,11 @@ std::vector<long> burst(const ServerProcess& s, int n, int max_tokens) {
       ++ready;
       while (ready.load() < n) std::this_thread::yield();
       statuses[i] = post(s, "/v1/completions",
-                         {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", max_tokens},
-                          {"temperature", 0}, {"stream", true}})
+                         {{"model", "stories260K"},
+                          {"prompt", "Once upon a time"},
+                          {"max_tokens", max_tokens},
+                          {"temperature", 0},
+                          {"stream", true}})
                         .status;
     });
   }
@@ -351,7 +382,8 @@ TEST(E2EConfig, FullQueueAnswers429) {
 
 TEST(E2EConfig, QueueTimeoutAnswers503) {
   TempDir dir;
-  std::string cfg = dir.write("power.hcl", "max_concurrent_requests = 1\nmax_queue = 64\nqueue_timeout = 0.001\n");
+  std::string cfg =
+      dir.write("power.hcl", "max_concurrent_requests = 1\nmax_queue = 64\nqueue_timeout = 0.001\n");
   ServerProcess s({"--config", cfg, "--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
   int n503 = 0, n200 = 0, other = 0;
@@ -366,13 +398,24 @@ TEST(E2EConfig, QueueTimeoutAnswers503) {
 TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
   ServerProcess s({"--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
+  std::ifstream model_file(stories_model(), std::ios::binary);
+  store::testing::LoopbackHttpServer origin(
+      std::string((std::istreambuf_iterator<char>(model_file)), std::istreambuf_iterator<char>()));
+  const std::string source = origin.url();
+  // A local path is refused over HTTP (no probing of the server's files), before any progress.
+  for (const char* path : {"/etc/passwd", "/definitely/not/here.gguf", "/root"}) {
+    HttpResult local = post(s, "/v1/models/pull", {{"model", path}});
+    EXPECT_EQ(local.status, 400) << path << " " << local.body;
+    EXPECT_NE(local.body.find("local_path_refused"), std::string::npos) << local.body;
+    EXPECT_EQ(local.body.find("total"), std::string::npos) << local.body;
+  }
   // A wrong pin is refused and nothing is stored.
-  HttpResult bad = post(s, "/v1/models/pull",
-                        {{"model", stories_model()}, {"name", "pinned"}, {"sha256", std::string(64, '0')}});
+  HttpResult bad =
+      post(s, "/v1/models/pull", {{"model", source}, {"name", "pinned"}, {"sha256", std::string(64, '0')}});
   EXPECT_TRUE(bad.status == 400 || bad.body.find("\"error\"") != std::string::npos) << bad.status << bad.body;
   EXPECT_EQ(http("GET", s.url("/v1/models/pinned")).status, 404);
 
-  HttpResult r = post(s, "/v1/models/pull", {{"model", stories_model()}, {"name", "pulled"}, {"sha256", kStoriesSha}});
+  HttpResult r = post(s, "/v1/models/pull", {{"model", source}, {"name", "pulled"}, {"sha256", kStoriesSha}});
   ASSERT_EQ(r.status, 200) << r.body;
   std::vector<std::string> events;
   std::string problem;
@@ -394,9 +437,10 @@ TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
   EXPECT_EQ(del.status, 200) << del.body;
   EXPECT_EQ(http("GET", s.url("/v1/models/pulled")).status, 404);
   EXPECT_EQ(post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}})).status, 404);
-  HttpResult missing = post(s, "/v1/models/pull", {{"model", "/definitely/not/here.gguf"}});
+  HttpResult missing = post(s, "/v1/models/pull", {{"model", origin.url("/missing.bin")}});
   // Refused before any progress (404) or as the stream's final error event.
-  EXPECT_TRUE(missing.status == 404 || (missing.status == 200 && missing.body.find("\"error\"") != std::string::npos))
+  EXPECT_TRUE(missing.status == 404 ||
+              (missing.status == 200 && missing.body.find("\"error\"") != std::string::npos))
       << missing.status << " " << missing.body;
   EXPECT_EQ(s.stop(), 0);
 }
@@ -418,8 +462,13 @@ TEST(E2EConfig, ShutdownDuringAStreamExitsZero) {
       got_data = true;
       return true;
     };
-    post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 2000},
-                                {"temperature", 1.0}, {"stream", true}}, o);
+    post(s, "/v1/completions",
+         {{"model", "stories260K"},
+          {"prompt", "Once"},
+          {"max_tokens", 2000},
+          {"temperature", 1.0},
+          {"stream", true}},
+         o);
   });
   for (int i = 0; i < 500 && !got_data; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(s.stop(), 0) << s.log();

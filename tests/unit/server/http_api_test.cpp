@@ -2,7 +2,6 @@
 // interface: routes, SSE framing, errors and statuses, auth, admission (429/503), disconnects,
 // keep-alive and graceful shutdown.
 #include <gtest/gtest.h>
-
 #include <openssl/evp.h>
 
 #include <chrono>
@@ -30,7 +29,9 @@ class ApiTest : public ::testing::Test {
     cfg.host = "127.0.0.1";
     cfg.port = 0;
     auto reg = std::make_shared<serving::ModelRegistry>(
-        [fo](const std::string& name, const std::string&) { return std::make_shared<testing::FakeRuntime>(name, fo); },
+        [fo](const std::string& name, const std::string&) {
+          return std::make_shared<testing::FakeRuntime>(name, fo);
+        },
         nullptr);
     reg->add_path("fake", "/fake/fake.gguf");
     server_ = std::make_unique<Server>(cfg, reg);
@@ -43,7 +44,9 @@ class ApiTest : public ::testing::Test {
       server_->wait();
     }
   }
-  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
   HttpResult get(const std::string& path, HttpOptions o = {}) { return http("GET", url(path), "", o); }
   HttpResult post(const std::string& path, const json& body, HttpOptions o = {}) {
     return http("POST", url(path), body.dump(), o);
@@ -199,15 +202,25 @@ TEST_F(ApiTest, ErrorStatusesAndShapes) {
     return e;
   };
   check(http("POST", url("/v1/chat/completions"), "{not json"), 400, "invalid_json", "invalid_request_error");
-  json e = check(post("/v1/chat/completions", chat_body({{"temperature", "hot"}})), 400, "invalid_request_error",
-                 "invalid_request_error");
+  json e = check(post("/v1/chat/completions", chat_body({{"temperature", "hot"}})), 400,
+                 "invalid_request_error", "invalid_request_error");
   EXPECT_EQ(e["param"], "temperature");
   e = check(post("/v1/chat/completions", chat_body({{"tools", json::array({{{"type", "function"}}})}})), 400,
             "unsupported_field", "invalid_request_error");
   EXPECT_EQ(e["param"], "tools");
-  e = check(post("/v1/chat/completions", chat_body({{"n", 3}})), 400, "unsupported_field", "invalid_request_error");
+  e = check(post("/v1/chat/completions", chat_body({{"n", 3}})), 400, "unsupported_field",
+            "invalid_request_error");
   EXPECT_EQ(e["param"], "n");
-  e = check(post("/v1/chat/completions", chat_body({{"model", "nope"}})), 404, "model_not_found", "not_found_error");
+  // An unknown field name longer than 64 bytes is cut on a UTF-8 character boundary, not inside "é".
+  const std::string long_name = std::string(63, 'a') + "\xc3\xa9";
+  e = check(post("/v1/chat/completions", chat_body({{long_name, 1}})), 400, "unsupported_field",
+            "invalid_request_error");
+  EXPECT_EQ(e["param"], std::string(63, 'a'));
+  e = check(post("/v1/models/pull", {{"model", "https://example.invalid/m.gguf"}, {long_name, 1}}), 400,
+            "unsupported_field", "invalid_request_error");
+  EXPECT_EQ(e["param"], std::string(63, 'a'));
+  e = check(post("/v1/chat/completions", chat_body({{"model", "nope"}})), 404, "model_not_found",
+            "not_found_error");
   EXPECT_EQ(e["param"], "model");
   check(get("/v1/nothing/here"), 404, "not_found", "not_found_error");
   HttpResult m = get("/v1/chat/completions");
@@ -216,10 +229,13 @@ TEST_F(ApiTest, ErrorStatusesAndShapes) {
   // Context: 64 tokens; a 100-byte prompt does not fit (never truncated).
   check(post("/v1/completions", {{"model", "fake"}, {"prompt", std::string(100, 'x')}}), 400,
         "context_length_exceeded", "invalid_request_error");
-  check(post("/v1/chat/completions", chat_body({{"stream", true}, {"messages", {{{"role", "user"}, {"content", std::string(100, 'x')}}}}})),
+  check(post("/v1/chat/completions",
+             chat_body(
+                 {{"stream", true}, {"messages", {{{"role", "user"}, {"content", std::string(100, 'x')}}}}})),
         400, "context_length_exceeded", "invalid_request_error");
   // The template's own rejection is a 400 with its message.
-  check(post("/v1/chat/completions", chat_body({{"messages", {{{"role", "system"}, {"content", "reject me"}}}}})),
+  check(post("/v1/chat/completions",
+             chat_body({{"messages", {{{"role", "system"}, {"content", "reject me"}}}}})),
         400, "invalid_request_error", "invalid_request_error");
   // Body over max_body_bytes → 413.
   HttpResult big = post("/v1/chat/completions", chat_body({{"user", std::string(4096, 'u')}}));
@@ -244,7 +260,8 @@ TEST_F(ApiTest, MaxTokensBeyondTheContextFinishesWithLength) {
   FakeOptions fo;
   fo.output = std::string(200, 'a');
   start({}, fo);
-  json j = json::parse(post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}, {"max_tokens", 1000}}).body);
+  json j =
+      json::parse(post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}, {"max_tokens", 1000}}).body);
   EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
   EXPECT_EQ(j["usage"]["prompt_tokens"], 2);
   EXPECT_EQ(j["usage"]["completion_tokens"], 62);  // the room left in a 64-token context
@@ -291,8 +308,19 @@ TEST_F(ApiTest, MetricsUseRouteTemplates) {
   get("/v1/models/some-model-name");
   get("/private/user/path");
   post("/v1/chat/completions", chat_body());
-  std::string t = get("/metrics").body;
-  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"} 1"), std::string::npos)
+  // A request is counted when its exchange ends, just after the client has the last byte: poll.
+  std::string t;
+  for (int i = 0; i < 200; ++i) {
+    t = get("/metrics").body;
+    if (t.find("route=\"/v1/chat/completions\",status=\"200\"} 1") != std::string::npos &&
+        t.find("route=\"unmatched\",status=\"404\"} 1") != std::string::npos &&
+        t.find("route=\"/v1/models/{id}\",status=\"404\"} 1") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"404\"} 1"),
+            std::string::npos)
       << t;
   EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"unmatched\",status=\"404\"} 1"), std::string::npos);
   EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/chat/completions\",status=\"200\"} 1"),
@@ -433,10 +461,14 @@ TEST_F(ApiTest, KeepAliveReusesTheConnection) {
   testing::HttpSession s;
   ASSERT_EQ(s.request("GET", url("/health")).status, 200);
   ASSERT_EQ(s.request("POST", url("/v1/chat/completions"), chat_body().dump(),
-                      HttpOptions{{"Content-Type: application/json"}, 60000, {}}).status, 200);
+                      HttpOptions{{"Content-Type: application/json"}, 60000, {}})
+                .status,
+            200);
   EXPECT_EQ(s.connects_made_by_last_request(), 0);
   ASSERT_EQ(s.request("POST", url("/v1/chat/completions"), chat_body({{"stream", true}}).dump(),
-                      HttpOptions{{"Content-Type: application/json"}, 60000, {}}).status, 200);
+                      HttpOptions{{"Content-Type: application/json"}, 60000, {}})
+                .status,
+            200);
   ASSERT_EQ(s.request("GET", url("/v1/models")).status, 200);
   EXPECT_EQ(s.connects_made_by_last_request(), 0);
 }
@@ -445,7 +477,9 @@ TEST_F(ApiTest, GracefulShutdownCancelsInFlightGenerations) {
   FakeOptions fo;
   fo.gate = std::make_shared<testing::Gate>();
   start({}, fo);
-  auto inflight = std::async(std::launch::async, [&] { return post("/v1/chat/completions", chat_body({{"stream", true}})); });
+  auto inflight = std::async(std::launch::async, [&] {
+    return post("/v1/chat/completions", chat_body({{"stream", true}}));
+  });
   fo.gate->await_waiting(1);
   server_->request_shutdown();
   server_->wait();
