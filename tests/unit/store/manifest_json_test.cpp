@@ -2,20 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../../integration/store/store_test_support.h"
 #include "a3s/power/error.h"
 
 namespace a3s::power::store {
 namespace {
 
-// True for "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, UTC, whole seconds).
-inline bool looks_like_rfc3339_utc(const std::string& s) {
-  static const std::string shape = "dddd-dd-ddTdd:dd:ddZ";
-  if (s.size() != shape.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i]) return false;
-  }
-  return true;
-}
+using testing::looks_like_rfc3339_utc;
 
 Manifest sample() {
   Manifest m;
