@@ -1,0 +1,110 @@
+// `a3s-power bench`: prompt-processing (pp) and generation (tg) throughput of a model plus the
+// process's peak RSS, measured like llama.cpp's `llama-bench` (src/perf/throughput.h), printed as a
+// Markdown table or one JSON object:
+//   {"model","type","threads","pp":{"n_tokens","tokens_per_s","stddev"},
+//    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
+// A test given 0 tokens is skipped (its JSON member is null).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/engine.h"
+#include "a3s/power/error.h"
+#include "cli/command.h"
+#include "core/process_memory.h"
+#include "core/thread_pool.h"
+#include "kernels/kernels.h"
+#include "perf/throughput.h"
+
+namespace a3s::power::cli {
+namespace {
+
+struct BenchOptions {
+  std::string model;
+  int n_prompt = 512;
+  int n_gen = 128;
+  int threads = 0;
+  int reps = 5;
+  int batch_size = 512;
+  uint64_t seed = 1234;
+  std::string format = "md";
+};
+
+nlohmann::json to_json(const perf::Throughput& t) {
+  if (t.n_tokens == 0) return nullptr;
+  return {{"n_tokens", t.n_tokens}, {"tokens_per_s", t.mean()}, {"stddev", t.stddev()},
+          {"samples", t.tokens_per_s}};
+}
+
+void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp, const perf::Throughput& tg,
+                    uint64_t peak_rss) {
+  const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
+  std::printf("| model | type | size | params | isa | threads | test | t/s |\n");
+  std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | ---: |\n");
+  for (const perf::Throughput* t : {&pp, &tg}) {
+    if (t->n_tokens == 0) continue;
+    std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s%d | %.2f ± %.2f |\n", info.name.c_str(),
+                info.file_type.c_str(), mib, static_cast<double>(info.n_params) / 1e9,
+                kernels::isa_name(kernels::active_isa()), threads, t == &pp ? "pp" : "tg", t->n_tokens, t->mean(),
+                t->stddev());
+  }
+  std::printf("\npeak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
+}
+
+void run_bench(const BenchOptions& o) {
+  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
+  if (o.n_prompt < 0 || o.n_gen < 0) throw Error(codes::kInvalidArgument, "-p and -n must not be negative");
+  if (o.n_prompt == 0 && o.n_gen == 0) throw Error(codes::kInvalidArgument, "-p and -n are both 0: nothing to measure");
+  if (o.n_prompt > 1 << 20 || o.n_gen > 1 << 20) throw Error(codes::kInvalidArgument, "-p and -n must be at most 1048576");
+  if (o.reps < 1 || o.reps > 1000) throw Error(codes::kInvalidArgument, "-r must be in 1..1000");
+  if (o.batch_size < 1 || o.batch_size > 1 << 16) throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
+  ModelOptions mo;
+  mo.n_threads = o.threads;
+  mo.n_batch = o.batch_size;
+  std::shared_ptr<Model> model = Model::load(o.model, mo);
+  const int threads = o.threads > 0 ? o.threads : ThreadPool::physical_cores();
+  Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
+
+  perf::Throughput pp, tg;
+  if (o.n_prompt > 0) pp = perf::measure_prefill(ctx, o.n_prompt, o.reps, o.seed);
+  if (o.n_gen > 0) tg = perf::measure_decode(ctx, o.n_gen, o.reps, o.seed + 1);
+  const uint64_t peak = peak_rss_bytes();
+  const ModelInfo& info = model->info();
+
+  if (o.format == "md") {
+    print_markdown(info, threads, pp, tg, peak);
+    return;
+  }
+  nlohmann::json j = {{"model", info.name},
+                      {"type", info.file_type},
+                      {"threads", threads},
+                      {"pp", to_json(pp)},
+                      {"tg", to_json(tg)},
+                      {"peak_rss_bytes", peak},
+                      {"size_bytes", info.file_size},
+                      {"n_params", info.n_params},
+                      {"isa", kernels::isa_name(kernels::active_isa())},
+                      {"batch_size", o.batch_size},
+                      {"reps", o.reps}};
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+const Registrar kRegistrar("bench", 25, [](CLI::App& root) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* sub = root.add_subcommand("bench", "Measure prompt-processing and generation speed (like llama-bench)");
+  sub->add_option("--model,-m", o->model, "Path to a GGUF model file")->required();
+  sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")->capture_default_str();
+  sub->add_option("-n,--n-gen", o->n_gen, "Generated tokens of the tg test (0: skip)")->capture_default_str();
+  sub->add_option("--threads,-t", o->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
+  sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();
+  sub->add_option("--format,-o", o->format, "Output format")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+  sub->callback([o] { run_bench(*o); });
+});
+
+}  // namespace
+}  // namespace a3s::power::cli
