@@ -14,6 +14,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "cli/model_flags.h"
 #include "core/process_memory.h"
 #include "core/thread_pool.h"
 #include "kernels/kernels.h"
@@ -26,7 +27,7 @@ struct BenchOptions {
   std::string model;
   int n_prompt = 512;
   int n_gen = 128;
-  int threads = 0;
+  ModelFlags model_flags;
   int reps = 5;
   int batch_size = 512;
   uint64_t seed = 1234;
@@ -35,37 +36,43 @@ struct BenchOptions {
 
 nlohmann::json to_json(const perf::Throughput& t) {
   if (t.n_tokens == 0) return nullptr;
-  return {{"n_tokens", t.n_tokens}, {"tokens_per_s", t.mean()}, {"stddev", t.stddev()},
-          {"samples", t.tokens_per_s}};
+  return {{"n_tokens", t.n_tokens},
+          {"tokens_per_s", t.mean()},
+          {"stddev", t.stddev()},
+          {"samples", t.tokens_per_s},
+          {"storage_bytes_per_token", t.bytes_per_token()},
+          {"read_bytes_per_s", t.read_bandwidth()}};
 }
 
 void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp, const perf::Throughput& tg,
                     uint64_t peak_rss) {
   const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
-  std::printf("| model | type | size | params | isa | threads | test | t/s |\n");
-  std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | ---: |\n");
+  const bool stream = info.weights == WeightsMode::Stream;
+  std::printf("| model | type | size | params | isa | threads | weights | test | t/s |%s\n",
+              stream ? " read MiB/token | read GB/s |" : "");
+  std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: |%s\n", stream ? " ---: | ---: |" : "");
   for (const perf::Throughput* t : {&pp, &tg}) {
     if (t->n_tokens == 0) continue;
-    std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s%d | %.2f ± %.2f |\n", info.name.c_str(),
+    std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s | %s%d | %.2f ± %.2f |", info.name.c_str(),
                 info.file_type.c_str(), mib, static_cast<double>(info.n_params) / 1e9,
-                kernels::isa_name(kernels::active_isa()), threads, t == &pp ? "pp" : "tg", t->n_tokens, t->mean(),
-                t->stddev());
+                kernels::isa_name(kernels::active_isa()), threads, std::string(to_string(info.weights)).c_str(),
+                t == &pp ? "pp" : "tg", t->n_tokens, t->mean(), t->stddev());
+    if (stream) std::printf(" %.2f | %.2f |", t->bytes_per_token() / (1024.0 * 1024.0), t->read_bandwidth() / 1e9);
+    std::printf("\n");
   }
   std::printf("\npeak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
 }
 
 void run_bench(const BenchOptions& o) {
-  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
   if (o.n_prompt < 0 || o.n_gen < 0) throw Error(codes::kInvalidArgument, "-p and -n must not be negative");
   if (o.n_prompt == 0 && o.n_gen == 0) throw Error(codes::kInvalidArgument, "-p and -n are both 0: nothing to measure");
   if (o.n_prompt > 1 << 20 || o.n_gen > 1 << 20) throw Error(codes::kInvalidArgument, "-p and -n must be at most 1048576");
   if (o.reps < 1 || o.reps > 1000) throw Error(codes::kInvalidArgument, "-r must be in 1..1000");
   if (o.batch_size < 1 || o.batch_size > 1 << 16) throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
-  ModelOptions mo;
-  mo.n_threads = o.threads;
+  ModelOptions mo = model_options(o.model_flags);
   mo.n_batch = o.batch_size;
   std::shared_ptr<Model> model = Model::load(o.model, mo);
-  const int threads = o.threads > 0 ? o.threads : ThreadPool::physical_cores();
+  const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
   Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
 
   perf::Throughput pp, tg;
@@ -87,7 +94,10 @@ void run_bench(const BenchOptions& o) {
                       {"size_bytes", info.file_size},
                       {"n_params", info.n_params},
                       {"isa", kernels::isa_name(kernels::active_isa())},
-                      {"batch_size", o.batch_size},
+                      {"batch_size", info.n_batch},
+                      {"weights", std::string(to_string(info.weights))},
+                      {"memory_budget_bytes", info.memory_budget},
+                      {"n_ctx_max", info.n_ctx_max},
                       {"reps", o.reps}};
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
@@ -98,7 +108,7 @@ const Registrar kRegistrar("bench", 25, [](CLI::App& root) {
   sub->add_option("--model,-m", o->model, "Path to a GGUF model file")->required();
   sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")->capture_default_str();
   sub->add_option("-n,--n-gen", o->n_gen, "Generated tokens of the tg test (0: skip)")->capture_default_str();
-  sub->add_option("--threads,-t", o->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  add_model_flags(sub, o->model_flags);
   sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
   sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();

@@ -11,6 +11,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "cli/model_flags.h"
 
 namespace a3s::power::cli {
 namespace {
@@ -19,7 +20,7 @@ struct LogitsOptions {
   std::string model;
   std::string tokens;
   std::string out;
-  int threads = 0;
+  ModelFlags model_flags;
 };
 
 // "1,403,407" → {1, 403, 407}. Whitespace around ids is allowed; anything else is an error.
@@ -43,11 +44,8 @@ std::vector<Token> parse_tokens(const std::string& list) {
 }
 
 void run_logits(const LogitsOptions& o) {
-  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
   const std::vector<Token> tokens = parse_tokens(o.tokens);
-  ModelOptions mo;
-  mo.n_threads = o.threads;
-  std::shared_ptr<Model> model = Model::load(o.model, mo);
+  std::shared_ptr<Model> model = Model::load(o.model, model_options(o.model_flags));
   Context ctx(model, ContextOptions{.n_ctx = static_cast<int>(tokens.size())});
   std::span<const float> logits = ctx.eval(tokens, /*all_logits=*/true);
 
@@ -73,7 +71,7 @@ const Registrar kRegistrar("logits", 21, [](CLI::App& root) {
   sub->add_option("--model,-m", opts->model, "Path to a GGUF model file")->required();
   sub->add_option("--tokens", opts->tokens, "Comma-separated token ids (no BOS is added)")->required();
   sub->add_option("--out,-o", opts->out, "Output file (little-endian float32, n_tokens x n_vocab)")->required();
-  sub->add_option("--threads,-t", opts->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  add_model_flags(sub, opts->model_flags);
   sub->callback([opts] { run_logits(*opts); });
 });
 

@@ -13,6 +13,8 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "a3s/power/engine.h"
+#include "a3s/power/error.h"
 #include "config/config.h"
 #include "server/server.h"
 
@@ -22,6 +24,7 @@ namespace {
 struct ServeArgs {
   std::string config_file, host;
   int port = -1, threads = -1, ctx_size = -1;
+  std::string weights, memory_budget;
   std::vector<std::string> models;
 };
 
@@ -43,6 +46,12 @@ void run_serve(const ServeArgs& a) {
   if (a.port >= 0) o.port = a.port;
   if (a.threads >= 0) o.threads = a.threads;
   if (a.ctx_size >= 0) o.ctx_size = a.ctx_size;
+  if (!a.weights.empty()) o.weights = a.weights;
+  if (!a.memory_budget.empty()) {
+    const auto b = parse_memory_size(a.memory_budget);
+    if (!b) throw Error(codes::kInvalidArgument, "--memory-budget must be a size such as 256M or 2G");
+    o.memory_budget_mb = (*b + (1u << 20) - 1) >> 20;
+  }
   o.models = a.models;
   config::Config cfg = config::load(o, config::process_env());
   configure_logging(cfg.log_level);
@@ -66,6 +75,9 @@ Registrar reg("serve", 10, [](CLI::App& root) {
   cmd->add_option("--model", args->models, "Model to serve: NAME (store), PATH (.gguf) or NAME=PATH")
       ->take_all();
   cmd->add_option("--threads", args->threads, "Engine threads (0 = physical cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--weights", args->weights, "Weight residency: auto, resident or stream")
+      ->check(CLI::IsMember({"auto", "resident", "stream"}));
+  cmd->add_option("--memory-budget", args->memory_budget, "Memory each model may use, e.g. 256M or 2G");
   cmd->add_option("--ctx-size", args->ctx_size, "Context per request in tokens (0 = model default)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([args] { run_serve(*args); });

@@ -57,7 +57,11 @@ Throughput measure(Context& ctx, int n_tokens, int n_warmup, int reps, uint64_t 
   Throughput out;
   out.n_tokens = n_tokens;
   for (int r = 0; r < reps; ++r) {
-    const double s = run(ctx, random_tokens(ctx, n_tokens, rng));
+    const std::vector<Token> tokens = random_tokens(ctx, n_tokens, rng);
+    const uint64_t read0 = ctx.model().weight_bytes_read();
+    const double s = run(ctx, tokens);
+    out.storage_bytes += ctx.model().weight_bytes_read() - read0;
+    out.seconds += s;
     out.tokens_per_s.push_back(n_tokens / s);
   }
   ctx.reset();
@@ -78,6 +82,13 @@ double Throughput::stddev() const {
   for (double v : tokens_per_s) ss += (v - m) * (v - m);
   return std::sqrt(ss / static_cast<double>(tokens_per_s.size() - 1));
 }
+
+double Throughput::bytes_per_token() const {
+  const double n = static_cast<double>(n_tokens) * static_cast<double>(tokens_per_s.size());
+  return n > 0 ? static_cast<double>(storage_bytes) / n : 0.0;
+}
+
+double Throughput::read_bandwidth() const { return seconds > 0 ? static_cast<double>(storage_bytes) / seconds : 0.0; }
 
 Throughput measure_prefill(Context& ctx, int n_tokens, int reps, uint64_t seed) {
   // Warm-up as llama-bench: a short prompt (up to 32 tokens) touches every weight once.

@@ -18,6 +18,10 @@ namespace a3s::power::perf {
 struct Throughput {
   int n_tokens = 0;
   std::vector<double> tokens_per_s;  // one entry per repetition
+  double seconds = 0;                // wall time of the measured repetitions
+  uint64_t storage_bytes = 0;        // weight bytes read from storage during them (streaming)
+  double bytes_per_token() const;    // storage_bytes / tokens measured
+  double read_bandwidth() const;     // storage_bytes / seconds (bytes per second)
   double mean() const;
   double stddev() const;  // sample standard deviation (0 for fewer than two repetitions)
 };
