@@ -107,7 +107,7 @@ void multi_q_1(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       ma = h2f(blk.m);
     }
     for (int t = 0; t < NT; ++t) {
-      mins[t] += ma * h2f(b.r[t][i].s);
+      mins[t] = std::fma(ma, h2f(b.r[t][i].s), mins[t]);
       const __m256i s = dot_u8_i8(qa, load256(b.r[t][i].qs));
       acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * h2f(b.r[t][i].d)), _mm256_cvtepi32_ps(s), acc[t]);
     }
@@ -152,7 +152,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     k4_unpack(scales, sc, mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
     for (int t = 0; t < NT; ++t)
-      mins[t] += b.r[t][i].d * dmin * static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums));
+      mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
@@ -218,7 +218,7 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     const float da = h2f(a[i].d);
     for (int t = 0; t < NT; ++t) {
       const int total = hsum_i32(isum[t]) - 32 * scaled_bsums(sc_vec, b.r[t][i].bsums);
-      sum[t] += da * b.r[t][i].d * static_cast<float>(total);
+      sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
     }
   }
   for (int t = 0; t < NT; ++t) out[t] = sum[t];

@@ -2,7 +2,8 @@
 // same integers as the scalar path); blocks are scaled and accumulated in 8-lane float vectors with
 // FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order; Q4_0: each block's integer
 // total times d_w·d_x added by one scalar FMA, the order of llama.cpp's repacked Q4_0 kernels on AVX2
-// CPUs), so results differ from the scalar path only by float summation order.
+// CPUs), so results differ from the scalar path only by float summation order. Every fused
+// multiply-add is written out (the kernels are compiled with -ffp-contract=off).
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -76,7 +77,7 @@ void dot_q4_1(int64_t n, float* out, const void* w, const void* x) {
   float mins = 0.0f;
   for (int64_t i = 0; i < n / kQK; ++i) {
     const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
-    mins += h2f(a[i].m) * h2f(b[i].s);
+    mins = std::fma(h2f(a[i].m), h2f(b[i].s), mins);
     const __m256i s = dot_u8_i8(unpack_nibbles(a[i].qs), load256(b[i].qs));
     acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
   }
@@ -108,7 +109,7 @@ void dot_q5_1(int64_t n, float* out, const void* w, const void* x) {
   const __m256i bit4 = _mm256_set1_epi8(0x10);
   for (int64_t i = 0; i < n / kQK; ++i) {
     const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
-    mins += h2f(a[i].m) * h2f(b[i].s);
+    mins = std::fma(h2f(a[i].m), h2f(b[i].s), mins);
     uint32_t qh;
     std::memcpy(&qh, a[i].qh, 4);
     const __m256i q = _mm256_or_si256(unpack_nibbles(a[i].qs), _mm256_and_si256(spread_bits(qh), bit4));
@@ -141,7 +142,7 @@ void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     const __m128i sc_bytes = load128(a[i].scales);
     const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc_bytes, 4), _mm_set1_epi8(0x0F)));
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(scaled_bsums(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
     for (int half = 0; half < 2; ++half) {
@@ -185,7 +186,7 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
       }
     }
     const int total = hsum_i32(isum) - 4 * scaled_bsums(sc_vec, b[i].bsums);
-    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+    sum = std::fma(h2f(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
@@ -199,7 +200,7 @@ void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     uint8_t sc[8], mn[8];
     k4_unpack(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(k4_min_dot(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
     for (int c = 0; c < 4; ++c, q8 += 64) {
@@ -227,7 +228,7 @@ void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     uint8_t sc[8], mn[8];
     k4_unpack(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(k4_min_dot(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const __m256i qh = load256(a[i].qh);
     const int8_t* q8 = b[i].qs;
@@ -284,7 +285,7 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
       isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_add_epi32(p1, p2), _mm256_add_epi32(p3, p4)));
     }
     const int total = hsum_i32(isum) - 32 * scaled_bsums(sc_vec, b[i].bsums);
-    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+    sum = std::fma(h2f(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
