@@ -1,7 +1,8 @@
 // AVX2 tile kernels for matmul: one weight row against up to four tokens at a time, so each weight
 // block is loaded and unpacked once per four activation rows (prefill). For the quantized types the
 // per-token arithmetic is exactly that of the single-row dot products in vec_dot_avx2.cpp, so a
-// matmul result equals vec_dot bit for bit; the float types use two accumulators per token.
+// matmul result equals vec_dot bit for bit (and so the scalar reference); the float types use two
+// accumulators per token, as vec_dot does for F32 and F16.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {

@@ -1,9 +1,10 @@
-// AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact (the
-// same integers as the scalar path); blocks are scaled and accumulated in 8-lane float vectors with
-// FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order; Q4_0: each block's integer
-// total times d_w·d_x added by one scalar FMA, the order of llama.cpp's repacked Q4_0 kernels on AVX2
-// CPUs), so results differ from the scalar path only by float summation order. Every fused
-// multiply-add is written out (the kernels are compiled with -ffp-contract=off).
+// AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact; blocks
+// are scaled and accumulated in 8-lane float vectors with FMA (Q3_K and Q6_K: one scalar FMA with each
+// super-block's integer total; Q4_0: one scalar FMA with each block's integer total times d_w·d_x,
+// the order of llama.cpp's repacked Q4_0 kernels on AVX2 CPUs). The scalar reference
+// (vec_dot_scalar.cpp, lanes8.h) performs the same float operations in the same order: both paths
+// return the same bits. Every fused multiply-add is written out (the kernels are compiled with
+// -ffp-contract=off), so the arithmetic does not depend on the compiler.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -34,20 +35,22 @@ inline float scalar_bf16(const void* p, int64_t i) {
   return f;
 }
 
-// Four 8-lane FMA accumulators over 32 elements per step; the tail (< 8 elements) in double.
-template <__m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
+// kAcc 8-lane FMA accumulators over 8·kAcc elements per step, the remaining whole 8-element steps
+// into the first; the tail (< 8 elements) in double. F32 and F16 use two accumulators, the order of
+// their matmul tiles (tile_avx2.cpp), so vec_dot and matmul agree; BF16 (no tile) uses four.
+template <int kAcc, __m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
 void dot_float_row(int64_t n, float* out, const void* a, const void* b) {
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-  __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+  static_assert(kAcc == 2 || kAcc == 4);
+  __m256 acc[kAcc];
+  for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
-    acc1 = _mm256_fmadd_ps(Load(a, i + 8), Load(b, i + 8), acc1);
-    acc2 = _mm256_fmadd_ps(Load(a, i + 16), Load(b, i + 16), acc2);
-    acc3 = _mm256_fmadd_ps(Load(a, i + 24), Load(b, i + 24), acc3);
+  for (; i + 8 * kAcc <= n; i += 8 * kAcc) {
+    for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_fmadd_ps(Load(a, i + 8 * k), Load(b, i + 8 * k), acc[k]);
   }
-  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
-  double sum = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+  for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc[0]);
+  const __m256 v = kAcc == 2 ? _mm256_add_ps(acc[0], acc[1])
+                             : _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+  double sum = hsum(v);
   for (; i < n; ++i) sum += static_cast<double>(Scalar(a, i) * Scalar(b, i));
   *out = static_cast<float>(sum);
 }
@@ -293,9 +296,9 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
 }  // namespace
 
 void install_avx2_vec_dot(KernelTable& t) {
-  t.vec_dot[idx(TensorType::F32)] = dot_float_row<load_f32, scalar_f32>;
-  t.vec_dot[idx(TensorType::F16)] = dot_float_row<load_f16, scalar_f16>;
-  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<load_bf16, scalar_bf16>;
+  t.vec_dot[idx(TensorType::F32)] = dot_float_row<2, load_f32, scalar_f32>;
+  t.vec_dot[idx(TensorType::F16)] = dot_float_row<2, load_f16, scalar_f16>;
+  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<4, load_bf16, scalar_bf16>;
   t.vec_dot[idx(TensorType::Q4_0)] = dot_q4_0;
   t.vec_dot[idx(TensorType::Q4_1)] = dot_q4_1;
   t.vec_dot[idx(TensorType::Q5_0)] = dot_q5_0;
