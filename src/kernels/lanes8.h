@@ -17,9 +17,14 @@ namespace a3s::power::kernels::lanes8 {
 
 inline constexpr int kLanes = 8;
 
-// The int32 lane of byte (element) i of a 32-byte product vector.
-inline constexpr int lane_of(int i) {
-  return (i % 32) / 4;
+// The int32 lanes of the products p[0..n) (n a multiple of 32) taken as 32-byte vectors and added
+// up: s[l] = Σ_c p[32c + 4l] + p[32c + 4l + 1] + p[32c + 4l + 2] + p[32c + 4l + 3].
+inline void int_lanes(const int32_t* p, int n, int32_t* s) {
+  for (int l = 0; l < kLanes; ++l) s[l] = 0;
+  for (int c = 0; c < n; c += 32) {
+    for (int l = 0; l < kLanes; ++l)
+      s[l] += p[c + 4 * l] + p[c + 4 * l + 1] + p[c + 4 * l + 2] + p[c + 4 * l + 3];
+  }
 }
 
 // Σ of 8 floats in the order of hsum (avx2_common.h): upper half onto lower half, then the two

@@ -2,7 +2,7 @@
 // kernels perform the same float operations in the same order (lanes8.h), so every path returns the
 // same bits. The order is the one llama.cpp's x86 kernels use:
 //   - quantized rows: integer products summed exactly inside each block into the eight int32 lanes
-//     of a 32-byte vector (lanes8::lane_of), each lane scaled by the block factors and accumulated
+//     of a 32-byte vector (lanes8::int_lanes), each lane scaled by the block factors and accumulated
 //     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K and Q6_K add the
 //     block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
 //     unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
@@ -21,7 +21,6 @@ namespace {
 
 using half::fp16_to_fp32;
 using lanes8::kLanes;
-using lanes8::lane_of;
 
 // ---- float rows ----------------------------------------------------------------------------------
 
@@ -66,10 +65,11 @@ void dot_float(int64_t n, float* out, const void* w, const void* x) {
 
 // ---- 32-element blocks ---------------------------------------------------------------------------
 
-// The int32 lanes of one block: s[lane_of(e)] = Σ q[e] · y[e].
+// The int32 lanes of the products q[e] · y[e] of one block.
 void block_lanes(const int* q, const int8_t* y, int32_t* s) {
-  for (int l = 0; l < kLanes; ++l) s[l] = 0;
-  for (int e = 0; e < kQK; ++e) s[lane_of(e)] += q[e] * y[e];
+  int32_t p[kQK];
+  for (int e = 0; e < kQK; ++e) p[e] = q[e] * y[e];
+  lanes8::int_lanes(p, kQK, s);
 }
 
 // Element values of the nibble formats: element j in the low nibble of byte j, element j + 16 in
@@ -154,15 +154,18 @@ void dot_q8_0(int64_t n, float* out, const void* w, const void* x) {
 }
 
 // ---- K-quants ------------------------------------------------------------------------------------
+// Quants are unpacked into q[256] in element order (the order of the Q8_K activations), then
+// multiplied with the activations and the scale of their group of 16.
 
-// The int32 lanes of one super-block: s[lane_of(e)] = Σ sc16[e / 16] · q[e] · y[e].
-void superblock_lanes(const int* q, const int* sc16, const int8_t* y, int32_t* s) {
-  for (int l = 0; l < kLanes; ++l) s[l] = 0;
-  for (int e = 0; e < kQKK; ++e) s[lane_of(e)] += sc16[e / 16] * q[e] * y[e];
+// The products of one super-block: p[16g + k] = sc16[g] · q[16g + k] · y[16g + k].
+void superblock_products(const int* q, const int* sc16, const int8_t* y, int32_t* p) {
+  for (int g = 0; g < kQKK / 16; ++g) {
+    for (int k = 16 * g; k < 16 * g + 16; ++k) p[k] = sc16[g] * q[k] * y[k];
+  }
 }
-int lane_total(const int32_t* s) {
+int total_of(const int32_t* p, int n) {
   int t = 0;
-  for (int l = 0; l < kLanes; ++l) t += s[l];
+  for (int e = 0; e < n; ++e) t += p[e];
   return t;
 }
 // Σ_g sc16[g] · bsums[g] over the 16 groups of 16 of a Q8_K block.
@@ -172,10 +175,13 @@ int scaled_bsums(const int* sc16, const int16_t* bsums) {
   return t;
 }
 
-// 2-bit planes (Q2_K, Q3_K): element e of a super-block sits in bits 2·((e % 128) / 32) of byte
-// 32·(e / 128) + e % 32 of qs.
-int plane2(const uint8_t* qs, int e) {
-  return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+// 2-bit planes (Q2_K, Q3_K): element 128·h + 32·p + l in bits 2p of byte 32·h + l of qs.
+void unpack_planes2(const uint8_t* qs, int* q) {
+  for (int h = 0; h < 2; ++h) {
+    for (int p = 0; p < 4; ++p) {
+      for (int l = 0; l < 32; ++l) q[128 * h + 32 * p + l] = (qs[32 * h + l] >> (2 * p)) & 3;
+    }
+  }
 }
 
 void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
@@ -189,17 +195,19 @@ void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
       sc16[g] = a[i].scales[g] & 0xF;
       m16[g] = a[i].scales[g] >> 4;
     }
-    for (int e = 0; e < kQKK; ++e) q[e] = plane2(a[i].qs, e);
+    unpack_planes2(a[i].qs, q);
     mins =
         std::fma(b[i].d * fp16_to_fp32(a[i].dmin), static_cast<float>(scaled_bsums(m16, b[i].bsums)), mins);
-    int32_t s[kLanes];
-    superblock_lanes(q, sc16, b[i].qs, s);
+    int32_t p[kQKK], s[kLanes];
+    superblock_products(q, sc16, b[i].qs, p);
+    lanes8::int_lanes(p, kQKK, s);
     acc.fma_int(b[i].d * fp16_to_fp32(a[i].d), s);
   }
   *out = acc.sum() - mins;
 }
 
-// Quants stored as u = low 2 bits + 4·(hmask bit) ∈ [0, 7] meaning u - 4: Σ sc·u·y - 4·Σ sc·bsums.
+// Quants stored as u = 2-bit plane value + 4·(bit e / 32 of hmask[e % 32]) ∈ [0, 7], meaning u - 4:
+// Σ sc·u·y - 4·Σ sc·bsums.
 void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ3_K*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
@@ -209,17 +217,21 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
     q3k_scales(a[i].scales, sc8);
     int sc16[16], q[kQKK];
     for (int g = 0; g < 16; ++g) sc16[g] = sc8[g];
-    for (int e = 0; e < kQKK; ++e) q[e] = plane2(a[i].qs, e) | (((a[i].hmask[e % 32] >> (e / 32)) & 1) << 2);
-    int32_t s[kLanes];
-    superblock_lanes(q, sc16, b[i].qs, s);
-    const int total = lane_total(s) - 4 * scaled_bsums(sc16, b[i].bsums);
+    unpack_planes2(a[i].qs, q);
+    for (int j = 0; j < 8; ++j) {
+      for (int l = 0; l < 32; ++l) q[32 * j + l] |= ((a[i].hmask[l] >> j) & 1) << 2;
+    }
+    int32_t p[kQKK];
+    superblock_products(q, sc16, b[i].qs, p);
+    const int total = total_of(p, kQKK) - 4 * scaled_bsums(sc16, b[i].bsums);
     sum = std::fma(fp16_to_fp32(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
 
-// Q4_K / Q5_K (kFive): sub-block j = e / 32 holds its elements in the low (j even) or high (j odd)
-// nibbles of bytes 32·(j / 2) .. +31 of qs; Q5_K adds bit j of qh[e % 32] as the fifth bit.
+// Q4_K / Q5_K (kFive): sub-block j (elements 32j .. 32j + 31) in the low (j even) or high (j odd)
+// nibbles of bytes 32·(j / 2) .. +31 of qs; Q5_K: bit j of qh[l] is the fifth bit of element 32j + l.
+// Scales and minima per sub-block, i.e. per two groups of 16.
 template <bool kFive>
 void dot_k4(int64_t n, float* out, const void* w, const void* x) {
   using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
@@ -235,22 +247,25 @@ void dot_k4(int64_t n, float* out, const void* w, const void* x) {
       sc16[g] = sc;
       m16[g] = m;
     }
-    for (int e = 0; e < kQKK; ++e) {
-      const int j = e / 32;
-      q[e] = (a[i].qs[32 * (j / 2) + e % 32] >> (4 * (j % 2))) & 0xF;
-      if constexpr (kFive) q[e] |= ((a[i].qh[e % 32] >> j) & 1) << 4;
+    for (int j = 0; j < 8; ++j) {
+      for (int l = 0; l < 32; ++l) {
+        int v = (a[i].qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 0xF;
+        if constexpr (kFive) v |= ((a[i].qh[l] >> j) & 1) << 4;
+        q[32 * j + l] = v;
+      }
     }
     mins =
         std::fma(b[i].d * fp16_to_fp32(a[i].dmin), static_cast<float>(scaled_bsums(m16, b[i].bsums)), mins);
-    int32_t s[kLanes];
-    superblock_lanes(q, sc16, b[i].qs, s);
+    int32_t p[kQKK], s[kLanes];
+    superblock_products(q, sc16, b[i].qs, p);
+    lanes8::int_lanes(p, kQKK, s);
     acc.fma_int(b[i].d * fp16_to_fp32(a[i].d), s);
   }
   *out = acc.sum() - mins;
 }
 
-// Quants stored unsigned (q + 32), element e = 128·h + 32·p + l: low 4 bits in the low (p < 2) or
-// high nibble of ql[64·h + 32·(p % 2) + l], high 2 bits in bits 2·p of qh[32·h + l].
+// Quants stored unsigned (q + 32), element 128·h + 32·p + l: low 4 bits in the low (p < 2) or high
+// nibble of ql[64·h + 32·(p % 2) + l], high 2 bits in bits 2p of qh[32·h + l].
 // Σ sc·u·y - 32·Σ sc·bsums.
 void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ6_K*>(w);
@@ -259,15 +274,18 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     int sc16[16], q[kQKK];
     for (int g = 0; g < 16; ++g) sc16[g] = a[i].scales[g];
-    for (int e = 0; e < kQKK; ++e) {
-      const int h = e / 128, p = (e % 128) / 32, l = e % 32;
-      const int low = (a[i].ql[64 * h + 32 * (p % 2) + l] >> (4 * (p / 2))) & 0xF;
-      const int high = (a[i].qh[32 * h + l] >> (2 * p)) & 3;
-      q[e] = low | (high << 4);
+    for (int h = 0; h < 2; ++h) {
+      for (int p = 0; p < 4; ++p) {
+        for (int l = 0; l < 32; ++l) {
+          const int low = (a[i].ql[64 * h + 32 * (p % 2) + l] >> (4 * (p / 2))) & 0xF;
+          const int high = (a[i].qh[32 * h + l] >> (2 * p)) & 3;
+          q[128 * h + 32 * p + l] = low | (high << 4);
+        }
+      }
     }
-    int32_t s[kLanes];
-    superblock_lanes(q, sc16, b[i].qs, s);
-    const int total = lane_total(s) - 32 * scaled_bsums(sc16, b[i].bsums);
+    int32_t p[kQKK];
+    superblock_products(q, sc16, b[i].qs, p);
+    const int total = total_of(p, kQKK) - 32 * scaled_bsums(sc16, b[i].bsums);
     sum = std::fma(fp16_to_fp32(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
