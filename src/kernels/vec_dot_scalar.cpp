@@ -1,10 +1,10 @@
 // Scalar reference dot products (the oracle of every ISA path). They define the arithmetic: the AVX2
 // kernels perform the same float operations in the same order (lanes8.h), so every path returns the
-// same bits. The order is the one llama.cpp's x86 kernels use:
+// same bits. The order is that of the AVX2 kernels (tuned to reproduce llama.cpp's x86 results):
 //   - quantized rows: integer products summed exactly inside each block into the eight int32 lanes
 //     of a 32-byte vector (lanes8::int_lanes), each lane scaled by the block factors and accumulated
 //     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K and Q6_K add the
-//     block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
+//     (super-)block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
 //     unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
 //   - float rows: 8-lane FMA accumulators, the last n % 8 products added in double.
 #include <cmath>
