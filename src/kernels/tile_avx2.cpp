@@ -1,6 +1,6 @@
 // AVX2 tile kernels for matmul: one weight row against up to four tokens at a time, so each weight
-// block is loaded and unpacked once per four activation rows (prefill); Q4_0 decode takes eight rows
-// per pass instead (rows8_q4_0). For the quantized types the
+// block is loaded and unpacked once per four activation rows (prefill); Q4_0 takes eight rows per
+// pass as well (rows8_q4_0). For the quantized types the
 // per-token arithmetic is exactly that of the single-row dot products in vec_dot_avx2.cpp, so a
 // matmul result equals vec_dot bit for bit (and so the scalar reference); the float types use two
 // accumulators per token, as vec_dot does for F32 and F16.
@@ -363,48 +363,60 @@ struct KF16 {
   }
 };
 
-// Decode (one token): eight Q4_0 rows at once. Per row the arithmetic is that of multi_q4_0<1> (each
-// block's integer sum times d_w·d_x, added by one FMA in block order); the eight rows' chains sit in
-// the lanes of one vector, so the FMA latency is paid once per eight rows and the eight block sums
-// are reduced together (as llama.cpp's 8-row repacked Q4_0 kernels do).
-void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const void* x, float* out) {
+// Q4_0: eight weight rows against NT tokens per pass. Per (row, token) the arithmetic is that of
+// multi_q4_0 (each block's integer sum times d_w·d_x, added by one FMA in block order); the eight
+// rows' chains sit in the lanes of one vector per token, so the FMA latency is paid once per eight
+// rows and the eight block sums are reduced together (as llama.cpp's 8-row repacked Q4_0 kernels do).
+// Each weight block is unpacked once per NT tokens.
+template <int NT>
+void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, size_t x_stride, float* Y,
+                size_t y_stride) {
   const BlockQ4_0* a[8];
   for (int r = 0; r < 8; ++r) a[r] = reinterpret_cast<const BlockQ4_0*>(W + static_cast<size_t>(r) * w_stride);
-  const auto* b = static_cast<const BlockQ8_0*>(x);
+  const Rows<BlockQ8_0, NT> b(X, x_stride);
   const __m256i eight = _mm256_set1_epi8(8);
-  __m256 acc = _mm256_setzero_ps();
+  __m256 acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQK; ++i) {
-    const __m256i bq = load256(b[i].qs);
-    __m256i s[8];
-    for (int r = 0; r < 8; ++r) {
-      const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[r][i].qs), eight);
-      s[r] = dot_u8_i8(_mm256_sign_epi8(qa, qa), _mm256_sign_epi8(bq, qa));
+    __m256i qa[8];
+    for (int r = 0; r < 8; ++r) qa[r] = _mm256_sub_epi8(unpack_nibbles(a[r][i].qs), eight);
+    const __m128i dw16 = _mm_set_epi16(static_cast<int16_t>(a[7][i].d), static_cast<int16_t>(a[6][i].d),
+                                       static_cast<int16_t>(a[5][i].d), static_cast<int16_t>(a[4][i].d),
+                                       static_cast<int16_t>(a[3][i].d), static_cast<int16_t>(a[2][i].d),
+                                       static_cast<int16_t>(a[1][i].d), static_cast<int16_t>(a[0][i].d));
+    const __m256 dw = _mm256_cvtph_ps(dw16);
+    for (int t = 0; t < NT; ++t) {
+      const __m256i bq = load256(b.r[t][i].qs);
+      __m256i s[8];
+      for (int r = 0; r < 8; ++r) s[r] = dot_u8_i8(_mm256_sign_epi8(qa[r], qa[r]), _mm256_sign_epi8(bq, qa[r]));
+      // Lane r of `sums` = the sum of the eight int32 lanes of s[r] (exact).
+      const __m256i h0123 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+      const __m256i h4567 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+      const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(h0123, h4567, 0x20),
+                                            _mm256_permute2x128_si256(h0123, h4567, 0x31));
+      const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(h2f(b.r[t][i].d)));
+      acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), d, acc[t]);
     }
-    // Lane r of `sums` = the sum of the eight int32 lanes of s[r] (exact).
-    const __m256i h0123 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-    const __m256i h4567 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
-    const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(h0123, h4567, 0x20),
-                                          _mm256_permute2x128_si256(h0123, h4567, 0x31));
-    const __m128i dw = _mm_set_epi16(static_cast<int16_t>(a[7][i].d), static_cast<int16_t>(a[6][i].d),
-                                     static_cast<int16_t>(a[5][i].d), static_cast<int16_t>(a[4][i].d),
-                                     static_cast<int16_t>(a[3][i].d), static_cast<int16_t>(a[2][i].d),
-                                     static_cast<int16_t>(a[1][i].d), static_cast<int16_t>(a[0][i].d));
-    const __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(dw), _mm256_set1_ps(h2f(b[i].d)));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), d, acc);
   }
-  _mm256_storeu_ps(out, acc);
+  for (int t = 0; t < NT; ++t) _mm256_storeu_ps(Y + static_cast<size_t>(t) * y_stride, acc[t]);
 }
 
 void tile_q4_0(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
                float* Y, size_t y_stride) {
-  if (n_x != 1) {
-    tile<KQ4_0>(n, W, w_stride, n_w, X, x_stride, n_x, Y, y_stride);
-    return;
-  }
   const auto* w = static_cast<const uint8_t*>(W);
+  const auto* x = static_cast<const uint8_t*>(X);
   int r = 0;
-  for (; r + 8 <= n_w; r += 8) rows8_q4_0(n, w + static_cast<size_t>(r) * w_stride, w_stride, X, Y + r);
-  if (r < n_w) tile<KQ4_0>(n, w + static_cast<size_t>(r) * w_stride, w_stride, n_w - r, X, x_stride, 1, Y + r, y_stride);
+  for (; r + 8 <= n_w; r += 8) {
+    const uint8_t* wr = w + static_cast<size_t>(r) * w_stride;
+    int t = 0;
+    for (; t + kTokens <= n_x; t += kTokens)
+      rows8_q4_0<kTokens>(n, wr, w_stride, x + static_cast<size_t>(t) * x_stride, x_stride,
+                          Y + static_cast<size_t>(t) * y_stride + r, y_stride);
+    for (; t < n_x; ++t)
+      rows8_q4_0<1>(n, wr, w_stride, x + static_cast<size_t>(t) * x_stride, x_stride,
+                    Y + static_cast<size_t>(t) * y_stride + r, y_stride);
+  }
+  if (r < n_w) tile<KQ4_0>(n, w + static_cast<size_t>(r) * w_stride, w_stride, n_w - r, X, x_stride, n_x, Y + r, y_stride);
 }
 
 }  // namespace
