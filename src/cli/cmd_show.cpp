@@ -8,7 +8,9 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "a3s/power/engine.h"
 #include "cli/command.h"
+#include "cli/model_flags.h"
 #include "store/manifest_json.h"
 #include "store/model_name.h"
 #include "store/model_summary.h"
@@ -25,7 +27,22 @@ std::string opt_text(const std::optional<uint64_t>& v) {
   return v ? std::to_string(*v) : "-";
 }
 
-void run_show(const std::string& name, const std::string& format) {
+// With --memory-budget: the residency, prefill batch and largest context the budget allows
+// (docs/layer-streaming.md), from a load that reads no weights (stream) or maps them lazily.
+struct BudgetPlan {
+  std::string weights;
+  uint64_t budget = 0;
+  int n_ctx_max = 0, n_batch = 0;
+};
+
+std::optional<BudgetPlan> budget_plan(const std::string& blob, const ModelFlags& flags) {
+  if (flags.memory_budget.empty()) return std::nullopt;
+  std::shared_ptr<Model> model = Model::load(blob, model_options(flags));
+  const ModelInfo& i = model->info();
+  return BudgetPlan{std::string(to_string(i.weights)), i.memory_budget, i.n_ctx_max, i.n_batch};
+}
+
+void run_show(const std::string& name, const std::string& format, const ModelFlags& flags) {
   store::Store s(store::default_home());
   const auto m = s.find(name);
   if (!m) {
@@ -35,6 +52,7 @@ void run_show(const std::string& name, const std::string& format) {
   }
   const std::string blob = s.blob_path(m->digest);
   const store::ModelSummary d = store::summarize_model_file(blob);
+  const std::optional<BudgetPlan> plan = budget_plan(blob, flags);
 
   if (format == "json") {
     nlohmann::json j = store::manifest_to_json(*m);
@@ -50,6 +68,11 @@ void run_show(const std::string& name, const std::string& format) {
                     {"n_params", d.n_params},
                     {"n_tensors", d.n_tensors},
                     {"chat_template", d.has_chat_template}};
+    if (plan)
+      j["memory_plan"] = {{"weights", plan->weights},
+                          {"memory_budget_bytes", plan->budget},
+                          {"n_ctx_max", plan->n_ctx_max},
+                          {"n_batch", plan->n_batch}};
     std::cout << j.dump(2) << std::endl;
     return;
   }
@@ -70,17 +93,25 @@ void run_show(const std::string& name, const std::string& format) {
   row("vocab", opt_text(d.n_vocab));
   row("parameters", std::to_string(d.n_params));
   row("chat template", d.has_chat_template ? "yes" : "no");
+  if (plan) {
+    row("weights", plan->weights);
+    row("memory budget", std::to_string(plan->budget) + " bytes");
+    row("max context", std::to_string(plan->n_ctx_max) + " tokens (within the budget)");
+    row("prefill batch", std::to_string(plan->n_batch) + " tokens");
+  }
 }
 
 const Registrar kRegistrar("show", 42, [](CLI::App& root) {
   auto name = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
+  auto flags = std::make_shared<ModelFlags>();
   CLI::App* sub = root.add_subcommand("show", "Show a stored model's manifest and GGUF metadata summary");
   sub->add_option("name", *name, "Model name")->required();
   sub->add_option("--format", *format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  sub->callback([name, format] { run_show(*name, *format); });
+  add_model_flags(sub, *flags);
+  sub->callback([name, format, flags] { run_show(*name, *format, *flags); });
 });
 
 }  // namespace

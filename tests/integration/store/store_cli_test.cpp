@@ -85,6 +85,19 @@ TEST_F(StoreCliTest, PullListShowRmRoundTrip) {
   ASSERT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("architecture   llama"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("chat template  no"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("max context"), std::string::npos) << "no budget, no memory plan";
+
+  // With a memory budget, show reports the residency and the context that fits (docs/layer-streaming.md).
+  CliResult planned = run("show stories260K --format json --weights stream --memory-budget 64M");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto p = nlohmann::json::parse(planned.out)["memory_plan"];
+  EXPECT_EQ(p["weights"], "stream");
+  EXPECT_EQ(p["memory_budget_bytes"], 64u << 20);
+  EXPECT_GT(p["n_ctx_max"].get<int>(), 0);
+  EXPECT_GT(p["n_batch"].get<int>(), 0);
+  CliResult planned_text = run("show stories260K --memory-budget 64M");
+  EXPECT_NE(planned_text.out.find("max context"), std::string::npos) << planned_text.out;
+  EXPECT_EQ(run("show stories260K --memory-budget 1M").exit_code, 2) << "a budget the model cannot fit";
 
   CliResult rm = run("rm stories260K");
   EXPECT_EQ(rm.exit_code, 0) << rm.err;
