@@ -172,8 +172,14 @@ size_t ModelImpl::max_act_bytes(int n_tokens) const {
 }  // namespace engine
 
 std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& opts) {
+  return load(gguf::File::open(path), opts);
+}
+
+std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
+                                   std::optional<EncryptionInfo> encryption) {
   using namespace engine;
-  std::shared_ptr<const gguf::File> file = gguf::File::open(path);
+  if (!file) throw Error(codes::kInternal, "no model file");
+  const std::string path = file->path();
 
   const std::optional<std::string> arch_name = file->get_string("general.architecture");
   if (!arch_name) throw Error(codes::kInvalidModel, "missing metadata key general.architecture");
@@ -221,6 +227,7 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
   info.n_ff = hp.n_ff;
   info.n_ctx_train = hp.n_ctx_train;
   info.chat_template = file->get_string("tokenizer.chat_template");
+  info.encryption = std::move(encryption);
 
   return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
                                      std::move(tok), opts);

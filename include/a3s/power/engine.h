@@ -29,6 +29,16 @@ struct ModelOptions {
   int n_batch = 512;   // max tokens per prefill batch
 };
 
+// How an encrypted model was decrypted (docs/encrypted-weights.md). Digests are lowercase hex.
+struct EncryptionInfo {
+  std::string decrypt_mode;       // "file" (sealed memfd) | "memory" (locked anonymous memory)
+  std::string plaintext_sha256;   // from the header, verified against the decrypted bytes at load
+  std::string ciphertext_sha256;  // of the encrypted file as it was read
+  std::string key_id;             // 16-byte key id of the model key
+  uint64_t encrypted_size = 0;    // bytes of the encrypted file
+  bool memory_locked = false;     // "memory" mode: every page locked in RAM (RLIMIT_MEMLOCK allowing)
+};
+
 struct ModelInfo {
   std::string path;
   std::string name;          // general.name, else file stem
@@ -39,13 +49,19 @@ struct ModelInfo {
   int n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int n_ctx_train = 0;       // context length from metadata
   std::optional<std::string> chat_template;  // tokenizer.chat_template, if any
+  std::optional<EncryptionInfo> encryption;  // set when the model file was encrypted
 };
 
 class Model {
  public:
   // Loads a GGUF model (weights memory-mapped). Throws Error: "io_error", "invalid_model",
   // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture".
+  // Encrypted models: load_model() in src/engine/model_loader.h.
   static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
+  // Loads a GGUF file that is already open (mapped, or a decrypted image in memory that the File
+  // keeps alive). info().path is file->path(); `encryption` becomes info().encryption.
+  static std::shared_ptr<Model> load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
+                                     std::optional<EncryptionInfo> encryption = std::nullopt);
   virtual ~Model() = default;
 
   virtual const ModelInfo& info() const = 0;
