@@ -114,15 +114,14 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
   out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
   out.encrypted_bytes = h.file_bytes();
   out.locked = image->locked();
-  const std::span<const uint8_t> bytes = image->bytes();
-  out.file = gguf::File::from_memory(bytes, path, std::move(image));
-
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   log_debug("decrypted model '" + shown + "' (" + std::to_string(size) + " bytes) into " +
             (opts.mode == DecryptMode::File ? std::string("a sealed memory file")
                                             : std::string(out.locked ? "locked memory" : "unlocked memory")) +
             " in " + std::to_string(ms) + " ms");
+  const std::span<const uint8_t> bytes = image->bytes();
+  out.file = gguf::File::from_memory(bytes, path, std::move(image));
   return out;
 }
 
