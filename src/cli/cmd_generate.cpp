@@ -12,6 +12,7 @@
 #include "a3s/power/error.h"
 #include "cli/command.h"
 #include "cli/decrypt_flags.h"
+#include "cli/model_flags.h"
 #include "engine/generator.h"
 #include "engine/model_loader.h"
 #include "tokenizer/tokenizer.h"
@@ -28,17 +29,16 @@ struct GenerateOptions {
   float top_p = 0.95f;
   float min_p = 0.05f;
   std::optional<uint64_t> seed;
-  int threads = 0;
+  ModelFlags model_flags;
   int ctx_size = 0;
   std::string format = "text";
   DecryptFlags decrypt;
 };
 
 void run_generate(const GenerateOptions& o) {
-  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
   if (o.ctx_size < 0) throw Error(codes::kInvalidArgument, "--ctx-size must not be negative");
   LoadOptions lo;
-  lo.model.n_threads = o.threads;
+  lo.model = model_options(o.model_flags);
   lo.decrypt = decrypt_options(o.decrypt);
   std::shared_ptr<Model> model = load_model(o.model, lo);
   Context ctx(model, ContextOptions{.n_ctx = o.ctx_size});
@@ -84,7 +84,7 @@ const Registrar kRegistrar("generate", 20, [](CLI::App& root) {
   sub->add_option("--top-p", opts->top_p, "Top-p (>= 1: disabled)")->capture_default_str();
   sub->add_option("--min-p", opts->min_p, "Min-p (<= 0: disabled)")->capture_default_str();
   sub->add_option("--seed", opts->seed, "Sampling seed (default: random)");
-  sub->add_option("--threads,-t", opts->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  add_model_flags(sub, opts->model_flags);
   sub->add_option("--ctx-size,-c", opts->ctx_size, "Context size in tokens (0: min(trained, 4096))")
       ->capture_default_str();
   sub->add_option("--format", opts->format, "Output format")

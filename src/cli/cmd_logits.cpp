@@ -12,6 +12,7 @@
 #include "a3s/power/error.h"
 #include "cli/command.h"
 #include "cli/decrypt_flags.h"
+#include "cli/model_flags.h"
 #include "engine/model_loader.h"
 
 namespace a3s::power::cli {
@@ -21,7 +22,7 @@ struct LogitsOptions {
   std::string model;
   std::string tokens;
   std::string out;
-  int threads = 0;
+  ModelFlags model_flags;
   DecryptFlags decrypt;
 };
 
@@ -46,10 +47,9 @@ std::vector<Token> parse_tokens(const std::string& list) {
 }
 
 void run_logits(const LogitsOptions& o) {
-  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
   const std::vector<Token> tokens = parse_tokens(o.tokens);
   LoadOptions lo;
-  lo.model.n_threads = o.threads;
+  lo.model = model_options(o.model_flags);
   lo.decrypt = decrypt_options(o.decrypt);
   std::shared_ptr<Model> model = load_model(o.model, lo);
   Context ctx(model, ContextOptions{.n_ctx = static_cast<int>(tokens.size())});
@@ -77,7 +77,7 @@ const Registrar kRegistrar("logits", 21, [](CLI::App& root) {
   sub->add_option("--model,-m", opts->model, "Path to a GGUF model file")->required();
   sub->add_option("--tokens", opts->tokens, "Comma-separated token ids (no BOS is added)")->required();
   sub->add_option("--out,-o", opts->out, "Output file (little-endian float32, n_tokens x n_vocab)")->required();
-  sub->add_option("--threads,-t", opts->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  add_model_flags(sub, opts->model_flags);
   add_decrypt_flags(sub, opts->decrypt);
   sub->callback([opts] { run_logits(*opts); });
 });

@@ -28,6 +28,7 @@
 #include "chat/chat_template.h"
 #include "cli/command.h"
 #include "cli/decrypt_flags.h"
+#include "cli/model_flags.h"
 #include "client/conversation_loop.h"
 #include "client/line_reader.h"
 #include "engine/generator.h"
@@ -45,7 +46,7 @@ struct RunOptions {
   float temperature = 0.8f;
   std::optional<uint64_t> seed;
   int n_predict = -1;
-  int threads = 0;
+  ModelFlags model_flags;
   int ctx_size = 0;
   DecryptFlags decrypt;
 };
@@ -77,8 +78,8 @@ std::string resolve_model(const std::string& ref) {
 class LocalChat {
  public:
   explicit LocalChat(const RunOptions& o)
-      : model_(load_model(resolve_model(o.model),
-                          LoadOptions{.model = {.n_threads = o.threads}, .decrypt = decrypt_options(o.decrypt)})),
+      : model_(load_model(resolve_model(o.model), LoadOptions{.model = model_options(o.model_flags),
+                                                              .decrypt = decrypt_options(o.decrypt)})),
         ctx_(model_, ContextOptions{.n_ctx = o.ctx_size}),
         template_(chat::ChatTemplate::create(model_->info().chat_template)),
         n_predict_(o.n_predict) {
@@ -140,7 +141,6 @@ class LocalChat {
 };
 
 void run_run(const RunOptions& o) {
-  if (o.threads < 0) throw Error(codes::kInvalidArgument, "--threads must not be negative");
   if (o.ctx_size < 0) throw Error(codes::kInvalidArgument, "--ctx-size must not be negative");
   if (o.temperature < 0) throw Error(codes::kInvalidArgument, "--temperature must not be negative");
   auto local = std::make_shared<LocalChat>(o);
@@ -172,7 +172,7 @@ const Registrar kRegistrar("run", 30, [](CLI::App& root) {
   sub->add_option("--seed", o->seed, "Sampling seed (default: random)");
   sub->add_option("-n,--n-predict", o->n_predict, "Maximum tokens per reply (-1: until the context is full)")
       ->capture_default_str();
-  sub->add_option("--threads,-t", o->threads, "Worker threads (0: physical cores)")->capture_default_str();
+  add_model_flags(sub, o->model_flags);
   sub->add_option("--ctx-size,-c", o->ctx_size, "Context size in tokens (0: min(trained, 4096))")
       ->capture_default_str();
   add_decrypt_flags(sub, o->decrypt);

@@ -16,10 +16,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
-#include "core/log.h"
 #include "config/config.h"
+#include "core/log.h"
 #include "server/server.h"
 
 namespace a3s::power::cli {
@@ -28,6 +29,7 @@ namespace {
 struct ServeArgs {
   std::string config_file, host;
   int port = -1, threads = -1, ctx_size = -1;
+  std::string weights, memory_budget;
   std::vector<std::string> models;
   std::string model_key_file, decrypt;
 };
@@ -63,6 +65,12 @@ void run_serve(const ServeArgs& a) {
   if (a.port >= 0) o.port = a.port;
   if (a.threads >= 0) o.threads = a.threads;
   if (a.ctx_size >= 0) o.ctx_size = a.ctx_size;
+  if (!a.weights.empty()) o.weights = a.weights;
+  if (!a.memory_budget.empty()) {
+    const auto b = parse_memory_size(a.memory_budget);
+    if (!b) throw Error(codes::kInvalidArgument, "--memory-budget must be a size such as 256M or 2G");
+    o.memory_budget_mb = (*b + (1u << 20) - 1) >> 20;
+  }
   o.models = a.models;
   if (!a.decrypt.empty()) o.model_decrypt = a.decrypt;
   if (!a.model_key_file.empty()) o.model_key_file = a.model_key_file;
@@ -92,6 +100,9 @@ Registrar reg("serve", 10, [](CLI::App& root) {
   cmd->add_option("--model", args->models, "Model to serve: NAME (store), PATH (.gguf) or NAME=PATH")
       ->take_all();
   cmd->add_option("--threads", args->threads, "Engine threads (0 = physical cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--weights", args->weights, "Weight residency: auto, resident or stream")
+      ->check(CLI::IsMember({"auto", "resident", "stream"}));
+  cmd->add_option("--memory-budget", args->memory_budget, "Memory each model may use, e.g. 256M or 2G");
   cmd->add_option("--ctx-size", args->ctx_size, "Context per request in tokens (0 = model default)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--model-key-file", args->model_key_file,

@@ -81,11 +81,12 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   if (cli.port) set_port(cfg, *cli.port, hcl::SourcePos{"--port", 0, 0});
   if (cli.threads) set_threads(cfg, *cli.threads, hcl::SourcePos{"--threads", 0, 0});
   if (cli.ctx_size) set_ctx_size(cfg, *cli.ctx_size, hcl::SourcePos{"--ctx-size", 0, 0});
+  if (cli.weights) cfg.weights = *cli.weights;
+  if (cli.memory_budget_mb) cfg.memory_budget_mb = *cli.memory_budget_mb;
   if (cli.model_decrypt) {
     const std::string& m = *cli.model_decrypt;
     if (m == "stream") {
-      throw Error(kConfigErrorCode,
-                  "--decrypt: stream decryption needs layer streaming (--weights stream), which is not supported yet");
+      throw Error(kConfigErrorCode, "--decrypt: stream decryption is not supported yet; use memory or file");
     }
     if (m != "file" && m != "memory") throw Error(kConfigErrorCode, "--decrypt: must be one of file, memory, stream");
     cfg.model_decrypt = m;
@@ -134,6 +135,8 @@ nlohmann::json Config::effective_json() const {
   j["ctx_size"] = ctx_size;
   j["threads"] = threads;
   j["batch_size"] = batch_size;
+  j["weights"] = weights;
+  j["memory_budget_mb"] = memory_budget_mb;
   j["chat_template_fallback"] = chat_template_fallback;
   j["log_level"] = log_level;
   j["offline"] = offline;

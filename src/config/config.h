@@ -49,6 +49,8 @@ struct Config {
   int ctx_size = 0;                    // per-request context (tokens); 0 → model default
   int threads = 0;                     // engine threads; 0 → physical cores
   int batch_size = 512;                // prefill batch (tokens)
+  std::string weights = "auto";        // weight residency: auto | resident | stream
+  uint64_t memory_budget_mb = 0;       // memory the model may use (MiB); 0 = no budget
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
@@ -70,6 +72,8 @@ struct CliOverrides {
   std::vector<std::string> models;  // NAME | PATH | NAME=PATH
   std::optional<int> threads;
   std::optional<int> ctx_size;
+  std::optional<std::string> weights;            // --weights
+  std::optional<uint64_t> memory_budget_mb;      // --memory-budget (rounded up to MiB)
   std::optional<std::string> model_decrypt;   // --decrypt
   std::optional<std::string> model_key_file;  // --model-key-file
 };

@@ -245,6 +245,14 @@ const std::vector<Setting>& settings() {
     add("batch_size", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.batch_size = static_cast<int>(as_int(v, x.key, 1, 65536));
     });
+    add("weights", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& w = as_string(v, x.key);
+      if (w != "auto" && w != "resident" && w != "stream") fail(v.pos, quoted(x.key) + " must be one of auto, resident, stream");
+      c.weights = w;
+    });
+    add("memory_budget_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.memory_budget_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
+    });
     add("chat_template_fallback", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& f = as_string(v, x.key);
       const auto& fams = template_families();
@@ -272,8 +280,7 @@ const std::vector<Setting>& settings() {
     add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& m = as_string(v, x.key);
       if (m == "stream") {
-        fail(v.pos, quoted(x.key) +
-                        " = \"stream\" needs layer streaming (weights = \"stream\"), which is not supported yet");
+        fail(v.pos, quoted(x.key) + " = \"stream\" (per-layer decryption) is not supported yet; use memory or file");
       }
       if (m != "file" && m != "memory") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
       c.model_decrypt = m;
@@ -295,8 +302,6 @@ const std::vector<Setting>& settings() {
     add("suppress_token_metrics", KeyType::Bool, nullptr);
     add("prompt_cache_max_entries", KeyType::Int, nullptr);
     add("prompt_cache_ttl_seconds", KeyType::Number, nullptr);
-    add("weights", KeyType::String, nullptr);
-    add("memory_budget_mb", KeyType::Int, nullptr);
     add("kv_cache_type", KeyType::String, nullptr);
     // An object cannot come from an environment variable.
     for (auto& k : s) {

@@ -41,9 +41,17 @@ std::shared_ptr<const engine::ModelImpl> as_impl(std::shared_ptr<const Model> mo
 
 int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
   if (opts.n_ctx < 0) throw Error(codes::kInvalidArgument, "n_ctx must not be negative");
-  if (opts.n_ctx > 0) return opts.n_ctx;
+  const int limit = m.info().n_ctx_max;  // 0: no memory budget
+  if (opts.n_ctx > 0) {
+    if (limit > 0 && opts.n_ctx > limit)
+      throw Error(codes::kInvalidArgument, "a context of " + std::to_string(opts.n_ctx) +
+                                               " tokens does not fit the memory budget (at most " +
+                                               std::to_string(limit) + ")");
+    return opts.n_ctx;
+  }
   const int train = m.hparams().n_ctx_train;
-  return train > 0 ? std::min(train, 4096) : 4096;
+  const int dflt = train > 0 ? std::min(train, 4096) : 4096;
+  return limit > 0 ? std::min(dflt, limit) : dflt;
 }
 
 }  // namespace
@@ -102,6 +110,12 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
   if (c.logits.size() < rows * static_cast<size_t>(n_vocab))
     c.logits.resize(rows * static_cast<size_t>(n_vocab));
 
+  try {
+    c.kv.reserve(n_past0 + static_cast<int>(n));
+  } catch (const std::bad_alloc&) {
+    throw Error(codes::kInvalidArgument, "not enough memory to grow the KV cache to " +
+                                             std::to_string(n_past0 + n) + " tokens; use a smaller context");
+  }
   std::lock_guard<std::mutex> lock(c.model->compute_mutex());
   try {
     const size_t nb = static_cast<size_t>(c.fwd.n_batch());

@@ -4,14 +4,12 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "engine/memory_plan.h"
 #include "engine/model_impl.h"
 #include "engine/ops.h"
 #include "kernels/kernels.h"
 
 namespace a3s::power::engine {
-namespace {
-constexpr int64_t kHeadChunkRows = 4096;  // output-head rows per read for copying weight sources
-}
 
 Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
     : m_(model),

@@ -6,15 +6,21 @@
 #include <map>
 
 #include "a3s/power/error.h"
+#include "core/process_memory.h"
+#include "engine/memory_plan.h"
 #include "engine/model_impl.h"
 #include "gguf/gguf_file.h"
 #include "kernels/kernels.h"
 #include "tokenizer/tokenizer.h"
 #include "weights/mapped_weights.h"
+#include "weights/streaming_weights.h"
 
 namespace a3s::power {
 namespace engine {
 namespace {
+
+// Heap growth while loading (tokenizer tables, metadata) on top of the RSS measured before loading.
+constexpr uint64_t kBaselineMargin = 16ull * 1024 * 1024;
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -86,6 +92,12 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
   if (opts_.n_batch <= 0) throw Error(codes::kInvalidArgument, "n_batch must be positive");
   if (opts_.n_threads < 0) throw Error(codes::kInvalidArgument, "n_threads must not be negative");
   resolve_tensors();
+  // One forward pass asks for block tensors layer by layer, in LayerRole order (forward.cpp).
+  std::vector<int> order;
+  for (const LayerTensors& lt : layers_)
+    for (int id : lt.id)
+      if (id >= 0) order.push_back(id);
+  weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
 }
 
@@ -192,7 +204,22 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
                                              std::string(supported_archs()) + ")");
   }
 
-  auto weights = std::make_unique<weights::MappedWeights>(file);
+  // A decrypted image is already resident (and counted in the RSS); its weights cannot be streamed
+  // from the encrypted file by plain reads (that needs stream decryption, not built yet).
+  ModelOptions plan_opts = opts;
+  uint64_t image_bytes = 0;
+  if (encryption) {
+    if (opts.weights == WeightsMode::Stream) {
+      throw Error(codes::kInvalidArgument,
+                  "--weights stream with an encrypted model needs stream decryption (--decrypt stream), which is "
+                  "not available yet; use --weights resident");
+    }
+    plan_opts.weights = WeightsMode::Resident;
+    image_bytes = file->bytes().size();
+  }
+  const uint64_t rss = current_rss_bytes();
+  const uint64_t baseline = (rss > image_bytes ? rss - image_bytes : 0) + kBaselineMargin;
+  std::unique_ptr<weights::WeightSource> weights = std::make_unique<weights::MappedWeights>(file);
   const auto embd = weights->find(arch->token_embd);
   if (!embd) throw Error(codes::kInvalidModel, std::string("missing tensor ") + arch->token_embd);
   const int64_t n_vocab = weights->desc(*embd).ne[1];
@@ -204,8 +231,25 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
     throw Error(codes::kInvalidModel, "tokenizer vocabulary size " + std::to_string(tok->n_vocab()) +
                                           " differs from token_embd.weight rows " + std::to_string(hp.n_vocab));
 
+  // Residency, batch and context limit under the memory budget.
+  const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
+  const int output_id = weights->find(arch->output).value_or(*embd);
+  const MemoryPlan plan = plan_memory(hp, weights->tensors(), output_id, *embd, plan_opts, n_threads, baseline);
+  if (plan.weights == WeightsMode::Stream) {
+    std::vector<uint64_t> offsets;
+    for (const gguf::TensorInfo& t : file->tensors()) offsets.push_back(t.file_offset);
+    weights = std::make_unique<weights::StreamingWeights>(weights::tensor_descs(*file), std::move(offsets),
+                                                          std::make_unique<weights::FileByteReader>(path));
+  }
+  ModelOptions effective = plan_opts;
+  effective.n_batch = plan.n_batch;
+
   ModelInfo info;
   info.path = path;
+  info.weights = plan.weights;
+  info.memory_budget = opts.memory_budget;
+  info.n_ctx_max = plan.n_ctx_max;
+  info.n_batch = plan.n_batch;
   info.name = file->get_string("general.name").value_or(std::filesystem::path(path).stem().string());
   info.architecture = hp.arch;
   info.file_size = file->bytes().size();
@@ -230,7 +274,7 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   info.encryption = std::move(encryption);
 
   return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
-                                     std::move(tok), opts);
+                                     std::move(tok), effective);
 }
 
 }  // namespace a3s::power

@@ -30,6 +30,7 @@ class ModelImpl final : public Model {
 
   const ModelInfo& info() const override { return info_; }
   const Tokenizer& tokenizer() const override { return *tokenizer_; }
+  uint64_t weight_bytes_read() const override { return weights_->bytes_read(); }
 
   const HParams& hparams() const { return hp_; }
   const ArchSpec& arch() const { return arch_; }

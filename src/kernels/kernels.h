@@ -10,8 +10,11 @@
 // row quantized to `vec_dot_type(w)` (F32→F32, F16→F16, BF16→BF16, Q4_0/Q5_0/Q8_0→Q8_0,
 // Q4_1/Q5_1→Q8_1, Q2_K..Q6_K→Q8_K). Quantized products sum integers inside each block and scale by the
 // block factors in float, like llama.cpp's `ggml_vec_dot_<w>_<act>`; K-quant minima are applied through
-// the Q8_K `bsums`. Different ISA paths may sum blocks in a different order: results then differ only
-// by float rounding (relative ~1e-6 of the sum of |terms|).
+// the Q8_K `bsums`. The float order is that of llama.cpp's x86 (AVX2) kernels: integer sums in the
+// eight int32 lanes of 32-byte vectors, one FMA per lane and block, lanes summed at the end
+// (src/kernels/lanes8.h). Every ISA path returns the same bits as the scalar reference, which defines
+// the arithmetic; `matmul` returns the same bits as `vec_dot` row by row. Activation quants are
+// expected in [-127, 127], the range the quantizers below produce.
 //
 // ISA dispatch. A scalar reference path is always built; an AVX2+FMA+F16C path is compiled separately
 // and chosen at start-up when the CPU supports it. The environment variable A3S_POWER_ISA

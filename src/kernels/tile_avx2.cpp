@@ -1,7 +1,8 @@
 // AVX2 tile kernels for matmul: one weight row against up to four tokens at a time, so each weight
 // block is loaded and unpacked once per four activation rows (prefill). For the quantized types the
 // per-token arithmetic is exactly that of the single-row dot products in vec_dot_avx2.cpp, so a
-// matmul result equals vec_dot bit for bit; the float types use two accumulators per token.
+// matmul result equals vec_dot bit for bit (and so the scalar reference); the float types use two
+// accumulators per token, as vec_dot does for F32 and F16.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -107,7 +108,7 @@ void multi_q_1(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       ma = h2f(blk.m);
     }
     for (int t = 0; t < NT; ++t) {
-      mins[t] += ma * h2f(b.r[t][i].s);
+      mins[t] = std::fma(ma, h2f(b.r[t][i].s), mins[t]);
       const __m256i s = dot_u8_i8(qa, load256(b.r[t][i].qs));
       acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * h2f(b.r[t][i].d)), _mm256_cvtepi32_ps(s), acc[t]);
     }
@@ -152,7 +153,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     k4_unpack(scales, sc, mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
     for (int t = 0; t < NT; ++t)
-      mins[t] += b.r[t][i].d * dmin * static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums));
+      mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
@@ -218,7 +219,7 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     const float da = h2f(a[i].d);
     for (int t = 0; t < NT; ++t) {
       const int total = hsum_i32(isum[t]) - 32 * scaled_bsums(sc_vec, b.r[t][i].bsums);
-      sum[t] += da * b.r[t][i].d * static_cast<float>(total);
+      sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
     }
   }
   for (int t = 0; t < NT; ++t) out[t] = sum[t];

@@ -1,8 +1,10 @@
-// AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact (the
-// same integers as the scalar path); blocks are scaled and accumulated in 8-lane float vectors with
-// FMA (Q3_K and Q6_K: per super-block integer totals in the scalar order; Q4_0: each block's integer
-// total times d_w·d_x added by one scalar FMA, the order of llama.cpp's repacked Q4_0 kernels on AVX2
-// CPUs), so results differ from the scalar path only by float summation order.
+// AVX2 + FMA + F16C dot products for every weight type. Integer sums inside a block are exact; blocks
+// are scaled and accumulated in 8-lane float vectors with FMA (Q3_K and Q6_K: one scalar FMA with each
+// super-block's integer total; Q4_0: one scalar FMA with each block's integer total times d_w·d_x,
+// the order of llama.cpp's repacked Q4_0 kernels on AVX2 CPUs). The scalar reference
+// (vec_dot_scalar.cpp, lanes8.h) performs the same float operations in the same order: both paths
+// return the same bits. Every fused multiply-add is written out (the kernels are compiled with
+// -ffp-contract=off), so the arithmetic does not depend on the compiler.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -33,20 +35,22 @@ inline float scalar_bf16(const void* p, int64_t i) {
   return f;
 }
 
-// Four 8-lane FMA accumulators over 32 elements per step; the tail (< 8 elements) in double.
-template <__m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
+// kAcc 8-lane FMA accumulators over 8·kAcc elements per step, the remaining whole 8-element steps
+// into the first; the tail (< 8 elements) in double. F32 and F16 use two accumulators, the order of
+// their matmul tiles (tile_avx2.cpp), so vec_dot and matmul agree; BF16 (no tile) uses four.
+template <int kAcc, __m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
 void dot_float_row(int64_t n, float* out, const void* a, const void* b) {
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-  __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+  static_assert(kAcc == 2 || kAcc == 4);
+  __m256 acc[kAcc];
+  for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
-    acc1 = _mm256_fmadd_ps(Load(a, i + 8), Load(b, i + 8), acc1);
-    acc2 = _mm256_fmadd_ps(Load(a, i + 16), Load(b, i + 16), acc2);
-    acc3 = _mm256_fmadd_ps(Load(a, i + 24), Load(b, i + 24), acc3);
+  for (; i + 8 * kAcc <= n; i += 8 * kAcc) {
+    for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_fmadd_ps(Load(a, i + 8 * k), Load(b, i + 8 * k), acc[k]);
   }
-  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
-  double sum = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3)));
+  for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc[0]);
+  const __m256 v = kAcc == 2 ? _mm256_add_ps(acc[0], acc[1])
+                             : _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+  double sum = hsum(v);
   for (; i < n; ++i) sum += static_cast<double>(Scalar(a, i) * Scalar(b, i));
   *out = static_cast<float>(sum);
 }
@@ -76,7 +80,7 @@ void dot_q4_1(int64_t n, float* out, const void* w, const void* x) {
   float mins = 0.0f;
   for (int64_t i = 0; i < n / kQK; ++i) {
     const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
-    mins += h2f(a[i].m) * h2f(b[i].s);
+    mins = std::fma(h2f(a[i].m), h2f(b[i].s), mins);
     const __m256i s = dot_u8_i8(unpack_nibbles(a[i].qs), load256(b[i].qs));
     acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(s), acc);
   }
@@ -108,7 +112,7 @@ void dot_q5_1(int64_t n, float* out, const void* w, const void* x) {
   const __m256i bit4 = _mm256_set1_epi8(0x10);
   for (int64_t i = 0; i < n / kQK; ++i) {
     const __m256 d = _mm256_set1_ps(h2f(a[i].d) * h2f(b[i].d));
-    mins += h2f(a[i].m) * h2f(b[i].s);
+    mins = std::fma(h2f(a[i].m), h2f(b[i].s), mins);
     uint32_t qh;
     std::memcpy(&qh, a[i].qh, 4);
     const __m256i q = _mm256_or_si256(unpack_nibbles(a[i].qs), _mm256_and_si256(spread_bits(qh), bit4));
@@ -141,7 +145,7 @@ void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     const __m128i sc_bytes = load128(a[i].scales);
     const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc_bytes, 4), _mm_set1_epi8(0x0F)));
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(scaled_bsums(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(scaled_bsums(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
     for (int half = 0; half < 2; ++half) {
@@ -185,7 +189,7 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
       }
     }
     const int total = hsum_i32(isum) - 4 * scaled_bsums(sc_vec, b[i].bsums);
-    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+    sum = std::fma(h2f(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
@@ -199,7 +203,7 @@ void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     uint8_t sc[8], mn[8];
     k4_unpack(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(k4_min_dot(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const int8_t* q8 = b[i].qs;
     for (int c = 0; c < 4; ++c, q8 += 64) {
@@ -227,7 +231,7 @@ void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
   for (int64_t i = 0; i < n / kQKK; ++i) {
     uint8_t sc[8], mn[8];
     k4_unpack(a[i].scales, sc, mn);
-    mins += b[i].d * h2f(a[i].dmin) * static_cast<float>(k4_min_dot(mn, b[i].bsums));
+    mins = std::fma(b[i].d * h2f(a[i].dmin), static_cast<float>(k4_min_dot(mn, b[i].bsums)), mins);
     __m256i isum = _mm256_setzero_si256();
     const __m256i qh = load256(a[i].qh);
     const int8_t* q8 = b[i].qs;
@@ -284,7 +288,7 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
       isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_add_epi32(p1, p2), _mm256_add_epi32(p3, p4)));
     }
     const int total = hsum_i32(isum) - 32 * scaled_bsums(sc_vec, b[i].bsums);
-    sum += h2f(a[i].d) * b[i].d * static_cast<float>(total);
+    sum = std::fma(h2f(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
@@ -292,9 +296,9 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
 }  // namespace
 
 void install_avx2_vec_dot(KernelTable& t) {
-  t.vec_dot[idx(TensorType::F32)] = dot_float_row<load_f32, scalar_f32>;
-  t.vec_dot[idx(TensorType::F16)] = dot_float_row<load_f16, scalar_f16>;
-  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<load_bf16, scalar_bf16>;
+  t.vec_dot[idx(TensorType::F32)] = dot_float_row<2, load_f32, scalar_f32>;
+  t.vec_dot[idx(TensorType::F16)] = dot_float_row<2, load_f16, scalar_f16>;
+  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<4, load_bf16, scalar_bf16>;
   t.vec_dot[idx(TensorType::Q4_0)] = dot_q4_0;
   t.vec_dot[idx(TensorType::Q4_1)] = dot_q4_1;
   t.vec_dot[idx(TensorType::Q5_0)] = dot_q5_0;

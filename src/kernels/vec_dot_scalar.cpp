@@ -1,267 +1,292 @@
-// Scalar reference dot products (the oracle of every ISA path). Semantics follow llama.cpp's
-// `ggml_vec_dot_*` generic code: float rows are summed in double; quantized rows sum integer products
-// inside each block and add `block_sum · scales` to a float accumulator block by block; K-quant minima
-// are subtracted through the Q8_K bsums.
+// Scalar reference dot products (the oracle of every ISA path). They define the arithmetic: the AVX2
+// kernels perform the same float operations in the same order (lanes8.h), so every path returns the
+// same bits. The order is that of the AVX2 kernels (tuned to reproduce llama.cpp's x86 results):
+//   - quantized rows: integer products summed exactly inside each block into the eight int32 lanes
+//     of a 32-byte vector (lanes8::int_lanes), each lane scaled by the block factors and accumulated
+//     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K and Q6_K add the
+//     (super-)block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
+//     unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
+//   - float rows: 8-lane FMA accumulators, the last n % 8 products added in double.
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/blocks.h"
 #include "kernels/half.h"
+#include "kernels/lanes8.h"
 #include "kernels/scalar_install.h"
 
 namespace a3s::power::kernels {
 namespace {
 
 using half::fp16_to_fp32;
+using lanes8::kLanes;
 
-void dot_f32(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const float*>(w);
-  const auto* b = static_cast<const float*>(x);
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(a[i] * b[i]);
-  *out = static_cast<float>(sum);
+// ---- float rows ----------------------------------------------------------------------------------
+
+float f32_at(const void* p, int64_t i) {
+  return static_cast<const float*>(p)[i];
+}
+float f16_at(const void* p, int64_t i) {
+  return fp16_to_fp32(static_cast<const uint16_t*>(p)[i]);
+}
+float bf16_at(const void* p, int64_t i) {
+  return half::bf16_to_fp32(static_cast<const uint16_t*>(p)[i]);
 }
 
-void dot_f16(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const uint16_t*>(w);
-  const auto* b = static_cast<const uint16_t*>(x);
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(fp16_to_fp32(a[i]) * fp16_to_fp32(b[i]));
-  *out = static_cast<float>(sum);
-}
-
-void dot_bf16(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const uint16_t*>(w);
-  const auto* b = static_cast<const uint16_t*>(x);
-  double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    sum += static_cast<double>(half::bf16_to_fp32(a[i]) * half::bf16_to_fp32(b[i]));
+// kAcc 8-lane accumulators over steps of 8·kAcc elements, the remaining whole 8-element steps into
+// the first; the accumulators added lane by lane (a0 + a1, or (a0 + a1) + (a2 + a3)), the lanes
+// summed by hsum, then the last n % 8 products (rounded to float) added in double.
+template <int kAcc, float (*At)(const void*, int64_t)>
+void dot_float(int64_t n, float* out, const void* w, const void* x) {
+  static_assert(kAcc == 2 || kAcc == 4);
+  lanes8::Acc acc[kAcc];
+  auto step = [&](int64_t i, lanes8::Acc& a) {
+    float wv[kLanes], xv[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      wv[l] = At(w, i + l);
+      xv[l] = At(x, i + l);
+    }
+    a.fma(wv, xv);
+  };
+  int64_t i = 0;
+  for (; i + kLanes * kAcc <= n; i += kLanes * kAcc) {
+    for (int k = 0; k < kAcc; ++k) step(i + kLanes * k, acc[k]);
   }
+  for (; i + kLanes <= n; i += kLanes) step(i, acc[0]);
+  float v[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    v[l] = kAcc == 2 ? acc[0].v[l] + acc[1].v[l] : (acc[0].v[l] + acc[1].v[l]) + (acc[2].v[l] + acc[3].v[l]);
+  }
+  double sum = lanes8::hsum(v);
+  for (; i < n; ++i) sum += static_cast<double>(At(w, i) * At(x, i));
   *out = static_cast<float>(sum);
 }
 
+// ---- 32-element blocks ---------------------------------------------------------------------------
+
+// The int32 lanes of the products q[e] · y[e] of one block.
+void block_lanes(const int* q, const int8_t* y, int32_t* s) {
+  int32_t p[kQK];
+  for (int e = 0; e < kQK; ++e) p[e] = q[e] * y[e];
+  lanes8::int_lanes(p, kQK, s);
+}
+
+// Element values of the nibble formats: element j in the low nibble of byte j, element j + 16 in
+// the high nibble; Q5: the fifth bit of element e is bit e of qh. `offset` is subtracted.
+void unpack_q4(const uint8_t* qs, int offset, int* q) {
+  for (int j = 0; j < kQK / 2; ++j) {
+    q[j] = (qs[j] & 0xF) - offset;
+    q[j + kQK / 2] = (qs[j] >> 4) - offset;
+  }
+}
+void unpack_q5(const uint8_t* qs, const uint8_t* qh_bytes, int offset, int* q) {
+  uint32_t qh;
+  std::memcpy(&qh, qh_bytes, 4);
+  unpack_q4(qs, 0, q);
+  for (int e = 0; e < kQK; ++e) q[e] = (q[e] | static_cast<int>(((qh >> e) & 1u) << 4)) - offset;
+}
+
+// One FMA per block with the block's integer total (llama.cpp's repacked Q4_0 kernels on AVX2).
 void dot_q4_0(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ4_0*>(w);
   const auto* b = static_cast<const BlockQ8_0*>(x);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQK; ++i) {
+    int q[kQK];
+    unpack_q4(a[i].qs, 8, q);
     int isum = 0;
-    for (int j = 0; j < kQK / 2; ++j) {
-      isum += ((a[i].qs[j] & 0xF) - 8) * b[i].qs[j];
-      isum += ((a[i].qs[j] >> 4) - 8) * b[i].qs[j + kQK / 2];
-    }
-    sum += static_cast<float>(isum) * fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d);
+    for (int e = 0; e < kQK; ++e) isum += q[e] * b[i].qs[e];
+    sum = std::fma(static_cast<float>(isum), fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d), sum);
   }
   *out = sum;
 }
 
-void dot_q4_1(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const BlockQ4_1*>(w);
+// Q4_1 / Q5_1: lanes of unsigned quants times Q8_1, plus m · s per block in one scalar FMA chain.
+template <bool kFive>
+void dot_q_1(int64_t n, float* out, const void* w, const void* x) {
+  using Block = std::conditional_t<kFive, BlockQ5_1, BlockQ4_1>;
+  const auto* a = static_cast<const Block*>(w);
   const auto* b = static_cast<const BlockQ8_1*>(x);
-  float sum = 0.0f;
+  lanes8::Acc acc;
+  float mins = 0.0f;
   for (int64_t i = 0; i < n / kQK; ++i) {
-    int isum = 0;
-    for (int j = 0; j < kQK / 2; ++j) {
-      isum += (a[i].qs[j] & 0xF) * b[i].qs[j];
-      isum += (a[i].qs[j] >> 4) * b[i].qs[j + kQK / 2];
+    int q[kQK];
+    if constexpr (kFive) {
+      unpack_q5(a[i].qs, a[i].qh, 0, q);
+    } else {
+      unpack_q4(a[i].qs, 0, q);
     }
-    sum += (fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d)) * static_cast<float>(isum) +
-           fp16_to_fp32(a[i].m) * fp16_to_fp32(b[i].s);
+    int32_t s[kLanes];
+    block_lanes(q, b[i].qs, s);
+    mins = std::fma(fp16_to_fp32(a[i].m), fp16_to_fp32(b[i].s), mins);
+    acc.fma_int(fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d), s);
   }
-  *out = sum;
-}
-
-inline int q5_int_dot(const uint8_t* qs, const uint8_t* qh_bytes, const int8_t* y, int offset) {
-  uint32_t qh;
-  std::memcpy(&qh, qh_bytes, 4);
-  int isum = 0;
-  for (int j = 0; j < kQK / 2; ++j) {
-    const int lo = (qs[j] & 0xF) | static_cast<int>(((qh >> j) & 1u) << 4);
-    const int hi = (qs[j] >> 4) | static_cast<int>(((qh >> (j + 16)) & 1u) << 4);
-    isum += (lo - offset) * y[j] + (hi - offset) * y[j + kQK / 2];
-  }
-  return isum;
+  *out = acc.sum() + mins;
 }
 
 void dot_q5_0(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ5_0*>(w);
   const auto* b = static_cast<const BlockQ8_0*>(x);
-  float sum = 0.0f;
+  lanes8::Acc acc;
   for (int64_t i = 0; i < n / kQK; ++i) {
-    const int isum = q5_int_dot(a[i].qs, a[i].qh, b[i].qs, 16);
-    sum += (fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d)) * static_cast<float>(isum);
+    int q[kQK];
+    unpack_q5(a[i].qs, a[i].qh, 16, q);
+    int32_t s[kLanes];
+    block_lanes(q, b[i].qs, s);
+    acc.fma_int(fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d), s);
   }
-  *out = sum;
-}
-
-void dot_q5_1(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const BlockQ5_1*>(w);
-  const auto* b = static_cast<const BlockQ8_1*>(x);
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n / kQK; ++i) {
-    const int isum = q5_int_dot(a[i].qs, a[i].qh, b[i].qs, 0);
-    sum += (fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d)) * static_cast<float>(isum) +
-           fp16_to_fp32(a[i].m) * fp16_to_fp32(b[i].s);
-  }
-  *out = sum;
+  *out = acc.sum();
 }
 
 void dot_q8_0(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ8_0*>(w);
   const auto* b = static_cast<const BlockQ8_0*>(x);
-  float sum = 0.0f;
+  lanes8::Acc acc;
   for (int64_t i = 0; i < n / kQK; ++i) {
-    int isum = 0;
-    for (int j = 0; j < kQK; ++j) isum += a[i].qs[j] * b[i].qs[j];
-    sum += static_cast<float>(isum) * (fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d));
+    int q[kQK];
+    for (int e = 0; e < kQK; ++e) q[e] = a[i].qs[e];
+    int32_t s[kLanes];
+    block_lanes(q, b[i].qs, s);
+    acc.fma_int(fp16_to_fp32(a[i].d) * fp16_to_fp32(b[i].d), s);
   }
-  *out = sum;
+  *out = acc.sum();
+}
+
+// ---- K-quants ------------------------------------------------------------------------------------
+// Quants are unpacked into q[256] in element order (the order of the Q8_K activations), then
+// multiplied with the activations and the scale of their group of 16.
+
+// The products of one super-block: p[16g + k] = sc16[g] · q[16g + k] · y[16g + k].
+void superblock_products(const int* q, const int* sc16, const int8_t* y, int32_t* p) {
+  for (int g = 0; g < kQKK / 16; ++g) {
+    for (int k = 16 * g; k < 16 * g + 16; ++k) p[k] = sc16[g] * q[k] * y[k];
+  }
+}
+int total_of(const int32_t* p, int n) {
+  int t = 0;
+  for (int e = 0; e < n; ++e) t += p[e];
+  return t;
+}
+// Σ_g sc16[g] · bsums[g] over the 16 groups of 16 of a Q8_K block.
+int scaled_bsums(const int* sc16, const int16_t* bsums) {
+  int t = 0;
+  for (int g = 0; g < kQKK / 16; ++g) t += sc16[g] * bsums[g];
+  return t;
+}
+
+// 2-bit planes (Q2_K, Q3_K): element 128·h + 32·p + l in bits 2p of byte 32·h + l of qs.
+void unpack_planes2(const uint8_t* qs, int* q) {
+  for (int h = 0; h < 2; ++h) {
+    for (int p = 0; p < 4; ++p) {
+      for (int l = 0; l < 32; ++l) q[128 * h + 32 * p + l] = (qs[32 * h + l] >> (2 * p)) & 3;
+    }
+  }
 }
 
 void dot_q2_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ2_K*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
-  float sum = 0.0f;
+  lanes8::Acc acc;
+  float mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    int summs = 0;
-    for (int j = 0; j < 16; ++j) summs += b[i].bsums[j] * (a[i].scales[j] >> 4);
-    const float dall = b[i].d * fp16_to_fp32(a[i].d);
-    const float dmin = b[i].d * fp16_to_fp32(a[i].dmin);
-    int isum = 0;
-    int is = 0;
-    const uint8_t* q2 = a[i].qs;
-    const int8_t* q8 = b[i].qs;
-    for (int half = 0; half < 2; ++half, q2 += 32) {
-      for (int shift = 0; shift < 8; shift += 2) {
-        for (int g = 0; g < 2; ++g, q8 += 16) {
-          int s = 0;
-          for (int l = 0; l < 16; ++l) s += q8[l] * ((q2[16 * g + l] >> shift) & 3);
-          isum += (a[i].scales[is++] & 0xF) * s;
-        }
-      }
+    int sc16[16], m16[16], q[kQKK];
+    for (int g = 0; g < 16; ++g) {
+      sc16[g] = a[i].scales[g] & 0xF;
+      m16[g] = a[i].scales[g] >> 4;
     }
-    sum += dall * static_cast<float>(isum) - dmin * static_cast<float>(summs);
+    unpack_planes2(a[i].qs, q);
+    mins =
+        std::fma(b[i].d * fp16_to_fp32(a[i].dmin), static_cast<float>(scaled_bsums(m16, b[i].bsums)), mins);
+    int32_t p[kQKK], s[kLanes];
+    superblock_products(q, sc16, b[i].qs, p);
+    lanes8::int_lanes(p, kQKK, s);
+    acc.fma_int(b[i].d * fp16_to_fp32(a[i].d), s);
   }
-  *out = sum;
+  *out = acc.sum() - mins;
 }
 
+// Quants stored as u = 2-bit plane value + 4·(bit e / 32 of hmask[e % 32]) ∈ [0, 7], meaning u - 4:
+// Σ sc·u·y - 4·Σ sc·bsums.
 void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ3_K*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    int8_t scales[16];
-    q3k_scales(a[i].scales, scales);
-    const uint8_t* q3 = a[i].qs;
-    const int8_t* q8 = b[i].qs;
-    uint8_t mask = 1;
-    int isum = 0;
-    int is = 0;
-    for (int half = 0; half < 2; ++half, q3 += 32) {
-      for (int shift = 0; shift < 8; shift += 2, mask = static_cast<uint8_t>(mask << 1)) {
-        for (int g = 0; g < 2; ++g, q8 += 16) {
-          int s = 0;
-          for (int l = 16 * g; l < 16 * g + 16; ++l) {
-            const int v = ((q3[l] >> shift) & 3) - ((a[i].hmask[l] & mask) ? 0 : 4);
-            s += v * q8[l - 16 * g];
-          }
-          isum += scales[is++] * s;
-        }
-      }
+    int8_t sc8[16];
+    q3k_scales(a[i].scales, sc8);
+    int sc16[16], q[kQKK];
+    for (int g = 0; g < 16; ++g) sc16[g] = sc8[g];
+    unpack_planes2(a[i].qs, q);
+    for (int j = 0; j < 8; ++j) {
+      for (int l = 0; l < 32; ++l) q[32 * j + l] |= ((a[i].hmask[l] >> j) & 1) << 2;
     }
-    sum += fp16_to_fp32(a[i].d) * b[i].d * static_cast<float>(isum);
+    int32_t p[kQKK];
+    superblock_products(q, sc16, b[i].qs, p);
+    const int total = total_of(p, kQKK) - 4 * scaled_bsums(sc16, b[i].bsums);
+    sum = std::fma(fp16_to_fp32(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
 
-// Σ_j m_j · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q4_K/Q5_K block.
-inline int k4_min_sum(const uint8_t* scales, const int16_t* bsums) {
-  int s = 0;
-  for (int j = 0; j < 8; ++j) {
-    uint8_t sc, m;
-    k4_scale_min(j, scales, &sc, &m);
-    s += m * (bsums[2 * j] + bsums[2 * j + 1]);
-  }
-  return s;
-}
-
-void dot_q4_k(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const BlockQ4_K*>(w);
+// Q4_K / Q5_K (kFive): sub-block j (elements 32j .. 32j + 31) in the low (j even) or high (j odd)
+// nibbles of bytes 32·(j / 2) .. +31 of qs; Q5_K: bit j of qh[l] is the fifth bit of element 32j + l.
+// Scales and minima per sub-block, i.e. per two groups of 16.
+template <bool kFive>
+void dot_k4(int64_t n, float* out, const void* w, const void* x) {
+  using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
+  const auto* a = static_cast<const Block*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
-  float sum = 0.0f;
+  lanes8::Acc acc;
+  float mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* q4 = a[i].qs;
-    const int8_t* q8 = b[i].qs;
-    int isum = 0;
-    for (int j = 0; j < 8; j += 2, q4 += 32, q8 += 64) {
-      uint8_t sc0, sc1, m;
-      k4_scale_min(j, a[i].scales, &sc0, &m);
-      k4_scale_min(j + 1, a[i].scales, &sc1, &m);
-      int s0 = 0, s1 = 0;
-      for (int l = 0; l < 32; ++l) {
-        s0 += (q4[l] & 0xF) * q8[l];
-        s1 += (q4[l] >> 4) * q8[l + 32];
-      }
-      isum += sc0 * s0 + sc1 * s1;
+    int sc16[16], m16[16], q[kQKK];
+    for (int g = 0; g < 16; ++g) {
+      uint8_t sc, m;
+      k4_scale_min(g / 2, a[i].scales, &sc, &m);
+      sc16[g] = sc;
+      m16[g] = m;
     }
-    const float d = b[i].d * fp16_to_fp32(a[i].d);
-    const float dmin = b[i].d * fp16_to_fp32(a[i].dmin);
-    sum += d * static_cast<float>(isum) - dmin * static_cast<float>(k4_min_sum(a[i].scales, b[i].bsums));
+    for (int j = 0; j < 8; ++j) {
+      for (int l = 0; l < 32; ++l) {
+        int v = (a[i].qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 0xF;
+        if constexpr (kFive) v |= ((a[i].qh[l] >> j) & 1) << 4;
+        q[32 * j + l] = v;
+      }
+    }
+    mins =
+        std::fma(b[i].d * fp16_to_fp32(a[i].dmin), static_cast<float>(scaled_bsums(m16, b[i].bsums)), mins);
+    int32_t p[kQKK], s[kLanes];
+    superblock_products(q, sc16, b[i].qs, p);
+    lanes8::int_lanes(p, kQKK, s);
+    acc.fma_int(b[i].d * fp16_to_fp32(a[i].d), s);
   }
-  *out = sum;
+  *out = acc.sum() - mins;
 }
 
-void dot_q5_k(int64_t n, float* out, const void* w, const void* x) {
-  const auto* a = static_cast<const BlockQ5_K*>(w);
-  const auto* b = static_cast<const BlockQ8_K*>(x);
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* ql = a[i].qs;
-    const uint8_t* qh = a[i].qh;
-    const int8_t* q8 = b[i].qs;
-    int isum = 0;
-    uint8_t u1 = 1, u2 = 2;
-    for (int j = 0; j < 8; j += 2, ql += 32, q8 += 64) {
-      uint8_t sc0, sc1, m;
-      k4_scale_min(j, a[i].scales, &sc0, &m);
-      k4_scale_min(j + 1, a[i].scales, &sc1, &m);
-      int s0 = 0, s1 = 0;
-      for (int l = 0; l < 32; ++l) {
-        s0 += ((ql[l] & 0xF) + ((qh[l] & u1) ? 16 : 0)) * q8[l];
-        s1 += ((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) * q8[l + 32];
-      }
-      isum += sc0 * s0 + sc1 * s1;
-      u1 = static_cast<uint8_t>(u1 << 2);
-      u2 = static_cast<uint8_t>(u2 << 2);
-    }
-    const float d = b[i].d * fp16_to_fp32(a[i].d);
-    const float dmin = b[i].d * fp16_to_fp32(a[i].dmin);
-    sum += d * static_cast<float>(isum) - dmin * static_cast<float>(k4_min_sum(a[i].scales, b[i].bsums));
-  }
-  *out = sum;
-}
-
+// Quants stored unsigned (q + 32), element 128·h + 32·p + l: low 4 bits in the low (p < 2) or high
+// nibble of ql[64·h + 32·(p % 2) + l], high 2 bits in bits 2p of qh[32·h + l].
+// Σ sc·u·y - 32·Σ sc·bsums.
 void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
   const auto* a = static_cast<const BlockQ6_K*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* ql = a[i].ql;
-    const uint8_t* qh = a[i].qh;
-    const int8_t* sc = a[i].scales;
-    const int8_t* q8 = b[i].qs;
-    int isum = 0;
-    for (int half = 0; half < 2; ++half, ql += 64, qh += 32, sc += 8, q8 += 128) {
-      int s[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // per 16-element group of this 128-half
-      for (int l = 0; l < 32; ++l) {
-        const int g = l / 16;
-        s[g + 0] += (((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32) * q8[l];
-        s[g + 2] += (((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32) * q8[l + 32];
-        s[g + 4] += (((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32) * q8[l + 64];
-        s[g + 6] += (((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32) * q8[l + 96];
+    int sc16[16], q[kQKK];
+    for (int g = 0; g < 16; ++g) sc16[g] = a[i].scales[g];
+    for (int h = 0; h < 2; ++h) {
+      for (int p = 0; p < 4; ++p) {
+        for (int l = 0; l < 32; ++l) {
+          const int low = (a[i].ql[64 * h + 32 * (p % 2) + l] >> (4 * (p / 2))) & 0xF;
+          const int high = (a[i].qh[32 * h + l] >> (2 * p)) & 3;
+          q[128 * h + 32 * p + l] = low | (high << 4);
+        }
       }
-      for (int g = 0; g < 8; ++g) isum += sc[g] * s[g];
     }
-    sum += fp16_to_fp32(a[i].d) * b[i].d * static_cast<float>(isum);
+    int32_t p[kQKK];
+    superblock_products(q, sc16, b[i].qs, p);
+    const int total = total_of(p, kQKK) - 32 * scaled_bsums(sc16, b[i].bsums);
+    sum = std::fma(fp16_to_fp32(a[i].d) * b[i].d, static_cast<float>(total), sum);
   }
   *out = sum;
 }
@@ -269,18 +294,19 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
 }  // namespace
 
 void install_scalar_vec_dot(KernelTable& t) {
-  t.vec_dot[slot(TensorType::F32)] = dot_f32;
-  t.vec_dot[slot(TensorType::F16)] = dot_f16;
-  t.vec_dot[slot(TensorType::BF16)] = dot_bf16;
+  // F32 / F16: two accumulators, the order of the AVX2 matmul tiles; BF16: four.
+  t.vec_dot[slot(TensorType::F32)] = dot_float<2, f32_at>;
+  t.vec_dot[slot(TensorType::F16)] = dot_float<2, f16_at>;
+  t.vec_dot[slot(TensorType::BF16)] = dot_float<4, bf16_at>;
   t.vec_dot[slot(TensorType::Q4_0)] = dot_q4_0;
-  t.vec_dot[slot(TensorType::Q4_1)] = dot_q4_1;
+  t.vec_dot[slot(TensorType::Q4_1)] = dot_q_1<false>;
   t.vec_dot[slot(TensorType::Q5_0)] = dot_q5_0;
-  t.vec_dot[slot(TensorType::Q5_1)] = dot_q5_1;
+  t.vec_dot[slot(TensorType::Q5_1)] = dot_q_1<true>;
   t.vec_dot[slot(TensorType::Q8_0)] = dot_q8_0;
   t.vec_dot[slot(TensorType::Q2_K)] = dot_q2_k;
   t.vec_dot[slot(TensorType::Q3_K)] = dot_q3_k;
-  t.vec_dot[slot(TensorType::Q4_K)] = dot_q4_k;
-  t.vec_dot[slot(TensorType::Q5_K)] = dot_q5_k;
+  t.vec_dot[slot(TensorType::Q4_K)] = dot_k4<false>;
+  t.vec_dot[slot(TensorType::Q5_K)] = dot_k4<true>;
   t.vec_dot[slot(TensorType::Q6_K)] = dot_q6_k;
 }
 

@@ -114,6 +114,8 @@ json model_status_json(const serving::ModelStatus& s) {
     const auto& d = *s.description;
     j["n_ctx"] = d.n_ctx;
     j["n_ctx_train"] = d.n_ctx_train;
+    j["weights"] = d.weights;
+    j["memory_budget_bytes"] = d.memory_budget;
     j["architecture"] = d.architecture;
     j["file_type"] = d.file_type;
     j["size_bytes"] = d.file_size;

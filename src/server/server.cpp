@@ -53,6 +53,9 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
   eo.n_threads = cfg.threads;
   eo.n_batch = cfg.batch_size;
   eo.n_ctx = cfg.ctx_size;
+  eo.n_parallel = cfg.max_concurrent_requests;
+  eo.weights = parse_weights_mode(cfg.weights).value_or(WeightsMode::Auto);
+  eo.memory_budget = cfg.memory_budget_mb * 1024 * 1024;
   eo.chat_template_fallback = cfg.chat_template_fallback;
   eo.decrypt.mode = weights::parse_decrypt_mode(cfg.model_decrypt).value_or(weights::DecryptMode::Memory);
   if (!cfg.model_key_source.file.empty()) {

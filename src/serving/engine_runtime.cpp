@@ -46,10 +46,18 @@ std::string fingerprint_for(const ModelInfo& info) {
 class EngineRuntime final : public ModelRuntime {
  public:
   EngineRuntime(const std::string& name, const std::string& path, const EngineRuntimeOptions& opts)
-      : model_(load_model(path, LoadOptions{.model = {.n_threads = opts.n_threads, .n_batch = opts.n_batch},
+      : model_(load_model(path, LoadOptions{.model = {.n_threads = opts.n_threads,
+                                                      .n_batch = opts.n_batch,
+                                                      .weights = opts.weights,
+                                                      .memory_budget = opts.memory_budget},
                                             .decrypt = opts.decrypt})),
         n_ctx_option_(opts.n_ctx) {
     const ModelInfo& info = model_->info();
+    if (n_ctx_option_ == 0 && info.n_ctx_max > 0 && opts.n_parallel > 1) {
+      // The budget's context is shared by every slot (each slot has its own KV cache).
+      n_ctx_option_ = std::max(32, info.n_ctx_max / opts.n_parallel / 32 * 32);
+      n_ctx_option_ = std::min({n_ctx_option_, info.n_ctx_max, info.n_ctx_train > 0 ? info.n_ctx_train : 4096});
+    }
     try {
       template_ = chat::ChatTemplate::create(info.chat_template, opts.chat_template_fallback);
     } catch (const Error& e) {
@@ -65,6 +73,8 @@ class EngineRuntime final : public ModelRuntime {
     desc_.n_params = info.n_params;
     desc_.n_ctx = probe.n_ctx();
     desc_.n_ctx_train = info.n_ctx_train;
+    desc_.weights = std::string(to_string(info.weights));
+    desc_.memory_budget = info.memory_budget;
     desc_.n_vocab = info.n_vocab;
     desc_.chat_template = template_ ? template_->family() : "unsupported";
     desc_.system_fingerprint = fingerprint_for(info);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "a3s/power/engine.h"
 #include "serving/model_runtime.h"
 #include "weights/model_file.h"
 
@@ -13,7 +14,11 @@ namespace a3s::power::serving {
 struct EngineRuntimeOptions {
   int n_threads = 0;   // engine worker threads; 0 → physical cores
   int n_batch = 512;   // prefill batch (tokens)
-  int n_ctx = 0;       // per-request context (tokens); 0 → min(n_ctx_train, 4096)
+  int n_ctx = 0;       // per-request context (tokens); 0 → min(n_ctx_train, 4096), and with a memory
+                       // budget the budget's context divided among the n_parallel slots
+  int n_parallel = 1;  // generation slots that each hold a context
+  WeightsMode weights = WeightsMode::Auto;
+  uint64_t memory_budget = 0;  // bytes; 0 = none
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error on chat)
   weights::DecryptOptions decrypt;     // encrypted model files (plaintext files load as they are)
 };

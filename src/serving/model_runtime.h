@@ -28,6 +28,8 @@ struct ModelDescription {
   int n_ctx = 0;             // context of one request (tokens): the KV cache of one slot
   int n_ctx_train = 0;       // context length the model was trained with (tokens)
   int n_vocab = 0;
+  std::string weights = "resident";  // weight residency in use: resident | stream
+  uint64_t memory_budget = 0;        // bytes (0 = none); caps n_ctx
   std::string chat_template;       // recognised template family ("plain" when the model has none)
   std::string system_fingerprint;  // stable per model file + server version
 };

@@ -7,22 +7,8 @@ namespace a3s::power::weights {
 
 MappedWeights::MappedWeights(std::shared_ptr<const gguf::File> file) : file_(std::move(file)) {
   if (!file_) throw Error(codes::kInternal, "no model file");
-  std::vector<TensorDesc> descs;
-  descs.reserve(file_->tensors().size());
-  for (const gguf::TensorInfo& t : file_->tensors()) {
-    TensorDesc d;
-    d.name = t.name;
-    d.type = t.type;
-    d.n_dims = static_cast<int>(t.n_dims);
-    d.ne = t.ne;
-    auto rb = row_size(t.type, t.ne[0]);
-    if (!rb) throw Error(codes::kInvalidModel, "tensor " + t.name + ": row length is not a multiple of the block size");
-    d.row_bytes = *rb;
-    d.size_bytes = t.size_bytes;
-    descs.push_back(std::move(d));
-    data_.push_back(file_->tensor_data(t));
-  }
-  set_tensors(std::move(descs));
+  for (const gguf::TensorInfo& t : file_->tensors()) data_.push_back(file_->tensor_data(t));
+  set_tensors(tensor_descs(*file_));
 }
 
 const uint8_t* MappedWeights::read_rows(int id, int64_t row0, int64_t n_rows, std::span<uint8_t>) {
@@ -31,6 +17,6 @@ const uint8_t* MappedWeights::read_rows(int id, int64_t row0, int64_t n_rows, st
   return data_[static_cast<size_t>(id)] + static_cast<size_t>(row0) * d.row_bytes;
 }
 
-const uint8_t* MappedWeights::layer_data(int, int id) const { return data_[static_cast<size_t>(id)]; }
+const uint8_t* MappedWeights::layer_data(int, int id) { return data_[static_cast<size_t>(id)]; }
 
 }  // namespace a3s::power::weights

@@ -21,7 +21,7 @@ class MappedWeights final : public WeightSource {
  protected:
   void do_acquire_layer(int) override {}
   void do_release_layer(int) override {}
-  const uint8_t* layer_data(int il, int id) const override;
+  const uint8_t* layer_data(int il, int id) override;
 
  private:
   std::shared_ptr<const gguf::File> file_;

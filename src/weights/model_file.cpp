@@ -61,8 +61,8 @@ bool is_encrypted_model_file(const std::string& path) {
 void check_decrypt_options(const DecryptOptions& opts) {
   if (opts.mode == DecryptMode::Stream) {
     throw Error(codes::kInvalidArgument,
-                "stream decryption needs layer streaming (--weights stream), which is not available yet; "
-                "use --decrypt memory or --decrypt file");
+                "stream decryption (per-layer, for --weights stream) is not available yet; use --decrypt memory "
+                "or --decrypt file");
   }
 }
 

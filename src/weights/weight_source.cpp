@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "a3s/power/error.h"
+#include "gguf/gguf_file.h"
 
 namespace a3s::power::weights {
 
@@ -25,6 +26,24 @@ const uint8_t* LayerLease::data(int id) const {
   const TensorDesc& d = src_->desc(id);
   if (d.layer != layer_) throw Error(codes::kInvalidArgument, "tensor " + d.name + " is not in the leased layer");
   return src_->layer_data(layer_, id);
+}
+
+std::vector<TensorDesc> tensor_descs(const gguf::File& file) {
+  std::vector<TensorDesc> descs;
+  descs.reserve(file.tensors().size());
+  for (const gguf::TensorInfo& t : file.tensors()) {
+    TensorDesc d;
+    d.name = t.name;
+    d.type = t.type;
+    d.n_dims = static_cast<int>(t.n_dims);
+    d.ne = t.ne;
+    auto rb = row_size(t.type, t.ne[0]);
+    if (!rb) throw Error(codes::kInvalidModel, "tensor " + t.name + ": row length is not a multiple of the block size");
+    d.row_bytes = *rb;
+    d.size_bytes = t.size_bytes;
+    descs.push_back(std::move(d));
+  }
+  return descs;
 }
 
 const TensorDesc& WeightSource::desc(int id) const {

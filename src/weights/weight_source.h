@@ -26,6 +26,8 @@
 
 #include "kernels/tensor_type.h"
 
+namespace a3s::power::gguf { class File; }
+
 namespace a3s::power::weights {
 
 struct TensorDesc {
@@ -41,6 +43,10 @@ struct TensorDesc {
 
 class WeightSource;
 
+// Descriptors of every tensor of a GGUF file, in file order (throws Error("invalid_model") for a row
+// that is not a whole number of blocks).
+std::vector<TensorDesc> tensor_descs(const gguf::File& file);
+
 // Grants access to one layer's tensors for its lifetime (move-only, RAII release).
 class LayerLease {
  public:
@@ -54,6 +60,8 @@ class LayerLease {
 
   int layer() const { return layer_; }
   // Bytes of tensor `id`, which must belong to this layer.
+  // A streaming source may reuse the memory of earlier tensors: the pointer stays valid until the
+  // next data() call on any lease of the same source.
   const uint8_t* data(int id) const;
 
  private:
@@ -78,13 +86,20 @@ class WeightSource {
   // True when read_rows copies into `scratch` (callers must then size it).
   virtual bool rows_need_scratch() const = 0;
 
+  // The order in which one forward pass asks for layer tensors (ids; every block's tensors in use
+  // order), so a streaming source can read the next tensor while the current one is in use. Sources
+  // that keep everything resident ignore it.
+  virtual void set_access_order(std::vector<int> /*ids*/) {}
+  // Bytes read from storage so far (0 for a resident source).
+  virtual uint64_t bytes_read() const { return 0; }
+
  protected:
   friend class LayerLease;
   // Builds the index (name → id, layer membership). Called once by implementations.
   void set_tensors(std::vector<TensorDesc> tensors);
   virtual void do_acquire_layer(int il) = 0;
   virtual void do_release_layer(int il) = 0;
-  virtual const uint8_t* layer_data(int il, int id) const = 0;
+  virtual const uint8_t* layer_data(int il, int id) = 0;
 
   void check_rows(int id, int64_t row0, int64_t n_rows) const;
 

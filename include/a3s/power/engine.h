@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace a3s::power {
@@ -24,9 +25,26 @@ using Token = int32_t;
 class Tokenizer;  // src/tokenizer/tokenizer.h
 namespace gguf { class File; }
 
+// Where model weights live while the model is loaded (docs/layer-streaming.md).
+enum class WeightsMode {
+  Resident,  // the GGUF file is memory-mapped
+  Stream,    // block tensors are read from storage when used (two reusable buffers, prefetch)
+  Auto,      // Stream when the model does not fit memory_budget, else Resident
+};
+// "resident", "stream", "auto"; parse returns nullopt for anything else.
+std::string_view to_string(WeightsMode m);
+std::optional<WeightsMode> parse_weights_mode(std::string_view s);
+// "256M", "1.5G", "300000000" (bytes; K/M/G/T suffixes are binary: M = 2^20), nullopt when malformed
+// or zero.
+std::optional<uint64_t> parse_memory_size(std::string_view s);
+
 struct ModelOptions {
   int n_threads = 0;   // worker threads incl. caller; 0 → physical cores
-  int n_batch = 512;   // max tokens per prefill batch
+  int n_batch = 512;   // max tokens per prefill batch (stream mode may use fewer to fit the budget)
+  WeightsMode weights = WeightsMode::Auto;
+  // Memory the loaded model may use (weights in memory, KV cache, buffers, process baseline), in
+  // bytes; 0 = no budget. With a budget the context size is capped to what fits (ModelInfo::n_ctx_max).
+  uint64_t memory_budget = 0;
 };
 
 // How an encrypted model was decrypted (docs/encrypted-weights.md). Digests are lowercase hex.
@@ -49,6 +67,10 @@ struct ModelInfo {
   int n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int n_ctx_train = 0;       // context length from metadata
   std::optional<std::string> chat_template;  // tokenizer.chat_template, if any
+  WeightsMode weights = WeightsMode::Resident;  // the mode in use (never Auto)
+  uint64_t memory_budget = 0;  // as given (0 = none)
+  int n_ctx_max = 0;           // largest context the budget allows (0 = no budget limit)
+  int n_batch = 0;             // prefill batch in use
   std::optional<EncryptionInfo> encryption;  // set when the model file was encrypted
 };
 
@@ -66,13 +88,17 @@ class Model {
 
   virtual const ModelInfo& info() const = 0;
   virtual const Tokenizer& tokenizer() const = 0;
+  // Bytes of weights read from storage so far (stream mode; 0 when resident).
+  virtual uint64_t weight_bytes_read() const = 0;
 
  protected:
   Model() = default;
 };
 
 struct ContextOptions {
-  int n_ctx = 0;  // tokens of KV cache; 0 → min(n_ctx_train, 4096)
+  // Tokens of context; 0 → min(n_ctx_train, 4096, the model's n_ctx_max). The KV cache grows with
+  // the tokens actually held, in chunks. Error("invalid_argument") when n_ctx exceeds n_ctx_max.
+  int n_ctx = 0;
 };
 
 // One sequence: its KV cache and scratch buffers. Not thread-safe itself (one user at a time).

@@ -12,52 +12,14 @@
 #include <sstream>
 
 #include "../../unit/engine/gguf_patch.h"
+#include "cli_run.h"
 
 namespace a3s::power {
 namespace {
 
 using testing::TempDir;
 
-const std::string kBin = std::string(A3S_BIN_DIR) + "/a3s-power";
 const std::string kStories = testing::model_path("stories260K");
-
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-CliRun run(const std::vector<std::string>& args) {
-  TempDir dir;
-  std::string cmd = quote(kBin);
-  for (const auto& a : args) cmd.append(" ").append(quote(a));
-  cmd.append(" >").append(quote(dir.file("out"))).append(" 2>").append(quote(dir.file("err")));
-  cmd.append(" </dev/null");
-  const int rc = std::system(cmd.c_str());
-  CliRun r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(dir.file("out"));
-  r.err = slurp(dir.file("err"));
-  return r;
-}
-
-void expect_one_line_error(const CliRun& r, int status) {
-  EXPECT_EQ(r.status, status) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr must be one line: " << r.err;
-}
 
 TEST(CliGenerate, StoriesGreedyJsonMatchesReference) {
   CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "32",

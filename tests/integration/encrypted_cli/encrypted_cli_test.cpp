@@ -220,8 +220,10 @@ TEST(EncryptedModels, BadKeysAndOptionsExitTwo) {
   expect_one_line_error(secret, "64 hex digits");
   EXPECT_EQ(secret.err.find("aaaaaaaa"), std::string::npos);
   expect_one_line_error(run(with({enc, "--model-key-file", k, "--decrypt", "stream"})),
-                        "stream decryption needs layer streaming");
+                        "stream decryption (per-layer, for --weights stream) is not available yet");
   expect_one_line_error(run(with({enc, "--model-key-file", k, "--decrypt", "disk"})));
+  // Layer streaming reads the file as it is: an encrypted model needs stream decryption for it.
+  expect_one_line_error(run(with({enc, "--model-key-file", k, "--weights", "stream"})), "needs stream decryption");
   // Decrypt options on a plaintext model.
   expect_one_line_error(run(with({kStories, "--model-key-file", k})), "is not encrypted");
   expect_one_line_error(run(with({kStories, "--decrypt", "memory"})), "is not encrypted");

@@ -85,7 +85,7 @@ TEST(EncryptedServe, StartupErrorsExitTwo) {
     ServerProcess s({"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream"});
     EXPECT_FALSE(s.ready());
     EXPECT_EQ(s.stop(), 2);
-    EXPECT_NE(s.log().find("layer streaming"), std::string::npos) << s.log();
+    EXPECT_NE(s.log().find("stream decryption"), std::string::npos) << s.log();
   }
   {
     ServerProcess s({"--model", "stories=" + kStories}, {{"A3S_POWER_TEE_MODE", "true"}});

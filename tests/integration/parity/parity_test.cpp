@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <span>
@@ -101,11 +102,24 @@ Reference load_reference(const ParityCase& c) {
   return r;
 }
 
-std::shared_ptr<Model> model_for(const std::string& name) {
-  static std::map<std::string, std::shared_ptr<Model>> cache;
-  auto& m = cache[name];
-  if (!m) m = Model::load(kData + "/models/" + name + ".gguf", {.n_threads = 2});
+std::shared_ptr<Model> model_for(const std::string& name, WeightsMode weights = WeightsMode::Resident) {
+  static std::map<std::pair<std::string, WeightsMode>, std::shared_ptr<Model>> cache;
+  auto& m = cache[{name, weights}];
+  if (!m) m = Model::load(kData + "/models/" + name + ".gguf", {.n_threads = 2, .weights = weights});
   return m;
+}
+
+// The reference sequence's logits as llama.cpp produced them: the prompt in one batch, then one token
+// per decode step ([rows, n_vocab]).
+std::vector<float> prefill_then_decode(std::shared_ptr<Model> model, std::span<const Token> seq, size_t n_prompt) {
+  Context ctx(model, {.n_ctx = 256});
+  auto p = ctx.eval(seq.subspan(0, n_prompt), /*all_logits=*/true);
+  std::vector<float> out(p.begin(), p.end());
+  for (size_t i = n_prompt; i < seq.size(); ++i) {
+    auto row = ctx.eval(seq.subspan(i, 1));
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
 }
 
 class Parity : public ::testing::TestWithParam<ParityCase> {};
@@ -149,16 +163,8 @@ TEST_P(Parity, Logits) {
   const double tol = tolerance(kind_of(c.model));
   const size_t n_vocab = static_cast<size_t>(ref.n_vocab);
 
-  // As the reference was produced: the prompt in one batch, then one token per decode step.
-  Context ctx(model, {.n_ctx = 256});
-  std::vector<float> stepwise;
   const size_t n_prompt = std::min(ref.prompt_tokens.size(), seq.size());
-  auto p = ctx.eval(std::span<const Token>(seq).subspan(0, n_prompt), /*all_logits=*/true);
-  stepwise.assign(p.begin(), p.end());
-  for (size_t i = n_prompt; i < seq.size(); ++i) {
-    auto row = ctx.eval(std::span<const Token>(seq).subspan(i, 1));
-    stepwise.insert(stepwise.end(), row.begin(), row.end());
-  }
+  const std::vector<float> stepwise = prefill_then_decode(model, seq, n_prompt);
   ASSERT_EQ(stepwise.size(), ref.logits.size());
   const double worst_steps = check_rows(ref, stepwise, tol, "prefill+decode");
 
@@ -171,6 +177,26 @@ TEST_P(Parity, Logits) {
   std::cout << "[          ] " << c.model << " p" << c.prompt << ": max relative L2 error " << worst_steps
             << " (prefill+decode), " << worst_batch << " (one batch); limit " << tol << "\n";
   RecordProperty("max_rel_l2", std::to_string(std::max(worst_steps, worst_batch)));
+}
+
+// Layer streaming reads the same bytes and runs the same arithmetic: logits are bit for bit those of
+// the memory-mapped model, in prefill and in decode.
+TEST_P(Parity, StreamedWeightsGiveIdenticalLogits) {
+  const ParityCase& c = GetParam();
+  const Reference ref = load_reference(c);
+  std::vector<Token> seq = ref.prompt_tokens;
+  seq.insert(seq.end(), ref.greedy_tokens.begin(), ref.greedy_tokens.end());
+  seq.resize(std::min(seq.size(), static_cast<size_t>(ref.logits_rows)));
+  const size_t n_prompt = std::min(ref.prompt_tokens.size(), seq.size());
+  auto streamed = model_for(c.model, WeightsMode::Stream);
+  ASSERT_EQ(streamed->info().weights, WeightsMode::Stream);
+  const uint64_t read_before = streamed->weight_bytes_read();
+  const std::vector<float> a = prefill_then_decode(model_for(c.model), seq, n_prompt);
+  const std::vector<float> b = prefill_then_decode(streamed, seq, n_prompt);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "streamed logits differ";
+  EXPECT_GT(streamed->weight_bytes_read(), read_before) << "the weights were read from storage";
+  EXPECT_EQ(model_for(c.model)->weight_bytes_read(), 0u);
 }
 
 TEST_P(Parity, GreedyTokens) {

@@ -241,8 +241,6 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair<std::string, std::string>{"suppress_token_metrics", "true"},
                       std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
                       std::pair<std::string, std::string>{"prompt_cache_ttl_seconds", "60"},
-                      std::pair<std::string, std::string>{"weights", "\"stream\""},
-                      std::pair<std::string, std::string>{"memory_budget_mb", "512"},
                       std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),
     [](const auto& info) { return info.param.first; });
 
@@ -360,8 +358,8 @@ TEST(ConfigSchema, EncryptedModelKeys) {
   EXPECT_TRUE(f.model_key_source.env.empty());
 
   EXPECT_EQ(apply_error("model_decrypt = \"stream\"\n"),
-            "c.hcl:1:17: 'model_decrypt' = \"stream\" needs layer streaming (weights = \"stream\"), which is not "
-            "supported yet");
+            "c.hcl:1:17: 'model_decrypt' = \"stream\" (per-layer decryption) is not supported yet; use memory or "
+            "file");
   EXPECT_EQ(apply_error("model_decrypt = \"disk\"\n"), "c.hcl:1:17: 'model_decrypt' must be one of file, memory, stream");
   EXPECT_EQ(apply_error("model_decrypt = \"file\"\nin_memory_decrypt = true\n"),
             "c.hcl:2:1: 'in_memory_decrypt' and 'model_decrypt' set the same setting (first at 1:1)");
@@ -392,7 +390,9 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("tls_port").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 35u);  // 23 settings (3 aliases) + 12 not supported yet
+  EXPECT_EQ(by_name.size(), 35u);  // 25 settings (3 aliases) + 10 not supported yet
+  EXPECT_TRUE(by_name.at("weights").supported);
+  EXPECT_EQ(by_name.at("memory_budget_mb").env, "A3S_POWER_MEMORY_BUDGET_MB");
 }
 
 }  // namespace

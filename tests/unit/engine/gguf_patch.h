@@ -79,6 +79,7 @@ class TempDir {
     std::filesystem::remove_all(path_, ec);
   }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/blocks.h"
+#include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
 #include "kernels/tensor_type.h"
 
@@ -162,6 +163,21 @@ inline void fill_random_row(std::mt19937& rng, TensorType t, void* dst, int64_t 
     default:
       ADD_FAILURE() << "no random generator for " << type_name(t);
   }
+}
+
+// The bit pattern of a float: ISA paths must agree with the scalar reference bit for bit (a plain
+// float == would let -0 equal +0).
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// The scalar reference's dot product (the oracle every ISA path must reproduce exactly).
+inline float scalar_dot(TensorType w, int64_t n, const void* w_row, const void* x_act) {
+  float out = 0.0f;
+  scalar_table().vec_dot[slot(w)](n, &out, w_row, x_act);
+  return out;
 }
 
 inline std::vector<float> dequantized(TensorType t, const void* src, int64_t n) {

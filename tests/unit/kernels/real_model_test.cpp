@@ -1,6 +1,7 @@
 // Real llama.cpp-quantized tensors: every tensor of the tiny test models, dequantized by our
 // kernels, must be close to the same tensor of the F32 model (bounded relative error per type);
-// and vec_dot on real rows must agree with the dot product of the dequantized rows.
+// and vec_dot on real rows must agree with the dot product of the dequantized rows (and, on every ISA,
+// with the scalar reference bit for bit).
 #include <filesystem>
 #include <map>
 
@@ -95,6 +96,8 @@ TEST_P(RealModel, TensorsDequantizeCloseToF32Model) {
         vec_dot(ti.type, n, &got, w, x.data());
         const RefDot want = expected_dot(ti.type, w, act, x.data(), n);
         ASSERT_NEAR(got, want.value, 1e-5 * want.magnitude)
+            << ti.name << " row " << r << " " << isa_name(isa);
+        ASSERT_EQ(float_bits(got), float_bits(scalar_dot(ti.type, n, w, x.data())))
             << ti.name << " row " << r << " " << isa_name(isa);
       }
     }

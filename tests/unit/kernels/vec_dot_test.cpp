@@ -1,8 +1,7 @@
 // vec_dot for every weight type and every ISA path: equals the double-precision dot product of the
-// dequantized rows (within float rounding), and matches the scalar reference path.
+// dequantized rows (within float rounding), and the scalar reference path bit for bit.
 #include "a3s/power/error.h"
 #include "kernel_test_util.h"
-#include "kernels/kernel_table.h"
 
 namespace a3s::power::kernels::test {
 namespace {
@@ -65,7 +64,7 @@ class VecDot : public testing::TestWithParam<VecDotCase> {};
 // Row lengths with odd block counts and SIMD tails.
 std::vector<int64_t> lengths_for(TensorType t) {
   const int64_t bs = type_info(t).block_size;
-  if (bs == 1) return {1, 7, 8, 31, 33, 64, 100, 531, 4096};
+  if (bs == 1) return {1, 7, 8, 15, 16, 24, 31, 33, 40, 64, 100, 531, 4096};
   if (bs == 32) return {32, 64, 96, 544, 4096};
   return {256, 512, 768, 4096};
 }
@@ -91,13 +90,9 @@ TEST_P(VecDot, MatchesDequantizedDotAndScalarPath) {
       vec_dot_kernel(type)(n, &direct, w.data(), x.data());
       ASSERT_EQ(direct, got) << "vec_dot_kernel differs from vec_dot";
 
-      float scalar = 0.0f;
-      scalar_table().vec_dot[slot(type)](n, &scalar, w.data(), x.data());
-      if (isa == Isa::Scalar) {
-        ASSERT_EQ(got, scalar);
-      } else {
-        ASSERT_NEAR(got, scalar, 2e-6 * ref.magnitude) << type_name(type) << " n=" << n << " rep=" << rep;
-      }
+      const float scalar = scalar_dot(type, n, w.data(), x.data());
+      ASSERT_EQ(float_bits(got), float_bits(scalar))
+          << type_name(type) << " n=" << n << " rep=" << rep << ": " << got << " vs scalar " << scalar;
     }
   }
 }
@@ -154,9 +149,62 @@ TEST_P(VecDot, ExtremeQuantsStayExact) {
   vec_dot(type, n, &got, w.data(), x.data());
   const RefDot ref = expected_dot(type, w.data(), act, x.data(), n);
   EXPECT_NEAR(got, ref.value, 1e-5 * ref.magnitude) << type_name(type);
+  EXPECT_EQ(float_bits(got), float_bits(scalar_dot(type, n, w.data(), x.data()))) << type_name(type);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, VecDot, testing::ValuesIn(all_cases()),
+                         [](const testing::TestParamInfo<VecDotCase>& i) {
+                           return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
+                         });
+
+// Quantized weight types only (their activations are integer blocks).
+class VecDotQuantized : public testing::TestWithParam<VecDotCase> {};
+
+std::vector<VecDotCase> quantized_cases() {
+  std::vector<VecDotCase> out;
+  for (const VecDotCase& c : all_cases()) {
+    if (type_info(c.type).block_size > 1) out.push_back(c);
+  }
+  return out;
+}
+
+TEST_P(VecDotQuantized, ArbitraryActivationBlocksMatchScalarPath) {
+  // Activation blocks that no quantizer wrote: random quants in [-127, 127] (the range every
+  // activation quantizer produces) and, for Q8_K, block sums unrelated to the quants. The paths
+  // must still agree bit for bit: the scalar reference uses the bsums exactly where AVX2 does.
+  const auto [type, isa] = GetParam();
+  IsaGuard guard(isa);
+  const TensorType act = vec_dot_type(type);
+  std::mt19937 rng(static_cast<uint32_t>(type) * 7 + 1);
+  std::uniform_int_distribution<int> q(-127, 127), sum(-2032, 2032);
+  for (int64_t n : lengths_for(type)) {
+    Buffer w(row_bytes(type, n)), x(row_bytes(act, n));
+    fill_random_row(rng, type, w.data(), n);
+    const auto xf = random_floats(rng, n);
+    quantize_row(act, xf.data(), x.data(), n);  // sane scales
+    const int64_t nb = n / type_info(act).block_size;
+    for (int64_t b = 0; b < nb; ++b) {
+      int8_t* qs = nullptr;
+      if (act == TensorType::Q8_K) {
+        auto& blk = reinterpret_cast<BlockQ8_K*>(x.data())[b];
+        qs = blk.qs;
+        for (auto& s : blk.bsums) s = static_cast<int16_t>(sum(rng));
+      } else if (act == TensorType::Q8_1) {
+        qs = reinterpret_cast<BlockQ8_1*>(x.data())[b].qs;
+      } else {
+        qs = reinterpret_cast<BlockQ8_0*>(x.data())[b].qs;
+      }
+      for (int i = 0; i < type_info(act).block_size; ++i) qs[i] = static_cast<int8_t>(q(rng));
+    }
+    float got = 0.0f;
+    vec_dot(type, n, &got, w.data(), x.data());
+    const float scalar = scalar_dot(type, n, w.data(), x.data());
+    ASSERT_EQ(float_bits(got), float_bits(scalar))
+        << type_name(type) << " n=" << n << ": " << got << " vs scalar " << scalar;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(QuantizedTypesAllIsas, VecDotQuantized, testing::ValuesIn(quantized_cases()),
                          [](const testing::TestParamInfo<VecDotCase>& i) {
                            return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
                          });

@@ -1,0 +1,125 @@
+// `a3s-power bench`: prompt-processing (pp) and generation (tg) throughput of a model plus the
+// process's peak RSS, measured like llama.cpp's `llama-bench` (src/perf/throughput.h), printed as a
+// Markdown table or one JSON object:
+//   {"model","type","threads","pp":{"n_tokens","tokens_per_s","stddev"},
+//    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
+// A test given 0 tokens is skipped (its JSON member is null).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/engine.h"
+#include "a3s/power/error.h"
+#include "cli/command.h"
+#include "cli/decrypt_flags.h"
+#include "cli/model_flags.h"
+#include "core/process_memory.h"
+#include "core/thread_pool.h"
+#include "engine/model_loader.h"
+#include "kernels/kernels.h"
+#include "perf/throughput.h"
+
+namespace a3s::power::cli {
+namespace {
+
+struct BenchOptions {
+  std::string model;
+  int n_prompt = 512;
+  int n_gen = 128;
+  ModelFlags model_flags;
+  DecryptFlags decrypt;
+  int reps = 5;
+  int batch_size = 512;
+  uint64_t seed = 1234;
+  std::string format = "md";
+};
+
+nlohmann::json to_json(const perf::Throughput& t) {
+  if (t.n_tokens == 0) return nullptr;
+  return {{"n_tokens", t.n_tokens},
+          {"tokens_per_s", t.mean()},
+          {"stddev", t.stddev()},
+          {"samples", t.tokens_per_s},
+          {"storage_bytes_per_token", t.bytes_per_token()},
+          {"read_bytes_per_s", t.read_bandwidth()}};
+}
+
+void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp, const perf::Throughput& tg,
+                    uint64_t peak_rss) {
+  const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
+  const bool stream = info.weights == WeightsMode::Stream;
+  std::printf("| model | type | size | params | isa | threads | weights | test | t/s |%s\n",
+              stream ? " read MiB/token | read GB/s |" : "");
+  std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: |%s\n", stream ? " ---: | ---: |" : "");
+  for (const perf::Throughput* t : {&pp, &tg}) {
+    if (t->n_tokens == 0) continue;
+    std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s | %s%d | %.2f ± %.2f |", info.name.c_str(),
+                info.file_type.c_str(), mib, static_cast<double>(info.n_params) / 1e9,
+                kernels::isa_name(kernels::active_isa()), threads, std::string(to_string(info.weights)).c_str(),
+                t == &pp ? "pp" : "tg", t->n_tokens, t->mean(), t->stddev());
+    if (stream) std::printf(" %.2f | %.2f |", t->bytes_per_token() / (1024.0 * 1024.0), t->read_bandwidth() / 1e9);
+    std::printf("\n");
+  }
+  std::printf("\npeak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
+}
+
+void run_bench(const BenchOptions& o) {
+  if (o.n_prompt < 0 || o.n_gen < 0) throw Error(codes::kInvalidArgument, "-p and -n must not be negative");
+  if (o.n_prompt == 0 && o.n_gen == 0) throw Error(codes::kInvalidArgument, "-p and -n are both 0: nothing to measure");
+  if (o.n_prompt > 1 << 20 || o.n_gen > 1 << 20) throw Error(codes::kInvalidArgument, "-p and -n must be at most 1048576");
+  if (o.reps < 1 || o.reps > 1000) throw Error(codes::kInvalidArgument, "-r must be in 1..1000");
+  if (o.batch_size < 1 || o.batch_size > 1 << 16) throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
+  ModelOptions mo = model_options(o.model_flags);
+  mo.n_batch = o.batch_size;
+  std::shared_ptr<Model> model =
+      load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt)});
+  const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
+  Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
+
+  perf::Throughput pp, tg;
+  if (o.n_prompt > 0) pp = perf::measure_prefill(ctx, o.n_prompt, o.reps, o.seed);
+  if (o.n_gen > 0) tg = perf::measure_decode(ctx, o.n_gen, o.reps, o.seed + 1);
+  const uint64_t peak = peak_rss_bytes();
+  const ModelInfo& info = model->info();
+
+  if (o.format == "md") {
+    print_markdown(info, threads, pp, tg, peak);
+    return;
+  }
+  nlohmann::json j = {{"model", info.name},
+                      {"type", info.file_type},
+                      {"threads", threads},
+                      {"pp", to_json(pp)},
+                      {"tg", to_json(tg)},
+                      {"peak_rss_bytes", peak},
+                      {"size_bytes", info.file_size},
+                      {"n_params", info.n_params},
+                      {"isa", kernels::isa_name(kernels::active_isa())},
+                      {"batch_size", info.n_batch},
+                      {"weights", std::string(to_string(info.weights))},
+                      {"memory_budget_bytes", info.memory_budget},
+                      {"n_ctx_max", info.n_ctx_max},
+                      {"reps", o.reps}};
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+const Registrar kRegistrar("bench", 25, [](CLI::App& root) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* sub = root.add_subcommand("bench", "Measure prompt-processing and generation speed (like llama-bench)");
+  sub->add_option("--model,-m", o->model, "Path to a GGUF model file")->required();
+  sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")->capture_default_str();
+  sub->add_option("-n,--n-gen", o->n_gen, "Generated tokens of the tg test (0: skip)")->capture_default_str();
+  add_model_flags(sub, o->model_flags);
+  add_decrypt_flags(sub, o->decrypt);
+  sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
+  sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();
+  sub->add_option("--format,-o", o->format, "Output format")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+  sub->callback([o] { run_bench(*o); });
+});
+
+}  // namespace
+}  // namespace a3s::power::cli

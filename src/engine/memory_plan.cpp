@@ -1,0 +1,77 @@
+#include "engine/memory_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::engine {
+namespace {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+constexpr int kCtxGranule = 32;  // contexts are multiples of the KV padding
+constexpr int kMinCtx = 32;
+
+std::string mib(uint64_t b) { return std::to_string((b + kMiB - 1) / kMiB) + " MiB"; }
+
+}  // namespace
+
+uint64_t activation_bytes_per_token(const HParams& hp, bool stream) {
+  const uint64_t floats = 3ull * hp.n_embd + 2ull * hp.n_embd_q() + 2ull * hp.n_embd_kv() + 2ull * hp.n_ff;
+  // Quantized activation rows are at most ~1.1 bytes per value of the widest input (n_ff).
+  const uint64_t act = static_cast<uint64_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.n_ff})) * 2;
+  return floats * 4 + act + (stream ? static_cast<uint64_t>(kHeadChunkRows) * 4 : 0);
+}
+
+MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>& tensors, int output_id,
+                       int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes) {
+  uint64_t all = 0, largest_block = 0;
+  for (const weights::TensorDesc& d : tensors) {
+    all += d.size_bytes;
+    if (d.layer >= 0) largest_block = std::max(largest_block, d.size_bytes);
+  }
+  const weights::TensorDesc& out = tensors.at(static_cast<size_t>(output_id));
+  const uint64_t streamed = 2 * largest_block +
+                            out.row_bytes * static_cast<uint64_t>(std::min<int64_t>(kHeadChunkRows, out.n_rows())) +
+                            tensors.at(static_cast<size_t>(tok_embd_id)).row_bytes;
+  const uint64_t per_position =
+      static_cast<uint64_t>(hp.n_layer) * hp.n_embd_kv() * 2 * 2 + static_cast<uint64_t>(std::max(1, n_threads)) * 6;
+  const uint64_t budget = opts.memory_budget;
+
+  auto fixed = [&](WeightsMode m, int n_batch) {
+    return baseline_bytes + (m == WeightsMode::Stream ? streamed : all) +
+           static_cast<uint64_t>(n_batch) * activation_bytes_per_token(hp, m == WeightsMode::Stream);
+  };
+
+  MemoryPlan p;
+  p.weights = opts.weights == WeightsMode::Stream ? WeightsMode::Stream : WeightsMode::Resident;
+  p.n_batch = opts.n_batch;
+  if (opts.weights == WeightsMode::Auto && budget > 0 &&
+      fixed(WeightsMode::Resident, opts.n_batch) + per_position * kMinCtx > budget)
+    p.weights = WeightsMode::Stream;
+  const bool stream = p.weights == WeightsMode::Stream;
+  if (stream && budget > 0) {
+    // Largest power-of-two batch (≤ the requested one) whose buffers take at most 1/8 of the budget.
+    const uint64_t per_token = activation_bytes_per_token(hp, true);
+    int b = 1;
+    while (b * 2 <= opts.n_batch && static_cast<uint64_t>(b) * 2 * per_token <= budget / 8) b *= 2;
+    p.n_batch = std::min(b, opts.n_batch);
+  }
+  p.weight_bytes = stream ? streamed : all;
+  p.activation_bytes = static_cast<uint64_t>(p.n_batch) * activation_bytes_per_token(hp, stream);
+  p.bytes_per_position = per_position;
+  if (budget == 0) return p;
+
+  const uint64_t need = fixed(p.weights, p.n_batch);
+  if (need + per_position * kMinCtx > budget) {
+    throw Error(codes::kInvalidArgument,
+                "memory budget " + mib(budget) + " is too small for this model with --weights " +
+                    std::string(to_string(p.weights)) + " (needs at least " + mib(need + per_position * kMinCtx) +
+                    (stream ? "" : "; try --weights stream") + ")");
+  }
+  const uint64_t positions = (budget - need) / per_position;
+  p.n_ctx_max = static_cast<int>(std::min<uint64_t>(positions, 1u << 24)) / kCtxGranule * kCtxGranule;
+  return p;
+}
+
+}  // namespace a3s::power::engine

@@ -1,0 +1,48 @@
+// Quantization mixes ("file types") for synthetic models: which tensor type each weight gets, by the
+// rules llama.cpp's `llama-quantize` uses for the same file type (source: ggml-org/llama.cpp
+// `src/llama-quant.cpp`, llama_tensor_get_type), so a synthetic file has the size and the type mix a
+// real quantized model of that shape would have:
+//   * 1-D tensors (norms, biases) stay F32;
+//   * the output head (or token_embd when the embeddings are tied) is Q6_K for every quantized mix
+//     except Q8_0;
+//   * the _M / _S mixes give attn_v, ffn_down and attn_output more bits in some layers;
+//   * a K-quant tensor whose rows are not a multiple of 256 falls back to a 32-block type
+//     (Q4_K→Q5_0, Q5_K→Q5_1, Q6_K→Q8_0; Q2_K/Q3_K→Q4_0 where llama.cpp would use IQ4_NL, a type
+//     this engine does not load).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernels/tensor_type.h"
+
+namespace a3s::power::synth {
+
+enum class FileType {
+  F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+  Q2_K, Q3_K_S, Q3_K_M, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K,
+};
+
+// "Q4_K_M", "q8_0", "f16", … (case-insensitive). Throws Error("invalid_argument") listing the names.
+FileType parse_file_type(std::string_view name);
+std::string file_type_name(FileType t);
+// llama.cpp's `general.file_type` number (enum llama_ftype).
+uint32_t file_type_id(FileType t);
+
+// What a tensor is in a transformer block or globally, for the mix rules.
+enum class WeightKind { Vector, TokenEmbd, Output, AttnQ, AttnK, AttnV, AttnOutput, FfnGate, FfnUp, FfnDown };
+
+struct TensorSlot {
+  WeightKind kind;
+  int layer = -1;          // block index for per-layer tensors
+  int n_layer = 0;         // blocks in the model
+  int64_t n_per_row = 0;   // ne[0]
+  bool is_head = false;    // the output head (output.weight, or token_embd when tied)
+  int n_gqa = 1;           // n_head / n_head_kv
+};
+
+// The type of one tensor in a file of type t.
+TensorType tensor_type(FileType t, const TensorSlot& slot);
+
+}  // namespace a3s::power::synth

@@ -1,0 +1,84 @@
+#include "synth/model_shape.h"
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::synth {
+namespace {
+
+ModelShape llama(int n_embd, int n_layer, int n_head, int n_head_kv, int n_ff) {
+  ModelShape s;
+  s.arch = "llama";
+  s.n_embd = n_embd;
+  s.n_layer = n_layer;
+  s.n_head = n_head;
+  s.n_head_kv = n_head_kv;
+  s.n_ff = n_ff;
+  s.n_vocab = 32000;
+  return s;
+}
+
+ModelShape qwen2_half_b() {
+  ModelShape s;
+  s.arch = "qwen2";
+  s.n_embd = 896;
+  s.n_layer = 24;
+  s.n_head = 14;
+  s.n_head_kv = 2;
+  s.n_ff = 4864;
+  s.n_vocab = 151936;
+  s.n_ctx_train = 32768;
+  s.rope_freq_base = 1000000.0f;
+  s.rms_eps = 1e-6f;
+  s.tied_embeddings = true;
+  return s;
+}
+
+void require(bool ok, const char* what) {
+  if (!ok) throw Error(codes::kInvalidArgument, std::string("synthetic model shape: ") + what);
+}
+
+}  // namespace
+
+const std::vector<ShapePreset>& shape_presets() {
+  static const std::vector<ShapePreset> presets = {
+      {"llama-1b", llama(2048, 16, 32, 8, 8192)},
+      {"llama-7b", llama(4096, 32, 32, 32, 11008)},
+      {"llama-10b", llama(4096, 48, 32, 8, 14336)},
+      {"qwen2-0.5b", qwen2_half_b()},
+  };
+  return presets;
+}
+
+ModelShape find_shape_preset(std::string_view name) {
+  std::string names;
+  for (const ShapePreset& p : shape_presets()) {
+    if (p.name == name) return p.shape;
+    names += names.empty() ? "" : ", ";
+    names += p.name;
+  }
+  throw Error(codes::kInvalidArgument, "unknown preset (known: " + names + ")");
+}
+
+void ModelShape::validate() const {
+  require(arch == "llama" || arch == "qwen2", "arch must be llama or qwen2");
+  require(n_embd > 0 && n_embd <= 65536, "n_embd must be in 1..65536");
+  require(n_layer > 0 && n_layer <= 512, "n_layer must be in 1..512");
+  require(n_head > 0 && n_head <= n_embd, "n_head must be in 1..n_embd");
+  require(n_head_kv > 0 && n_head_kv <= n_head, "n_head_kv must be in 1..n_head");
+  require(n_embd % n_head == 0, "n_embd must be a multiple of n_head");
+  require(n_head % n_head_kv == 0, "n_head must be a multiple of n_head_kv");
+  require((n_embd / n_head) % 2 == 0, "the head size must be even (RoPE)");
+  require(n_ff > 0 && n_ff <= 262144, "n_ff must be in 1..262144");
+  require(n_vocab > 0 && n_vocab <= 1 << 22, "n_vocab must be in 1..4194304");
+  require(n_ctx_train > 0, "n_ctx_train must be positive");
+}
+
+uint64_t ModelShape::n_params() const {
+  const uint64_t e = static_cast<uint64_t>(n_embd), kv = e / static_cast<uint64_t>(n_head) * n_head_kv;
+  uint64_t layer = 2 * e + e * e * 2 + e * kv * 2 + 3 * e * static_cast<uint64_t>(n_ff);
+  if (arch == "qwen2") layer += e + 2 * kv;
+  const uint64_t embd = e * static_cast<uint64_t>(n_vocab);
+  return layer * static_cast<uint64_t>(n_layer) + embd * (tied_embeddings ? 1 : 2) + e;
+}
+
+}  // namespace a3s::power::synth

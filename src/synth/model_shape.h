@@ -1,0 +1,42 @@
+// Model shapes for synthetic GGUF files (`a3s-power synth`): the hyper-parameters that decide a
+// model's speed and memory (tensor shapes), with named presets of common model sizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace a3s::power::synth {
+
+struct ModelShape {
+  std::string arch = "llama";  // general.architecture: "llama" or "qwen2" (QKV biases)
+  int n_embd = 0;              // embedding width
+  int n_layer = 0;             // transformer blocks
+  int n_head = 0;              // query heads
+  int n_head_kv = 0;           // key/value heads (GQA when < n_head)
+  int n_ff = 0;                // feed-forward width
+  int n_vocab = 0;             // vocabulary size (replaced by the copied vocabulary's with --vocab-from)
+  int n_ctx_train = 4096;      // context_length metadata
+  float rope_freq_base = 10000.0f;
+  float rms_eps = 1e-5f;
+  bool tied_embeddings = false;  // no output.weight: the head reuses token_embd
+
+  // Throws Error("invalid_argument") naming the field when a value is out of range or
+  // n_embd is not a multiple of n_head, or n_head of n_head_kv.
+  void validate() const;
+  // Number of weights of the model (every tensor's elements).
+  uint64_t n_params() const;
+};
+
+struct ShapePreset {
+  std::string_view name;  // e.g. "llama-7b"
+  ModelShape shape;
+};
+
+// llama-1b, llama-7b, llama-10b, qwen2-0.5b (see model_shape.cpp for the numbers).
+const std::vector<ShapePreset>& shape_presets();
+// The preset with that name; throws Error("invalid_argument") listing the presets otherwise.
+ModelShape find_shape_preset(std::string_view name);
+
+}  // namespace a3s::power::synth

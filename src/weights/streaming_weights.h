@@ -1,0 +1,70 @@
+// StreamingWeights: the `stream` WeightSource. No tensor of a block stays in memory: each one is read
+// from storage into one of two reusable buffers when the forward pass asks for it, and the next
+// tensor of the access order (set_access_order) is read on an I/O thread meanwhile (double
+// buffering), so storage reads overlap compute. Global tensors are read by rows into the caller's
+// scratch: the token embeddings one row per token, the output head in row chunks.
+//
+// Memory: two buffers of the largest block tensor (plus the caller's row scratch). A pointer from a
+// lease stays valid until the next lease data() call (the buffer it points into is then refilled).
+// Errors: Error("io_error") from the reader (rethrown on the thread that asks for the tensor).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "weights/byte_reader.h"
+#include "weights/weight_source.h"
+
+namespace a3s::power::weights {
+
+class StreamingWeights final : public WeightSource {
+ public:
+  // descs/offsets: every tensor and the absolute offset of its bytes in the reader.
+  StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets, std::unique_ptr<ByteReader> reader);
+  ~StreamingWeights() override;
+
+  const uint8_t* read_rows(int id, int64_t row0, int64_t n_rows, std::span<uint8_t> scratch) override;
+  bool rows_need_scratch() const override { return true; }
+  void set_access_order(std::vector<int> ids) override;
+  uint64_t bytes_read() const override { return bytes_read_.load(std::memory_order_relaxed); }
+
+  // Bytes of each of the two tensor buffers.
+  size_t buffer_bytes() const { return buffer_bytes_; }
+
+ protected:
+  void do_acquire_layer(int) override {}
+  void do_release_layer(int) override {}
+  const uint8_t* layer_data(int il, int id) override;
+
+ private:
+  struct Slot {
+    std::vector<uint8_t> bytes;
+    int id = -1;  // tensor held (or being read while pending_slot_ names this slot)
+    std::exception_ptr error;
+  };
+
+  void load(int id, Slot& slot);  // synchronous read on the calling thread
+  void io_loop();
+
+  std::vector<uint64_t> offsets_;
+  std::unique_ptr<ByteReader> reader_;
+  size_t buffer_bytes_ = 0;
+  std::vector<int> order_;     // access order of block tensors
+  std::vector<int> position_;  // per tensor id: index in order_, or -1
+  Slot slots_[2];
+  int last_slot_ = 1;          // slot of the most recently handed-out tensor
+  std::atomic<uint64_t> bytes_read_{0};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int pending_slot_ = -1;      // slot the I/O thread should fill, -1 = none
+  bool stop_ = false;
+  std::thread io_;
+};
+
+}  // namespace a3s::power::weights

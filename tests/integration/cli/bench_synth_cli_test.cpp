@@ -1,0 +1,131 @@
+// `a3s-power synth` and `a3s-power bench` run as a user would: a small synthetic model is written,
+// loaded, generated from and benchmarked; bad input gets exit status 2 and a one-line error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../../unit/engine/gguf_patch.h"
+#include "cli_run.h"
+
+namespace a3s::power {
+namespace {
+
+using testing::TempDir;
+
+const std::string kStories = testing::model_path("stories260K");
+
+std::vector<std::string> small_shape(const std::string& out, const std::string& type) {
+  return {"synth", "--n-embd", "256", "--n-layer", "2", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "512",
+          "--n-vocab", "600", "--type", type, "--out", out, "-t", "2"};
+}
+
+TEST(CliSynth, WritesALoadableModelThatGenerates) {
+  TempDir dir;
+  const std::string model = dir.file("m.gguf");
+  CliRun s = run(small_shape(model, "Q4_K_M"));
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_NE(s.out.find("Q4_K_M"), std::string::npos) << s.out;
+  EXPECT_FALSE(std::filesystem::exists(model + ".tmp"));
+
+  CliRun g = run({"generate", "--model", model, "--prompt", "hello world", "-n", "6", "--temperature", "0",
+                  "--format", "json"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  const auto j = nlohmann::json::parse(g.out);
+  EXPECT_EQ(j["tokens"].size(), 6u);
+  EXPECT_EQ(j["prompt_tokens"][0], 1) << "the synthetic SentencePiece vocabulary adds BOS";
+  for (const auto& t : j["tokens"]) EXPECT_LT(t.get<int>(), 600);
+}
+
+TEST(CliSynth, SameSeedSameBytesOtherSeedOtherBytes) {
+  TempDir dir;
+  auto a = small_shape(dir.file("a.gguf"), "Q8_0");
+  auto b = small_shape(dir.file("b.gguf"), "Q8_0");
+  b[b.size() - 1] = "1";  // one thread instead of two: same file
+  auto c = small_shape(dir.file("c.gguf"), "Q8_0");
+  c.insert(c.end(), {"--seed", "7"});
+  for (const auto& args : {a, b, c}) ASSERT_EQ(run(args).status, 0);
+  EXPECT_EQ(testing::read_bytes(dir.file("a.gguf")), testing::read_bytes(dir.file("b.gguf")));
+  EXPECT_NE(testing::read_bytes(dir.file("a.gguf")), testing::read_bytes(dir.file("c.gguf")));
+}
+
+TEST(CliSynth, VocabFromCopiesTheTokenizer) {
+  TempDir dir;
+  const std::string model = dir.file("v.gguf");
+  CliRun s = run({"synth", "--n-embd", "64", "--n-layer", "1", "--n-head", "2", "--n-ff", "128", "--type", "F16",
+                  "--vocab-from", kStories, "--out", model});
+  ASSERT_EQ(s.status, 0) << s.err;
+  CliRun ours = run({"tokenize", "--model", model, "--text", "Once upon a time"});
+  CliRun ref = run({"tokenize", "--model", kStories, "--text", "Once upon a time"});
+  ASSERT_EQ(ours.status, 0) << ours.err;
+  EXPECT_EQ(ours.out, ref.out);
+  EXPECT_NE(s.out.find("vocab 512"), std::string::npos) << s.out;
+}
+
+TEST(CliSynth, BadInputIsExitTwoAndWritesNothing) {
+  TempDir dir;
+  const std::string out = dir.file("x.gguf");
+  expect_one_line_error(run({"synth", "--preset", "llama-3b", "--out", out}), 2);
+  expect_one_line_error(run({"synth", "--preset", "llama-1b", "--type", "Q4_9", "--out", out}), 2);
+  expect_one_line_error(run({"synth", "--n-embd", "256", "--out", out}), 2);
+  expect_one_line_error(run({"synth", "--n-embd", "250", "--n-layer", "1", "--n-head", "4", "--n-ff", "64",
+                             "--out", out}),
+                        2);  // 250 is not a multiple of 4 heads
+  expect_one_line_error(run({"synth", "--n-embd", "64", "--n-layer", "1", "--n-head", "2", "--n-ff", "64",
+                             "--vocab-from", dir.file("missing.gguf"), "--out", out}),
+                        2);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "no partial or temporary file is left behind";
+
+  testing::write_bytes(out, {1, 2, 3});
+  expect_one_line_error(run(small_shape(out, "Q4_0")), 2);
+  EXPECT_EQ(testing::read_bytes(out), (std::vector<uint8_t>{1, 2, 3})) << "an existing file is not replaced";
+  ASSERT_EQ(run([&] {
+              auto a = small_shape(out, "Q4_0");
+              a.push_back("--force");
+              return a;
+            }())
+                .status,
+            0);
+  EXPECT_GT(std::filesystem::file_size(out), 3u);
+}
+
+TEST(CliBench, JsonHasTheLlamaBenchFields) {
+  CliRun r = run({"bench", "--model", kStories, "-p", "16", "-n", "4", "-r", "2", "-t", "2", "--format", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["model"], "llama");
+  EXPECT_EQ(j["type"], "F32");
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["pp"]["n_tokens"], 16);
+  EXPECT_EQ(j["tg"]["n_tokens"], 4);
+  for (const char* t : {"pp", "tg"}) {
+    EXPECT_GT(j[t]["tokens_per_s"].get<double>(), 0.0) << t;
+    EXPECT_GE(j[t]["stddev"].get<double>(), 0.0) << t;
+    EXPECT_EQ(j[t]["samples"].size(), 2u) << t;
+  }
+  EXPECT_GT(j["peak_rss_bytes"].get<uint64_t>(), 1u << 20);
+}
+
+TEST(CliBench, MarkdownTableAndSkippedTest) {
+  CliRun r = run({"bench", "--model", kStories, "-p", "8", "-n", "0", "-r", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("| pp8 |"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("| tg"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("peak RSS:"), std::string::npos) << r.out;
+
+  CliRun j = run({"bench", "--model", kStories, "-p", "0", "-n", "2", "-r", "1", "-o", "json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(nlohmann::json::parse(j.out)["pp"].is_null());
+}
+
+TEST(CliBench, BadInputIsExitTwo) {
+  expect_one_line_error(run({"bench", "--model", kStories, "-r", "0"}), 2);
+  expect_one_line_error(run({"bench", "--model", kStories, "-p", "-1"}), 2);
+  expect_one_line_error(run({"bench", "--model", kStories, "-p", "0", "-n", "0"}), 2);
+  expect_one_line_error(run({"bench", "--model", kStories, "--format", "xml"}), 2);
+  expect_one_line_error(run({"bench", "--model", kStories, "-b", "0"}), 2);
+  expect_one_line_error(run({"bench", "--model", "/nonexistent/model.gguf"}), 2);
+}
+
+}  // namespace
+}  // namespace a3s::power

@@ -1,0 +1,45 @@
+// Throughput statistics and the pp / tg measurement loops (correctness only: no timing thresholds).
+#include <gtest/gtest.h>
+
+#include "../engine/gguf_patch.h"
+#include "a3s/power/engine.h"
+#include "a3s/power/error.h"
+#include "perf/throughput.h"
+
+namespace a3s::power::perf {
+namespace {
+
+TEST(Throughput, MeanAndSampleStddev) {
+  Throughput t;
+  EXPECT_EQ(t.mean(), 0.0);
+  t.tokens_per_s = {10.0};
+  EXPECT_EQ(t.mean(), 10.0);
+  EXPECT_EQ(t.stddev(), 0.0);
+  t.tokens_per_s = {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0};
+  EXPECT_DOUBLE_EQ(t.mean(), 5.0);
+  EXPECT_NEAR(t.stddev(), 2.138089935, 1e-9);  // sqrt(32 / 7)
+}
+
+TEST(Throughput, MeasuresEveryRepetitionAndLeavesTheContextEmpty) {
+  auto model = Model::load(testing::model_path("stories260K"), {.n_threads = 1});
+  Context ctx(model, {.n_ctx = 64});
+  const Throughput pp = measure_prefill(ctx, 40, 3, 1);
+  EXPECT_EQ(pp.n_tokens, 40);
+  ASSERT_EQ(pp.tokens_per_s.size(), 3u);
+  for (double v : pp.tokens_per_s) EXPECT_GT(v, 0.0);
+  EXPECT_EQ(ctx.n_past(), 0);
+  const Throughput tg = measure_decode(ctx, 8, 2, 1);
+  EXPECT_EQ(tg.tokens_per_s.size(), 2u);
+  EXPECT_EQ(ctx.n_past(), 0);
+}
+
+TEST(Throughput, RejectsBadArguments) {
+  auto model = Model::load(testing::model_path("stories260K"), {.n_threads = 1});
+  Context ctx(model, {.n_ctx = 16});
+  EXPECT_THROW(measure_prefill(ctx, 0, 1, 1), Error);
+  EXPECT_THROW(measure_prefill(ctx, 8, 0, 1), Error);
+  EXPECT_THROW(measure_decode(ctx, 17, 1, 1), Error);  // does not fit the context
+}
+
+}  // namespace
+}  // namespace a3s::power::perf
