@@ -14,9 +14,11 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "cli/decrypt_flags.h"
 #include "cli/model_flags.h"
 #include "core/process_memory.h"
 #include "core/thread_pool.h"
+#include "engine/model_loader.h"
 #include "kernels/kernels.h"
 #include "perf/throughput.h"
 
@@ -28,6 +30,7 @@ struct BenchOptions {
   int n_prompt = 512;
   int n_gen = 128;
   ModelFlags model_flags;
+  DecryptFlags decrypt;
   int reps = 5;
   int batch_size = 512;
   uint64_t seed = 1234;
@@ -71,7 +74,8 @@ void run_bench(const BenchOptions& o) {
   if (o.batch_size < 1 || o.batch_size > 1 << 16) throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
   ModelOptions mo = model_options(o.model_flags);
   mo.n_batch = o.batch_size;
-  std::shared_ptr<Model> model = Model::load(o.model, mo);
+  std::shared_ptr<Model> model =
+      load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt)});
   const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
   Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
 
@@ -109,6 +113,7 @@ const Registrar kRegistrar("bench", 25, [](CLI::App& root) {
   sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")->capture_default_str();
   sub->add_option("-n,--n-gen", o->n_gen, "Generated tokens of the tg test (0: skip)")->capture_default_str();
   add_model_flags(sub, o->model_flags);
+  add_decrypt_flags(sub, o->decrypt);
   sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
   sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();

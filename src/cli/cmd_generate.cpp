@@ -11,8 +11,10 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "cli/decrypt_flags.h"
 #include "cli/model_flags.h"
 #include "engine/generator.h"
+#include "engine/model_loader.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::cli {
@@ -30,11 +32,15 @@ struct GenerateOptions {
   ModelFlags model_flags;
   int ctx_size = 0;
   std::string format = "text";
+  DecryptFlags decrypt;
 };
 
 void run_generate(const GenerateOptions& o) {
   if (o.ctx_size < 0) throw Error(codes::kInvalidArgument, "--ctx-size must not be negative");
-  std::shared_ptr<Model> model = Model::load(o.model, model_options(o.model_flags));
+  LoadOptions lo;
+  lo.model = model_options(o.model_flags);
+  lo.decrypt = decrypt_options(o.decrypt);
+  std::shared_ptr<Model> model = load_model(o.model, lo);
   Context ctx(model, ContextOptions{.n_ctx = o.ctx_size});
 
   GenerationRequest req;
@@ -84,6 +90,7 @@ const Registrar kRegistrar("generate", 20, [](CLI::App& root) {
   sub->add_option("--format", opts->format, "Output format")
       ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();
+  add_decrypt_flags(sub, opts->decrypt);
   sub->callback([opts] { run_generate(*opts); });
 });
 

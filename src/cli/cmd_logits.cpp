@@ -11,7 +11,9 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "cli/decrypt_flags.h"
 #include "cli/model_flags.h"
+#include "engine/model_loader.h"
 
 namespace a3s::power::cli {
 namespace {
@@ -21,6 +23,7 @@ struct LogitsOptions {
   std::string tokens;
   std::string out;
   ModelFlags model_flags;
+  DecryptFlags decrypt;
 };
 
 // "1,403,407" → {1, 403, 407}. Whitespace around ids is allowed; anything else is an error.
@@ -45,7 +48,10 @@ std::vector<Token> parse_tokens(const std::string& list) {
 
 void run_logits(const LogitsOptions& o) {
   const std::vector<Token> tokens = parse_tokens(o.tokens);
-  std::shared_ptr<Model> model = Model::load(o.model, model_options(o.model_flags));
+  LoadOptions lo;
+  lo.model = model_options(o.model_flags);
+  lo.decrypt = decrypt_options(o.decrypt);
+  std::shared_ptr<Model> model = load_model(o.model, lo);
   Context ctx(model, ContextOptions{.n_ctx = static_cast<int>(tokens.size())});
   std::span<const float> logits = ctx.eval(tokens, /*all_logits=*/true);
 
@@ -72,6 +78,7 @@ const Registrar kRegistrar("logits", 21, [](CLI::App& root) {
   sub->add_option("--tokens", opts->tokens, "Comma-separated token ids (no BOS is added)")->required();
   sub->add_option("--out,-o", opts->out, "Output file (little-endian float32, n_tokens x n_vocab)")->required();
   add_model_flags(sub, opts->model_flags);
+  add_decrypt_flags(sub, opts->decrypt);
   sub->callback([opts] { run_logits(*opts); });
 });
 

@@ -1,9 +1,10 @@
 // `a3s-power run`: chat with a model in this process (no server), like `ollama run`.
 //
 //   a3s-power run NAME|PATH [PROMPT...] [--system TEXT] [--temperature T] [--seed S] [-n N]
-//                 [--threads N] [--ctx-size N]
+//                 [--threads N] [--ctx-size N] [--model-key-file K] [--decrypt file|memory]
 //
-// The model is a GGUF file path or a model name in the store ($A3S_POWER_HOME, see store.h).
+// The model is a GGUF file path or a model name in the store ($A3S_POWER_HOME, see store.h); an
+// encrypted model file is decrypted into memory (cli/decrypt_flags.h).
 // Each turn renders the whole conversation with the model's chat template (src/chat; models
 // without one use the plain format, where a single user message is just its text) and streams the
 // reply to stdout. PROMPT given: one turn, then exit 0. No PROMPT: stdin a terminal → interactive
@@ -26,10 +27,12 @@
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
 #include "cli/command.h"
+#include "cli/decrypt_flags.h"
 #include "cli/model_flags.h"
 #include "client/conversation_loop.h"
 #include "client/line_reader.h"
 #include "engine/generator.h"
+#include "engine/model_loader.h"
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
@@ -45,6 +48,7 @@ struct RunOptions {
   int n_predict = -1;
   ModelFlags model_flags;
   int ctx_size = 0;
+  DecryptFlags decrypt;
 };
 
 bool printable_name(const std::string& s) {
@@ -74,7 +78,8 @@ std::string resolve_model(const std::string& ref) {
 class LocalChat {
  public:
   explicit LocalChat(const RunOptions& o)
-      : model_(Model::load(resolve_model(o.model), model_options(o.model_flags))),
+      : model_(load_model(resolve_model(o.model), LoadOptions{.model = model_options(o.model_flags),
+                                                              .decrypt = decrypt_options(o.decrypt)})),
         ctx_(model_, ContextOptions{.n_ctx = o.ctx_size}),
         template_(chat::ChatTemplate::create(model_->info().chat_template)),
         n_predict_(o.n_predict) {
@@ -170,6 +175,7 @@ const Registrar kRegistrar("run", 30, [](CLI::App& root) {
   add_model_flags(sub, o->model_flags);
   sub->add_option("--ctx-size,-c", o->ctx_size, "Context size in tokens (0: min(trained, 4096))")
       ->capture_default_str();
+  add_decrypt_flags(sub, o->decrypt);
   sub->callback([o] { run_run(*o); });
 });
 

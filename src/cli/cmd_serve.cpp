@@ -1,7 +1,11 @@
 // `a3s-power serve`: the OpenAI-compatible HTTP server.
 //
 //   a3s-power serve [--config F] [--host H] [--port P] [--model NAME|PATH|NAME=PATH]...
-//                   [--threads N] [--ctx-size N]
+//                   [--threads N] [--ctx-size N] [--model-key-file K] [--decrypt file|memory]
+//
+// Encrypted model files (docs/encrypted-weights.md) are decrypted into memory with the key from
+// --model-key-file, else model_key_source, else $A3S_MODEL_KEY. tee_mode = true is refused until
+// the TEE layer exists.
 //
 // Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
 // line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real
@@ -12,10 +16,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/command.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "cli/command.h"
 #include "config/config.h"
+#include "core/log.h"
 #include "server/server.h"
 
 namespace a3s::power::cli {
@@ -26,13 +31,27 @@ struct ServeArgs {
   int port = -1, threads = -1, ctx_size = -1;
   std::string weights, memory_budget;
   std::vector<std::string> models;
+  std::string model_key_file, decrypt;
 };
+
+// Diagnostics of the engine layers (core/log.h) go to the server's logger.
+void engine_log_sink(LogLevel level, std::string_view message) {
+  switch (level) {
+    case LogLevel::Trace: spdlog::trace("{}", message); break;
+    case LogLevel::Debug: spdlog::debug("{}", message); break;
+    case LogLevel::Info: spdlog::info("{}", message); break;
+    case LogLevel::Warn: spdlog::warn("{}", message); break;
+    case LogLevel::Error: spdlog::error("{}", message); break;
+    case LogLevel::Off: break;
+  }
+}
 
 void configure_logging(const std::string& level) {
   auto logger = spdlog::stderr_color_mt("a3s-power");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %l %v");
   spdlog::set_level(spdlog::level::from_str(level));
+  set_log_sink(engine_log_sink);
 }
 
 std::string url_host(const std::string& host) {
@@ -53,7 +72,13 @@ void run_serve(const ServeArgs& a) {
     o.memory_budget_mb = (*b + (1u << 20) - 1) >> 20;
   }
   o.models = a.models;
+  if (!a.decrypt.empty()) o.model_decrypt = a.decrypt;
+  if (!a.model_key_file.empty()) o.model_key_file = a.model_key_file;
   config::Config cfg = config::load(o, config::process_env());
+  if (cfg.tee_mode) {
+    throw Error("config_error",
+                "'tee_mode' is not supported yet: attestation and the TEE privacy policy are not built");
+  }
   configure_logging(cfg.log_level);
   server::check_bind_policy(cfg);
 
@@ -80,6 +105,10 @@ Registrar reg("serve", 10, [](CLI::App& root) {
   cmd->add_option("--memory-budget", args->memory_budget, "Memory each model may use, e.g. 256M or 2G");
   cmd->add_option("--ctx-size", args->ctx_size, "Context per request in tokens (0 = model default)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--model-key-file", args->model_key_file,
+                  "Key of encrypted models (64 hex digits; overrides model_key_source; default $A3S_MODEL_KEY)");
+  cmd->add_option("--decrypt", args->decrypt, "Where encrypted models' plaintext lives: memory (default), file, stream")
+      ->check(CLI::IsMember({"file", "memory", "stream"}));
   cmd->callback([args] { run_serve(*args); });
 });
 

@@ -83,6 +83,18 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   if (cli.ctx_size) set_ctx_size(cfg, *cli.ctx_size, hcl::SourcePos{"--ctx-size", 0, 0});
   if (cli.weights) cfg.weights = *cli.weights;
   if (cli.memory_budget_mb) cfg.memory_budget_mb = *cli.memory_budget_mb;
+  if (cli.model_decrypt) {
+    const std::string& m = *cli.model_decrypt;
+    if (m == "stream") {
+      throw Error(kConfigErrorCode, "--decrypt: stream decryption is not supported yet; use memory or file");
+    }
+    if (m != "file" && m != "memory") throw Error(kConfigErrorCode, "--decrypt: must be one of file, memory, stream");
+    cfg.model_decrypt = m;
+  }
+  if (cli.model_key_file) {
+    if (cli.model_key_file->empty()) throw Error(kConfigErrorCode, "--model-key-file: empty path");
+    cfg.model_key_source = ModelKeySource{"", *cli.model_key_file};
+  }
   if (!cli.models.empty()) {
     std::vector<ModelSpec> models;
     for (const auto& m : cli.models) {
@@ -128,6 +140,14 @@ nlohmann::json Config::effective_json() const {
   j["chat_template_fallback"] = chat_template_fallback;
   j["log_level"] = log_level;
   j["offline"] = offline;
+  j["tee_mode"] = tee_mode;
+  j["model_decrypt"] = model_decrypt;
+  // Where the key comes from (a variable name or a path), never the key.
+  if (!model_key_source.file.empty()) {
+    j["model_key_source"] = {{"file", model_key_source.file}};
+  } else {
+    j["model_key_source"] = {{"env", model_key_source.env.empty() ? "A3S_MODEL_KEY" : model_key_source.env}};
+  }
   return j;
 }
 

@@ -27,6 +27,13 @@ struct ModelSpec {
   std::string ref;   // path to a .gguf file, or a store name
 };
 
+// Where the server's model key comes from (docs/encrypted-weights.md). At most one is set; both
+// empty → the A3S_MODEL_KEY environment variable.
+struct ModelKeySource {
+  std::string env;   // environment variable holding 64 hex digits
+  std::string file;  // key file (as written by `a3s-power keygen`)
+};
+
 struct Config {
   std::string host = "127.0.0.1";      // bind address (loopback unless set explicitly)
   int port = 11434;                    // 1..65535 (0 = ephemeral, for tests)
@@ -47,6 +54,10 @@ struct Config {
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
+  bool tee_mode = false;               // TEE layer on (serve refuses it until that layer is built;
+                                       // `a3s-power decrypt` refuses to run when it is on)
+  std::string model_decrypt = "memory";  // encrypted models: "memory" (locked RAM) | "file" (sealed memfd)
+  ModelKeySource model_key_source;     // encrypted models: where the key comes from
   std::string config_file;             // the config file that was read ("" if none; not a setting)
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);
@@ -63,6 +74,8 @@ struct CliOverrides {
   std::optional<int> ctx_size;
   std::optional<std::string> weights;            // --weights
   std::optional<uint64_t> memory_budget_mb;      // --memory-budget (rounded up to MiB)
+  std::optional<std::string> model_decrypt;   // --decrypt
+  std::optional<std::string> model_key_file;  // --model-key-file
 };
 
 // Builds the effective configuration. `env` is the process environment (injectable for tests).

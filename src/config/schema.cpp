@@ -148,6 +148,30 @@ std::vector<ModelSpec> model_list(const Value& v, const std::string& key) {
   return models;
 }
 
+bool valid_env_name(const std::string& s) {
+  if (s.empty() || s.size() > 128 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// model_key_source = { env = "VAR" } | { file = "PATH" }
+ModelKeySource key_source(const Value& v, const Ctx& x) {
+  const std::string shape = quoted(x.key) + " must be { env = \"VARIABLE\" } or { file = \"PATH\" }";
+  if (v.kind != Value::Kind::Object) type_error(v, x.key, "an object");
+  if (v.object.size() != 1) fail(v.pos, shape);
+  const hcl::ObjectItem& item = v.object.front();
+  if (item.key != "env" && item.key != "file") fail(item.key_pos, shape);
+  const std::string& text = as_nonempty_string(item.value, x.key + "." + item.key);
+  ModelKeySource ks;
+  if (item.key == "env") {
+    if (!valid_env_name(text)) fail(item.value.pos, quoted(x.key + ".env") + " must be a variable name (letters, digits, '_')");
+    ks.env = text;
+  } else {
+    ks.file = expand_home(text, item.value.pos, x.key + ".file", x.env);
+  }
+  return ks;
+}
+
 const std::vector<std::string>& template_families() {
   static const std::vector<std::string> f = {"",        "chatml", "llama2", "llama3", "mistral",
                                              "gemma",   "phi3",   "deepseek", "plain"};
@@ -250,16 +274,30 @@ const std::vector<Setting>& settings() {
       c.offline = as_bool(v, x.key);
     });
 
+    add("tee_mode", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
+      c.tee_mode = as_bool(v, x.key);
+    });
+    add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& m = as_string(v, x.key);
+      if (m == "stream") {
+        fail(v.pos, quoted(x.key) + " = \"stream\" (per-layer decryption) is not supported yet; use memory or file");
+      }
+      if (m != "file" && m != "memory") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
+      c.model_decrypt = m;
+    });
+    add("in_memory_decrypt", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
+      c.model_decrypt = as_bool(v, x.key) ? "memory" : "file";
+    }, "model_decrypt");
+    add("model_key_source", KeyType::Object, [](Config& c, const Value& v, const Ctx& x) {
+      c.model_key_source = key_source(v, x);
+    });
+
     // Features not built yet: parsed and type-checked, then refused.
     add("tls_port", KeyType::Int, nullptr);
-    add("tee_mode", KeyType::String, nullptr);
     add("tee_policy", KeyType::String, nullptr);
     add("ratls", KeyType::Bool, nullptr);
     add("model_hashes", KeyType::Object, nullptr);
     add("model_signing_key", KeyType::String, nullptr);
-    add("in_memory_decrypt", KeyType::Bool, nullptr);
-    add("model_decrypt", KeyType::Bool, nullptr);
-    add("model_key_source", KeyType::String, nullptr);
     add("redact_logs", KeyType::Bool, nullptr);
     add("suppress_token_metrics", KeyType::Bool, nullptr);
     add("prompt_cache_max_entries", KeyType::Int, nullptr);

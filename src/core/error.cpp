@@ -33,6 +33,10 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {"service_unavailable", {503, 1}},
       {"config_error", {400, 2}},
       {"integrity_error", {400, 2}},
+      {codes::kModelKey, {500, 2}},           // the server's model key configuration
+      {codes::kModelKeyMismatch, {500, 2}},
+      {codes::kDecryptionFailed, {500, 2}},   // a served model file that fails authentication
+      {codes::kRefusedInTeeMode, {403, 2}},
       {"offline", {503, 2}},
       {"unsupported_chat_template", {400, 2}},
       {"size_limit_exceeded", {413, 2}},  // model larger than the pull's max_bytes

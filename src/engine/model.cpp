@@ -184,8 +184,14 @@ size_t ModelImpl::max_act_bytes(int n_tokens) const {
 }  // namespace engine
 
 std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& opts) {
+  return load(gguf::File::open(path), opts);
+}
+
+std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
+                                   std::optional<EncryptionInfo> encryption) {
   using namespace engine;
-  std::shared_ptr<const gguf::File> file = gguf::File::open(path);
+  if (!file) throw Error(codes::kInternal, "no model file");
+  const std::string path = file->path();
 
   const std::optional<std::string> arch_name = file->get_string("general.architecture");
   if (!arch_name) throw Error(codes::kInvalidModel, "missing metadata key general.architecture");
@@ -198,7 +204,21 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
                                              std::string(supported_archs()) + ")");
   }
 
-  const uint64_t baseline = current_rss_bytes() + kBaselineMargin;
+  // A decrypted image is already resident (and counted in the RSS); its weights cannot be streamed
+  // from the encrypted file by plain reads (that needs stream decryption, not built yet).
+  ModelOptions plan_opts = opts;
+  uint64_t image_bytes = 0;
+  if (encryption) {
+    if (opts.weights == WeightsMode::Stream) {
+      throw Error(codes::kInvalidArgument,
+                  "--weights stream with an encrypted model needs stream decryption (--decrypt stream), which is "
+                  "not available yet; use --weights resident");
+    }
+    plan_opts.weights = WeightsMode::Resident;
+    image_bytes = file->bytes().size();
+  }
+  const uint64_t rss = current_rss_bytes();
+  const uint64_t baseline = (rss > image_bytes ? rss - image_bytes : 0) + kBaselineMargin;
   std::unique_ptr<weights::WeightSource> weights = std::make_unique<weights::MappedWeights>(file);
   const auto embd = weights->find(arch->token_embd);
   if (!embd) throw Error(codes::kInvalidModel, std::string("missing tensor ") + arch->token_embd);
@@ -214,14 +234,14 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
   // Residency, batch and context limit under the memory budget.
   const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
   const int output_id = weights->find(arch->output).value_or(*embd);
-  const MemoryPlan plan = plan_memory(hp, weights->tensors(), output_id, *embd, opts, n_threads, baseline);
+  const MemoryPlan plan = plan_memory(hp, weights->tensors(), output_id, *embd, plan_opts, n_threads, baseline);
   if (plan.weights == WeightsMode::Stream) {
     std::vector<uint64_t> offsets;
     for (const gguf::TensorInfo& t : file->tensors()) offsets.push_back(t.file_offset);
     weights = std::make_unique<weights::StreamingWeights>(weights::tensor_descs(*file), std::move(offsets),
                                                           std::make_unique<weights::FileByteReader>(path));
   }
-  ModelOptions effective = opts;
+  ModelOptions effective = plan_opts;
   effective.n_batch = plan.n_batch;
 
   ModelInfo info;
@@ -251,6 +271,7 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
   info.n_ff = hp.n_ff;
   info.n_ctx_train = hp.n_ctx_train;
   info.chat_template = file->get_string("tokenizer.chat_template");
+  info.encryption = std::move(encryption);
 
   return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
                                      std::move(tok), effective);

@@ -12,6 +12,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "a3s/power/error.h"
+#include "crypto/key_provider.h"
 #include "server/api.h"
 #include "server/http_server.h"
 #include "serving/engine_runtime.h"
@@ -56,6 +57,12 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
   eo.weights = parse_weights_mode(cfg.weights).value_or(WeightsMode::Auto);
   eo.memory_budget = cfg.memory_budget_mb * 1024 * 1024;
   eo.chat_template_fallback = cfg.chat_template_fallback;
+  eo.decrypt.mode = weights::parse_decrypt_mode(cfg.model_decrypt).value_or(weights::DecryptMode::Memory);
+  if (!cfg.model_key_source.file.empty()) {
+    eo.decrypt.key = crypto::file_key_provider(cfg.model_key_source.file);
+  } else if (!cfg.model_key_source.env.empty()) {
+    eo.decrypt.key = crypto::env_key_provider(cfg.model_key_source.env);
+  }
   auto loader = [eo](const std::string& name, const std::string& path) {
     return serving::load_engine_runtime(name, path, eo);
   };

@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
+#include "engine/model_loader.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::serving {
@@ -45,10 +46,11 @@ std::string fingerprint_for(const ModelInfo& info) {
 class EngineRuntime final : public ModelRuntime {
  public:
   EngineRuntime(const std::string& name, const std::string& path, const EngineRuntimeOptions& opts)
-      : model_(Model::load(path, ModelOptions{.n_threads = opts.n_threads,
-                                              .n_batch = opts.n_batch,
-                                              .weights = opts.weights,
-                                              .memory_budget = opts.memory_budget})),
+      : model_(load_model(path, LoadOptions{.model = {.n_threads = opts.n_threads,
+                                                      .n_batch = opts.n_batch,
+                                                      .weights = opts.weights,
+                                                      .memory_budget = opts.memory_budget},
+                                            .decrypt = opts.decrypt})),
         n_ctx_option_(opts.n_ctx) {
     const ModelInfo& info = model_->info();
     if (n_ctx_option_ == 0 && info.n_ctx_max > 0 && opts.n_parallel > 1) {

@@ -7,6 +7,7 @@
 
 #include "a3s/power/engine.h"
 #include "serving/model_runtime.h"
+#include "weights/model_file.h"
 
 namespace a3s::power::serving {
 
@@ -19,10 +20,13 @@ struct EngineRuntimeOptions {
   WeightsMode weights = WeightsMode::Auto;
   uint64_t memory_budget = 0;  // bytes; 0 = none
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error on chat)
+  weights::DecryptOptions decrypt;     // encrypted model files (plaintext files load as they are)
 };
 
-// Loads the GGUF file at `path` and serves it as `name`. Throws the engine's load errors
-// ("io_error", "invalid_model", "unsupported_tensor_type", "unsupported_architecture").
+// Loads the GGUF file at `path` (plaintext, or encrypted: see engine/model_loader.h) and serves it as
+// `name`. Throws the engine's load errors ("io_error", "invalid_model", "unsupported_tensor_type",
+// "unsupported_architecture") and the decryption errors ("model_key_error", "model_key_mismatch",
+// "decryption_failed", "integrity_error").
 // An unsupported chat template does not fail the load: chat_prompt() throws it instead, so the
 // model still serves /v1/completions.
 std::shared_ptr<ModelRuntime> load_engine_runtime(const std::string& name, const std::string& path,

@@ -47,6 +47,16 @@ struct ModelOptions {
   uint64_t memory_budget = 0;
 };
 
+// How an encrypted model was decrypted (docs/encrypted-weights.md). Digests are lowercase hex.
+struct EncryptionInfo {
+  std::string decrypt_mode;       // "file" (sealed memfd) | "memory" (locked anonymous memory)
+  std::string plaintext_sha256;   // from the header, verified against the decrypted bytes at load
+  std::string ciphertext_sha256;  // of the encrypted file as it was read
+  std::string key_id;             // 16-byte key id of the model key
+  uint64_t encrypted_size = 0;    // bytes of the encrypted file
+  bool memory_locked = false;     // "memory" mode: every page locked in RAM (RLIMIT_MEMLOCK allowing)
+};
+
 struct ModelInfo {
   std::string path;
   std::string name;          // general.name, else file stem
@@ -61,13 +71,19 @@ struct ModelInfo {
   uint64_t memory_budget = 0;  // as given (0 = none)
   int n_ctx_max = 0;           // largest context the budget allows (0 = no budget limit)
   int n_batch = 0;             // prefill batch in use
+  std::optional<EncryptionInfo> encryption;  // set when the model file was encrypted
 };
 
 class Model {
  public:
   // Loads a GGUF model (weights memory-mapped). Throws Error: "io_error", "invalid_model",
   // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture".
+  // Encrypted models: load_model() in src/engine/model_loader.h.
   static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
+  // Loads a GGUF file that is already open (mapped, or a decrypted image in memory that the File
+  // keeps alive). info().path is file->path(); `encryption` becomes info().encryption.
+  static std::shared_ptr<Model> load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
+                                     std::optional<EncryptionInfo> encryption = std::nullopt);
   virtual ~Model() = default;
 
   virtual const ModelInfo& info() const = 0;

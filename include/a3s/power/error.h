@@ -31,6 +31,12 @@ inline constexpr const char* kModelNotFound = "model_not_found";
 inline constexpr const char* kIo = "io_error";                         // unreadable file etc.
 inline constexpr const char* kContextLengthExceeded = "context_length_exceeded";
 inline constexpr const char* kInternal = "internal_error";
+// Encrypted models (docs/encrypted-weights.md).
+inline constexpr const char* kModelKey = "model_key_error";             // key missing, unreadable, malformed
+inline constexpr const char* kModelKeyMismatch = "model_key_mismatch";  // key id differs from the file's
+inline constexpr const char* kDecryptionFailed = "decryption_failed";   // authentication failed, truncated
+inline constexpr const char* kIntegrity = "integrity_error";            // digest differs from the pinned one
+inline constexpr const char* kRefusedInTeeMode = "refused_in_tee_mode";  // not allowed with tee_mode
 }  // namespace codes
 
 // HTTP status for an error code (400/401/404/413/429/500/503). Unknown codes → 500.

@@ -117,7 +117,10 @@ INSTANTIATE_TEST_SUITE_P(
         TypeCase{"offline", "\"1\"", "'offline' must be a boolean, found string"},
         // Keys of features not built yet are type-checked before they are refused.
         TypeCase{"tls_port", "\"443\"", "'tls_port' must be an integer, found string"},
-        TypeCase{"tee_mode", "1", "'tee_mode' must be a string, found integer"},
+        TypeCase{"tee_mode", "1", "'tee_mode' must be a boolean, found integer"},
+        TypeCase{"model_decrypt", "true", "'model_decrypt' must be a string, found bool"},
+        TypeCase{"in_memory_decrypt", "\"yes\"", "'in_memory_decrypt' must be a boolean, found string"},
+        TypeCase{"model_key_source", "\"env\"", "'model_key_source' must be an object, found string"},
         TypeCase{"model_hashes", "[]", "'model_hashes' must be an object, found list"},
         TypeCase{"redact_logs", "\"on\"", "'redact_logs' must be a boolean, found string"},
         TypeCase{"prompt_cache_ttl_seconds", "\"1\"", "'prompt_cache_ttl_seconds' must be a number, found string"}),
@@ -230,14 +233,10 @@ TEST_P(ConfigNotSupported, IsRefusedAtTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     EveryKey, ConfigNotSupported,
     ::testing::Values(std::pair<std::string, std::string>{"tls_port", "8443"},
-                      std::pair<std::string, std::string>{"tee_mode", "\"sev-snp\""},
                       std::pair<std::string, std::string>{"tee_policy", "\"/etc/policy.json\""},
                       std::pair<std::string, std::string>{"ratls", "true"},
                       std::pair<std::string, std::string>{"model_hashes", "{ llama = \"sha256:00\" }"},
                       std::pair<std::string, std::string>{"model_signing_key", "\"/k.pem\""},
-                      std::pair<std::string, std::string>{"in_memory_decrypt", "true"},
-                      std::pair<std::string, std::string>{"model_decrypt", "false"},
-                      std::pair<std::string, std::string>{"model_key_source", "\"env\""},
                       std::pair<std::string, std::string>{"redact_logs", "true"},
                       std::pair<std::string, std::string>{"suppress_token_metrics", "true"},
                       std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
@@ -341,6 +340,39 @@ TEST(ConfigSchema, ApiKeyErrorsNeverEchoTheKey) {
   }
 }
 
+TEST(ConfigSchema, EncryptedModelKeys) {
+  Config d = apply_text("port = 1\n");
+  EXPECT_FALSE(d.tee_mode);
+  EXPECT_EQ(d.model_decrypt, "memory");
+  EXPECT_TRUE(d.model_key_source.env.empty());
+  EXPECT_TRUE(d.model_key_source.file.empty());
+
+  Config c = apply_text("tee_mode = true\nmodel_decrypt = \"file\"\nmodel_key_source = { env = \"MY_KEY\" }\n");
+  EXPECT_TRUE(c.tee_mode);
+  EXPECT_EQ(c.model_decrypt, "file");
+  EXPECT_EQ(c.model_key_source.env, "MY_KEY");
+  EXPECT_EQ(apply_text("in_memory_decrypt = true\n").model_decrypt, "memory");
+  EXPECT_EQ(apply_text("in_memory_decrypt = false\n").model_decrypt, "file");
+  Config f = apply_text("model_key_source = { file = \"~/keys/m.key\" }\n");
+  EXPECT_EQ(f.model_key_source.file, "/home/tester/keys/m.key");
+  EXPECT_TRUE(f.model_key_source.env.empty());
+
+  EXPECT_EQ(apply_error("model_decrypt = \"stream\"\n"),
+            "c.hcl:1:17: 'model_decrypt' = \"stream\" (per-layer decryption) is not supported yet; use memory or "
+            "file");
+  EXPECT_EQ(apply_error("model_decrypt = \"disk\"\n"), "c.hcl:1:17: 'model_decrypt' must be one of file, memory, stream");
+  EXPECT_EQ(apply_error("model_decrypt = \"file\"\nin_memory_decrypt = true\n"),
+            "c.hcl:2:1: 'in_memory_decrypt' and 'model_decrypt' set the same setting (first at 1:1)");
+  EXPECT_EQ(apply_error("model_key_source = { env = \"A\", file = \"/k\" }\n"),
+            "c.hcl:1:20: 'model_key_source' must be { env = \"VARIABLE\" } or { file = \"PATH\" }");
+  EXPECT_EQ(apply_error("model_key_source = { key = \"00\" }\n"),
+            "c.hcl:1:22: 'model_key_source' must be { env = \"VARIABLE\" } or { file = \"PATH\" }");
+  EXPECT_EQ(apply_error("model_key_source = { env = \"1-bad\" }\n"),
+            "c.hcl:1:28: 'model_key_source.env' must be a variable name (letters, digits, '_')");
+  EXPECT_EQ(apply_error("model_key_source = { file = \"\" }\n"),
+            "c.hcl:1:29: 'model_key_source.file' must not be empty");
+}
+
 TEST(ConfigSchema, HomeExpandsTilde) {
   EXPECT_EQ(apply_text("home = \"~/power\"\n").home, "/home/tester/power");
   EXPECT_EQ(apply_text("home = \"~\"\n").home, "/home/tester");
@@ -358,7 +390,7 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("tls_port").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 35u);  // 21 settings (2 aliases) + 14 not supported yet
+  EXPECT_EQ(by_name.size(), 35u);  // 25 settings (3 aliases) + 10 not supported yet
   EXPECT_TRUE(by_name.at("weights").supported);
   EXPECT_EQ(by_name.at("memory_budget_mb").env, "A3S_POWER_MEMORY_BUDGET_MB");
 }

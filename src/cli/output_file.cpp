@@ -1,0 +1,67 @@
+#include "cli/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::cli {
+namespace {
+
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  return out;
+}
+
+[[noreturn]] void io_fail(const std::string& what, const std::string& path, int err) {
+  throw Error(codes::kIo, what + " '" + printable(path) + "': " + std::strerror(err));
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) throw Error(codes::kInvalidArgument, "the output path is empty");
+  std::vector<char> tmpl(path_.begin(), path_.end());
+  const std::string suffix = ".tmp-XXXXXX";
+  tmpl.insert(tmpl.end(), suffix.begin(), suffix.end());
+  tmpl.push_back('\0');
+  fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd_ < 0) io_fail("cannot create the output file", path_, errno);
+  tmp_ = tmpl.data();
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void OutputFile::write(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd_, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) io_fail("cannot write the output file", path_, errno);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void OutputFile::commit(mode_t mode) {
+  if (::fchmod(fd_, mode) != 0) io_fail("cannot set the mode of the output file", path_, errno);
+  if (::fsync(fd_) != 0) io_fail("cannot write the output file", path_, errno);
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    io_fail("cannot write the output file", path_, errno);
+  }
+  fd_ = -1;
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) io_fail("cannot create the output file", path_, errno);
+  committed_ = true;
+}
+
+}  // namespace a3s::power::cli

@@ -1,0 +1,63 @@
+// Memory for secrets and plaintext weights.
+//
+// `wipe` overwrites bytes with zeros in a way the compiler may not elide (OPENSSL_cleanse).
+// `LockedBuffer` is page-aligned anonymous memory that is
+//   * locked in RAM with mlock(2) when RLIMIT_MEMLOCK allows (best effort: when it does not, the
+//     buffer still works, `locked()` is false and a debug log line says so),
+//   * excluded from core dumps (madvise MADV_DONTDUMP),
+//   * wiped before it is unmapped (destructor, move-assignment).
+// Sizes are bytes. Allocation failure throws Error("internal_error") (mmap) — never silently
+// returns less memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace a3s::power::crypto {
+
+// Zeroes [p, p+n) (not elided). Calls the test observer, if one is set, after the bytes are zero
+// and while they are still mapped.
+void wipe(void* p, size_t n);
+
+// Test hook: observe every wipe (pointer and length). Not thread-safe against concurrent wipes;
+// set it before and clear it (nullptr) after the code under test.
+using WipeObserver = void (*)(const void* p, size_t n);
+void set_wipe_observer_for_testing(WipeObserver observer);
+
+class LockedBuffer {
+ public:
+  LockedBuffer() = default;
+  // `size` bytes (rounded up to whole pages internally), zero-filled. `what` names the buffer in the
+  // debug message when the lock fails (e.g. "model key", "decrypted model").
+  LockedBuffer(size_t size, const char* what);
+  ~LockedBuffer();
+  LockedBuffer(LockedBuffer&& o) noexcept;
+  LockedBuffer& operator=(LockedBuffer&& o) noexcept;
+  LockedBuffer(const LockedBuffer&) = delete;
+  LockedBuffer& operator=(const LockedBuffer&) = delete;
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::span<uint8_t> span() { return {data_, size_}; }
+  std::span<const uint8_t> span() const { return {data_, size_}; }
+  bool locked() const { return locked_; }
+
+  // Makes the pages read-only (after they are filled) or writable again. Wiping re-enables writes.
+  void protect_read_only();
+
+  // Zeroes the bytes now (the buffer stays allocated).
+  void wipe_now();
+
+ private:
+  void release() noexcept;
+
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t mapped_ = 0;
+  bool locked_ = false;
+  bool read_only_ = false;
+};
+
+}  // namespace a3s::power::crypto

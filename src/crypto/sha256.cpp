@@ -1,0 +1,48 @@
+#include "crypto/sha256.h"
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::crypto {
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(ctx_);
+    throw Error(codes::kInternal, "SHA-256 initialisation failed");
+  }
+}
+
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(ctx_);
+}
+
+void Sha256::update(std::span<const uint8_t> bytes) {
+  if (!bytes.empty() && EVP_DigestUpdate(ctx_, bytes.data(), bytes.size()) != 1)
+    throw Error(codes::kInternal, "SHA-256 update failed");
+}
+
+Sha256Digest Sha256::finish() {
+  Sha256Digest d{};
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx_, d.data(), &len) != 1 || len != d.size())
+    throw Error(codes::kInternal, "SHA-256 finalisation failed");
+  return d;
+}
+
+Sha256Digest sha256(std::span<const uint8_t> bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.finish();
+}
+
+std::string to_hex(std::span<const uint8_t> bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+}  // namespace a3s::power::crypto

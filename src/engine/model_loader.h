@@ -1,0 +1,26 @@
+// load_model: the one way the CLI commands (generate, logits, run, bench) and the server load a
+// model file, plaintext or encrypted. It opens the file (weights/model_file.h: plaintext mapping,
+// or decryption into a sealed memfd / locked memory according to `decrypt`) and builds the engine
+// Model on it; graph code never knows which.
+//
+// Errors: Model::load's ("io_error", "invalid_model", ...) and open_model_file's
+// ("model_key_error", "model_key_mismatch", "decryption_failed", "integrity_error",
+// "invalid_argument" for stream mode or decrypt options on a plaintext file).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "a3s/power/engine.h"
+#include "weights/model_file.h"
+
+namespace a3s::power {
+
+struct LoadOptions {
+  ModelOptions model;
+  weights::DecryptOptions decrypt;
+};
+
+std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& opts);
+
+}  // namespace a3s::power

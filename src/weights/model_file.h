@@ -1,0 +1,68 @@
+// Opening a model file: a plaintext GGUF file is memory-mapped as it is; an encrypted model
+// (docs/encrypted-weights.md, detected by its magic) is decrypted into a PlaintextImage according to
+// DecryptOptions and parsed in place. Plaintext never touches a filesystem in any mode.
+//
+// Decrypt modes:
+//   file    sealed memfd (plaintext_image.h)
+//   memory  locked anonymous memory, wiped on unload (the default)
+//   stream  per-layer decryption through EncryptedReader::read() — needs layer streaming, which the
+//           engine does not have yet: refused with Error("invalid_argument").
+//
+// The plaintext SHA-256 in the header is checked against the decrypted bytes before the model is
+// parsed (fail closed), and reported with the ciphertext (whole file) SHA-256.
+//
+// Errors: those of gguf::File, crypto::EncryptedReader and crypto::KeyProvider, plus
+// Error("invalid_argument") when decryption was requested explicitly (`required`) for a file that
+// is not encrypted, and Error("model_key_error") for an encrypted file without a key.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace a3s::power::gguf {
+class File;
+}
+namespace a3s::power::crypto {
+class KeyProvider;
+}
+
+namespace a3s::power::weights {
+
+enum class DecryptMode { File, Memory, Stream };
+const char* to_string(DecryptMode m);
+// "file" | "memory" | "stream"; nullopt for anything else.
+std::optional<DecryptMode> parse_decrypt_mode(std::string_view s);
+
+struct DecryptOptions {
+  DecryptMode mode = DecryptMode::Memory;
+  // Where the key comes from; null → the A3S_MODEL_KEY environment variable.
+  std::shared_ptr<const crypto::KeyProvider> key;
+  // The user asked for decryption (a key file, a --decrypt mode): a plaintext file is then an error
+  // rather than being loaded as it is.
+  bool required = false;
+};
+
+struct OpenedModel {
+  std::shared_ptr<const gguf::File> file;  // the parsed GGUF (mapping or plaintext image)
+  bool encrypted = false;
+  // Encrypted models only:
+  DecryptMode mode = DecryptMode::Memory;
+  std::string plaintext_sha256;   // hex; verified against the decrypted bytes
+  std::string ciphertext_sha256;  // hex of the encrypted file
+  std::string key_id;             // hex
+  uint64_t encrypted_bytes = 0;   // size of the encrypted file
+  bool locked = false;            // memory mode: every page mlocked
+};
+
+// True when the file at `path` starts with the encrypted-model magic. Unreadable → false (the open
+// that follows reports the error).
+bool is_encrypted_model_file(const std::string& path);
+
+// Refuses options that cannot work (stream mode) before anything is read.
+void check_decrypt_options(const DecryptOptions& opts);
+
+OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts);
+
+}  // namespace a3s::power::weights

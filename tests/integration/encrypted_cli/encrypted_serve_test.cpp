@@ -1,0 +1,99 @@
+// `a3s-power serve` with an encrypted model: the key from --model-key-file or model_key_source,
+// decryption in file and memory modes, the same greedy completion as the plaintext model, and the
+// startup errors (wrong key, tee_mode, stream mode) as exit 2.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../../e2e/support/http_client.h"
+#include "../../e2e/support/server_process.h"
+#include "cli_run.h"
+
+namespace a3s::power::enc_test {
+namespace {
+
+using testing::ServerProcess;
+
+const std::string kStories = std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf";
+
+std::string greedy_text(const ServerProcess& s, const std::string& model) {
+  const nlohmann::json body = {
+      {"model", model}, {"prompt", "Once upon a time"}, {"max_tokens", 8}, {"temperature", 0}};
+  testing::HttpOptions o;
+  o.headers = {"Content-Type: application/json"};
+  const auto r = testing::http("POST", s.url("/v1/completions"), body.dump(), o);
+  EXPECT_EQ(r.status, 200) << r.body;
+  return nlohmann::json::parse(r.body).at("choices").at(0).at("text").get<std::string>();
+}
+
+struct Keys {
+  Dir dir;
+  std::string key = dir.file("m.key"), enc = dir.file("stories.enc");
+  Keys() {
+    EXPECT_EQ(run({"keygen", "--aes256", "--out", key}).status, 0);
+    EXPECT_EQ(run({"encrypt", "--key-file", key, kStories, enc}).status, 0);
+  }
+};
+
+TEST(EncryptedServe, ServesTheSameCompletionsAsThePlaintextModel) {
+  Keys k;
+  std::string expected;
+  {
+    ServerProcess plain({"--model", "stories=" + kStories, "--threads", "1"});
+    ASSERT_TRUE(plain.ready()) << plain.log();
+    expected = greedy_text(plain, "stories");
+  }
+  EXPECT_EQ(expected, ", there was a little girl");
+  for (const std::string mode : {"file", "memory"}) {
+    ServerProcess s(
+        {"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", mode, "--threads", "1"});
+    ASSERT_TRUE(s.ready()) << s.log();
+    EXPECT_EQ(greedy_text(s, "stories"), expected) << mode;
+    EXPECT_EQ(s.stop(), 0);
+  }
+  // The key and mode from the configuration file.
+  const std::string cfg = k.dir.file("c.hcl");
+  std::ofstream(cfg) << "model_key_source = { file = \"" << k.key << "\" }\nin_memory_decrypt = true\n";
+  ServerProcess c({"--config", cfg, "--model", "stories=" + k.enc, "--threads", "1"});
+  ASSERT_TRUE(c.ready()) << c.log();
+  EXPECT_EQ(greedy_text(c, "stories"), expected);
+  // And from an environment variable named in the configuration.
+  std::ofstream(cfg) << "model_key_source = { env = \"MY_MODEL_KEY\" }\nmodel_decrypt = \"file\"\n";
+  ServerProcess e({"--config", cfg, "--model", "stories=" + k.enc, "--threads", "1"},
+                  {{"MY_MODEL_KEY", slurp(k.key).substr(0, 64)}});
+  ASSERT_TRUE(e.ready()) << e.log();
+  EXPECT_EQ(greedy_text(e, "stories"), expected);
+}
+
+TEST(EncryptedServe, StartupErrorsExitTwo) {
+  Keys k;
+  Dir other;
+  ASSERT_EQ(run({"keygen", "--aes256", "--out", other.file("k")}).status, 0);
+  {
+    ServerProcess s({"--model", "stories=" + k.enc, "--model-key-file", other.file("k")});
+    EXPECT_FALSE(s.ready());
+    EXPECT_EQ(s.stop(), 2);
+    EXPECT_NE(s.log().find("does not match"), std::string::npos) << s.log();
+  }
+  {
+    ServerProcess s({"--model", "stories=" + k.enc});  // no key anywhere
+    EXPECT_FALSE(s.ready());
+    EXPECT_EQ(s.stop(), 2);
+    EXPECT_NE(s.log().find("is encrypted"), std::string::npos) << s.log();
+  }
+  {
+    ServerProcess s({"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream"});
+    EXPECT_FALSE(s.ready());
+    EXPECT_EQ(s.stop(), 2);
+    EXPECT_NE(s.log().find("stream decryption"), std::string::npos) << s.log();
+  }
+  {
+    ServerProcess s({"--model", "stories=" + kStories}, {{"A3S_POWER_TEE_MODE", "true"}});
+    EXPECT_FALSE(s.ready());
+    EXPECT_EQ(s.stop(), 2);
+    EXPECT_NE(s.log().find("'tee_mode' is not supported yet"), std::string::npos) << s.log();
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::enc_test
