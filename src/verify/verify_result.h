@@ -1,0 +1,46 @@
+// Outcome of verifying attestation evidence (SEV-SNP reports, TDX quotes).
+//
+// Verification runs as a fixed sequence of steps; the first step that fails stops it and is named in
+// the result by a stable string (clients, scripts and tests match on it). Messages are one line and
+// describe the evidence only (offsets, field names, certificate subjects), never request text.
+#pragma once
+
+#include <string>
+
+namespace a3s::power::verify {
+
+// Stable names of the step that failed.
+namespace steps {
+inline constexpr const char* kMalformedEvidence = "malformed_evidence";      // parse error, bad sizes
+inline constexpr const char* kUnsupportedVersion = "unsupported_version";    // report/quote version
+inline constexpr const char* kSignatureInvalid = "signature_invalid";        // evidence signature
+inline constexpr const char* kChainInvalid = "chain_invalid";                // certificate chain to the root
+inline constexpr const char* kCertificateMissing = "certificate_missing";    // no VCEK / PCK to verify with
+inline constexpr const char* kTcbMismatch = "tcb_mismatch";                  // cert TCB differs from reported
+inline constexpr const char* kTcbOutOfDate = "tcb_out_of_date";              // below minimum / status refused
+inline constexpr const char* kCollateralMissing = "collateral_missing";      // no TCB collateral given
+inline constexpr const char* kCollateralInvalid = "collateral_invalid";      // bad signature / format
+inline constexpr const char* kCollateralExpired = "collateral_expired";      // outside validity at --at time
+inline constexpr const char* kRevoked = "certificate_revoked";               // in a CRL
+inline constexpr const char* kDebugEnabled = "debug_enabled";                // SNP policy / TDX attributes
+inline constexpr const char* kQeReportInvalid = "qe_report_invalid";         // TDX QE report / binding
+inline constexpr const char* kMeasurementMismatch = "measurement_mismatch";  // policy: measurement
+inline constexpr const char* kReportDataMismatch = "report_data_mismatch";   // policy: report_data
+inline constexpr const char* kNonceMismatch = "nonce_mismatch";
+inline constexpr const char* kClaimsDigestMismatch = "claims_digest_mismatch";
+inline constexpr const char* kModelHashMismatch = "model_hash_mismatch";
+inline constexpr const char* kSimulatedEvidence = "simulated_evidence";
+}  // namespace steps
+
+struct VerifyResult {
+  bool accepted = false;
+  std::string failed_step;  // one of steps::*, empty when accepted
+  std::string message;      // one line: what was checked and why it failed
+
+  static VerifyResult ok() { return {true, {}, {}}; }
+  static VerifyResult fail(std::string step, std::string message) {
+    return {false, std::move(step), std::move(message)};
+  }
+};
+
+}  // namespace a3s::power::verify
