@@ -9,7 +9,7 @@ void add_decrypt_flags(CLI::App* cmd, DecryptFlags& flags) {
                   "Key of an encrypted model (64 hex digits; default: $A3S_MODEL_KEY)");
   cmd->add_option("--decrypt", flags.mode,
                   "Where an encrypted model's plaintext lives: memory (locked RAM, default), file (sealed "
-                  "in-memory file), stream (needs layer streaming)")
+                  "in-memory file), stream (per tensor, with --weights stream)")
       ->check(CLI::IsMember({"file", "memory", "stream"}));
 }
 
@@ -18,7 +18,6 @@ weights::DecryptOptions decrypt_options(const DecryptFlags& flags) {
   if (!flags.mode.empty()) o.mode = *weights::parse_decrypt_mode(flags.mode);
   if (!flags.key_file.empty()) o.key = crypto::file_key_provider(flags.key_file);
   o.required = !flags.key_file.empty() || !flags.mode.empty();
-  weights::check_decrypt_options(o);
   return o;
 }
 

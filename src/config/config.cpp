@@ -85,10 +85,7 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   if (cli.memory_budget_mb) cfg.memory_budget_mb = *cli.memory_budget_mb;
   if (cli.model_decrypt) {
     const std::string& m = *cli.model_decrypt;
-    if (m == "stream") {
-      throw Error(kConfigErrorCode, "--decrypt: stream decryption is not supported yet; use memory or file");
-    }
-    if (m != "file" && m != "memory") throw Error(kConfigErrorCode, "--decrypt: must be one of file, memory, stream");
+    if (m != "file" && m != "memory" && m != "stream") throw Error(kConfigErrorCode, "--decrypt: must be one of file, memory, stream");
     cfg.model_decrypt = m;
   }
   if (cli.model_key_file) {

@@ -56,7 +56,9 @@ struct Config {
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
   bool tee_mode = false;               // TEE layer on (serve refuses it until that layer is built;
                                        // `a3s-power decrypt` refuses to run when it is on)
-  std::string model_decrypt = "memory";  // encrypted models: "memory" (locked RAM) | "file" (sealed memfd)
+  // Encrypted models: "memory" (locked RAM) | "file" (sealed memfd) | "stream" (per tensor, with
+  // layer streaming).
+  std::string model_decrypt = "memory";
   ModelKeySource model_key_source;     // encrypted models: where the key comes from
   std::string config_file;             // the config file that was read ("" if none; not a setting)
 

@@ -279,10 +279,7 @@ const std::vector<Setting>& settings() {
     });
     add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& m = as_string(v, x.key);
-      if (m == "stream") {
-        fail(v.pos, quoted(x.key) + " = \"stream\" (per-layer decryption) is not supported yet; use memory or file");
-      }
-      if (m != "file" && m != "memory") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
+      if (m != "file" && m != "memory" && m != "stream") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
       c.model_decrypt = m;
     });
     add("in_memory_decrypt", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {

@@ -188,7 +188,8 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
 }
 
 std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
-                                   std::optional<EncryptionInfo> encryption) {
+                                   std::optional<EncryptionInfo> encryption,
+                                   std::shared_ptr<weights::ByteReader> tensor_bytes) {
   using namespace engine;
   if (!file) throw Error(codes::kInternal, "no model file");
   const std::string path = file->path();
@@ -204,25 +205,39 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
                                              std::string(supported_archs()) + ")");
   }
 
-  // A decrypted image is already resident (and counted in the RSS); its weights cannot be streamed
-  // from the encrypted file by plain reads (that needs stream decryption, not built yet).
+  // Where the tensor bytes are: a decrypted image is already resident (and counted in the RSS), and
+  // cannot be streamed by plain reads from the encrypted file; stream decryption has no image and
+  // must stream.
   ModelOptions plan_opts = opts;
   uint64_t image_bytes = 0;
-  if (encryption) {
+  if (file->header_only() != (tensor_bytes != nullptr)) throw Error(codes::kInternal, "model bytes: bad setup");
+  if (tensor_bytes) {
+    if (opts.weights == WeightsMode::Resident) {
+      throw Error(codes::kInvalidArgument,
+                  "--decrypt stream decrypts the weights layer by layer: it needs --weights stream or auto, "
+                  "not resident");
+    }
+    plan_opts.weights = WeightsMode::Stream;
+  } else if (encryption) {
     if (opts.weights == WeightsMode::Stream) {
       throw Error(codes::kInvalidArgument,
-                  "--weights stream with an encrypted model needs stream decryption (--decrypt stream), which is "
-                  "not available yet; use --weights resident");
+                  "--weights stream with an encrypted model needs --decrypt stream (its plaintext image is "
+                  "resident in the memory and file modes)");
     }
     plan_opts.weights = WeightsMode::Resident;
     image_bytes = file->bytes().size();
   }
   const uint64_t rss = current_rss_bytes();
   const uint64_t baseline = (rss > image_bytes ? rss - image_bytes : 0) + kBaselineMargin;
-  std::unique_ptr<weights::WeightSource> weights = std::make_unique<weights::MappedWeights>(file);
-  const auto embd = weights->find(arch->token_embd);
+  const std::vector<weights::TensorDesc> descs = weights::tensor_descs(*file);
+  auto find_desc = [&](const char* name) -> std::optional<int> {
+    for (size_t i = 0; i < descs.size(); ++i)
+      if (descs[i].name == name) return static_cast<int>(i);
+    return std::nullopt;
+  };
+  const auto embd = find_desc(arch->token_embd);
   if (!embd) throw Error(codes::kInvalidModel, std::string("missing tensor ") + arch->token_embd);
-  const int64_t n_vocab = weights->desc(*embd).ne[1];
+  const int64_t n_vocab = descs[static_cast<size_t>(*embd)].ne[1];
   if (n_vocab <= 0 || n_vocab > (1 << 30)) throw Error(codes::kInvalidModel, "token_embd.weight has no rows");
 
   HParams hp = read_hparams(*file, *arch, static_cast<int>(n_vocab));
@@ -233,13 +248,16 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
 
   // Residency, batch and context limit under the memory budget.
   const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
-  const int output_id = weights->find(arch->output).value_or(*embd);
-  const MemoryPlan plan = plan_memory(hp, weights->tensors(), output_id, *embd, plan_opts, n_threads, baseline);
+  const int output_id = find_desc(arch->output).value_or(*embd);
+  const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline);
+  std::unique_ptr<weights::WeightSource> weights;
   if (plan.weights == WeightsMode::Stream) {
     std::vector<uint64_t> offsets;
     for (const gguf::TensorInfo& t : file->tensors()) offsets.push_back(t.file_offset);
-    weights = std::make_unique<weights::StreamingWeights>(weights::tensor_descs(*file), std::move(offsets),
-                                                          std::make_unique<weights::FileByteReader>(path));
+    if (!tensor_bytes) tensor_bytes = std::make_shared<weights::FileByteReader>(path);
+    weights = std::make_unique<weights::StreamingWeights>(descs, std::move(offsets), std::move(tensor_bytes));
+  } else {
+    weights = std::make_unique<weights::MappedWeights>(file);
   }
   ModelOptions effective = plan_opts;
   effective.n_batch = plan.n_batch;
@@ -252,7 +270,7 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   info.n_batch = plan.n_batch;
   info.name = file->get_string("general.name").value_or(std::filesystem::path(path).stem().string());
   info.architecture = hp.arch;
-  info.file_size = file->bytes().size();
+  info.file_size = file->size();
   std::map<TensorType, int64_t> elems_by_type;
   for (const gguf::TensorInfo& t : file->tensors()) {
     info.n_params += static_cast<uint64_t>(t.n_elements());

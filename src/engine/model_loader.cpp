@@ -15,7 +15,7 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& op
     e.memory_locked = opened.locked;
     enc = std::move(e);
   }
-  return Model::load(std::move(opened.file), opts.model, std::move(enc));
+  return Model::load(std::move(opened.file), opts.model, std::move(enc), std::move(opened.stream_reader));
 }
 
 }  // namespace a3s::power

@@ -146,10 +146,19 @@ struct Fd {
   Fd& operator=(const Fd&) = delete;
 };
 
-// Little-endian cursor over the file image. Every read checks the remaining bytes first.
+// Thrown by Reader when a read lies inside the file but beyond the bytes given so far (a header-only
+// parse from a prefix): the caller supplies at least `needed` bytes and parses again.
+struct PrefixTooShort {
+  uint64_t needed;
+};
+
+// Little-endian cursor over the file image. Every read checks the remaining bytes of the file
+// (`size`) first; only the first `avail` bytes are at hand (all of them, except for a header-only
+// parse).
 class Reader {
  public:
-  Reader(const uint8_t* base, size_t size, const std::string& name) : base_(base), size_(size), name_(name) {}
+  Reader(const uint8_t* base, uint64_t avail, uint64_t size, const std::string& name)
+      : base_(base), avail_(avail), size_(size), name_(name) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t remaining() const { return size_ - pos_; }
@@ -169,6 +178,7 @@ class Reader {
 
   uint64_t le(unsigned n, const char* what) {
     need(n, what);
+    at_hand(n);
     uint64_t v = 0;
     for (unsigned i = 0; i < n; ++i) v |= static_cast<uint64_t>(base_[pos_ + i]) << (8 * i);
     pos_ += n;
@@ -193,13 +203,20 @@ class Reader {
                std::to_string(max_len) + " bytes",
            at);
     }
+    at_hand(len);
     std::string s(reinterpret_cast<const char*>(base_ + pos_), static_cast<size_t>(len));
     pos_ += len;
     return s;
   }
 
  private:
+  // After need(n): the n bytes at pos_ are inside the file; are they inside the prefix too?
+  void at_hand(uint64_t n) const {
+    if (n > avail_ - std::min(avail_, pos_)) throw PrefixTooShort{pos_ + n};
+  }
+
   const uint8_t* base_;
+  uint64_t avail_;
   uint64_t size_;
   uint64_t pos_ = 0;
   const std::string& name_;
@@ -336,6 +353,7 @@ std::shared_ptr<File> File::open(const std::string& path) {
   std::shared_ptr<File> f = make_empty();
   f->path_ = path;
   f->size_ = static_cast<size_t>(st.st_size);
+  f->file_size_ = f->size_;
   if (f->size_ > 0) {
     void* m = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd.fd, 0);
     if (m == MAP_FAILED) {
@@ -355,9 +373,34 @@ std::shared_ptr<File> File::from_memory(std::span<const uint8_t> bytes, std::str
   f->path_ = std::move(name);
   f->base_ = bytes.data();
   f->size_ = bytes.size();
+  f->file_size_ = f->size_;
   f->owner_ = std::move(owner);
   f->parse();
   return f;
+}
+
+std::shared_ptr<File> File::from_prefix(const PrefixReader& read, uint64_t file_size, std::string name) {
+  // Most headers (metadata with a vocabulary, tensor infos) fit in the first MiB; a larger one is
+  // read again in a doubled prefix until it parses.
+  uint64_t want = std::min<uint64_t>(file_size, uint64_t{1} << 20);
+  for (;;) {
+    auto prefix = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(want));
+    read(0, *prefix);
+    std::shared_ptr<File> f = make_empty();
+    f->path_ = name;
+    f->base_ = prefix->data();
+    f->size_ = prefix->size();
+    f->file_size_ = file_size;
+    f->header_only_ = true;
+    f->owner_ = prefix;
+    try {
+      f->parse();
+      return f;
+    } catch (const PrefixTooShort& more) {
+      // needed <= file_size (Reader checks the file's bounds first), and needed > want.
+      want = std::min(file_size, std::max(more.needed, want * 2));
+    }
+  }
 }
 
 File::~File() {
@@ -366,10 +409,10 @@ File::~File() {
 
 void File::parse() {
   const std::string shown = printable(path_, 256);
-  Reader r(base_, size_, shown);
+  Reader r(base_, size_, file_size_, shown);
 
   // Header.
-  if (size_ < 4) r.fail("truncated header (file is " + std::to_string(size_) + " bytes)", 0);
+  if (file_size_ < 4) r.fail("truncated header (file is " + std::to_string(file_size_) + " bytes)", 0);
   const uint32_t magic = r.u32("magic");
   if (magic != kMagic) r.fail("bad magic (not a GGUF file)", 0);
   const uint32_t version = r.u32("header version");
@@ -502,16 +545,16 @@ void File::parse() {
   data_offset_ = padded - padded % alignment_;
   if (tensors_.empty()) {
     // Vocabulary-only files may end without the padding.
-    data_offset_ = std::min<uint64_t>(data_offset_, size_);
+    data_offset_ = std::min<uint64_t>(data_offset_, file_size_);
     return;
   }
-  if (data_offset_ > size_) {
+  if (data_offset_ > file_size_) {
     r.fail("data section at offset " + std::to_string(data_offset_) + " starts past end of file (size " +
-               std::to_string(size_) + ")",
+               std::to_string(file_size_) + ")",
            infos_end);
   }
 
-  const uint64_t data_bytes = size_ - data_offset_;
+  const uint64_t data_bytes = file_size_ - data_offset_;
   for (auto& t : tensors_) {
     uint64_t end = 0;
     if (__builtin_add_overflow(t.offset, t.size_bytes, &end) || end > data_bytes) {

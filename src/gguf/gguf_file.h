@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -81,6 +82,13 @@ class File {
   // `owned` holds them.
   static std::shared_ptr<File> from_memory(std::span<const uint8_t> bytes, std::string name = "<memory>",
                                            std::shared_ptr<void> owner = nullptr);
+  // Parses only the header (metadata and tensor infos) of a file of `file_size` bytes whose bytes
+  // come from `read(offset, dst)` — an encrypted model decrypted piece by piece. Reads a growing
+  // prefix until the header parses; bounds are checked against `file_size`. The result has no tensor
+  // data: header_only() is true and tensor_data() must not be called (the bytes are read elsewhere,
+  // at each tensor's file_offset). Errors as open(), plus those `read` throws.
+  using PrefixReader = std::function<void(uint64_t offset, std::span<uint8_t> dst)>;
+  static std::shared_ptr<File> from_prefix(const PrefixReader& read, uint64_t file_size, std::string name);
   ~File();
   File(const File&) = delete;
   File& operator=(const File&) = delete;
@@ -89,7 +97,9 @@ class File {
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }  // absolute offset of the data section
-  std::span<const uint8_t> bytes() const { return {base_, size_}; }
+  std::span<const uint8_t> bytes() const { return {base_, size_}; }  // the header only, if header_only()
+  uint64_t size() const { return file_size_; }                        // bytes of the whole file
+  bool header_only() const { return header_only_; }
 
   // Metadata.
   const Value* find(const std::string& key) const;
@@ -120,7 +130,9 @@ class File {
 
   std::string path_;
   const uint8_t* base_ = nullptr;
-  size_t size_ = 0;
+  size_t size_ = 0;         // bytes at base_
+  uint64_t file_size_ = 0;  // bytes of the file (> size_ only when header_only_)
+  bool header_only_ = false;
   void* map_ = nullptr;  // non-null when we own an mmap of size_ bytes
   std::shared_ptr<void> owner_;
   uint32_t version_ = 0;

@@ -6,7 +6,7 @@
 namespace a3s::power::weights {
 
 MappedWeights::MappedWeights(std::shared_ptr<const gguf::File> file) : file_(std::move(file)) {
-  if (!file_) throw Error(codes::kInternal, "no model file");
+  if (!file_ || file_->header_only()) throw Error(codes::kInternal, "no mapped model file");
   for (const gguf::TensorInfo& t : file_->tensors()) data_.push_back(file_->tensor_data(t));
   set_tensors(tensor_descs(*file_));
 }

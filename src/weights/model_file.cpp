@@ -14,6 +14,7 @@
 #include "crypto/encrypted_reader.h"
 #include "crypto/key_provider.h"
 #include "gguf/gguf_file.h"
+#include "weights/encrypted_byte_reader.h"
 #include "weights/plaintext_image.h"
 
 namespace a3s::power::weights {
@@ -23,6 +24,10 @@ std::string printable(const std::string& s) {
   std::string out;
   for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   return out;
+}
+
+long long elapsed_ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -58,16 +63,7 @@ bool is_encrypted_model_file(const std::string& path) {
   return n == static_cast<ssize_t>(magic.size()) && crypto::has_encrypted_magic(magic);
 }
 
-void check_decrypt_options(const DecryptOptions& opts) {
-  if (opts.mode == DecryptMode::Stream) {
-    throw Error(codes::kInvalidArgument,
-                "stream decryption (per-layer, for --weights stream) is not available yet; use --decrypt memory "
-                "or --decrypt file");
-  }
-}
-
 OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts) {
-  check_decrypt_options(opts);
   OpenedModel out;
   const std::string shown = printable(path);
   if (!is_encrypted_model_file(path)) {
@@ -101,6 +97,23 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
   if (h.plaintext_bytes > SIZE_MAX)
     throw Error(codes::kInvalidModel, "encrypted model is too large for this machine");
   const auto size = static_cast<size_t>(h.plaintext_bytes);
+  out.encrypted = true;
+  out.mode = opts.mode;
+  out.encrypted_bytes = h.file_bytes();
+  if (opts.mode == DecryptMode::Stream) {
+    // Authenticate every chunk and check the plaintext digest once, a chunk at a time.
+    const crypto::EncryptedDigests digests = reader->decrypt_each([](std::span<const uint8_t>) {});
+    out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
+    out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+    auto bytes = std::make_unique<EncryptedByteReader>(std::move(reader));
+    EncryptedByteReader* source = bytes.get();
+    out.file = gguf::File::from_prefix([source](uint64_t off, std::span<uint8_t> dst) { source->read(off, dst); },
+                                       size, path);
+    out.stream_reader = std::move(bytes);
+    log_debug("authenticated encrypted model '" + shown + "' (" + std::to_string(size) + " bytes) for stream " +
+              "decryption in " + std::to_string(elapsed_ms(t0)) + " ms");
+    return out;
+  }
   crypto::EncryptedDigests digests;
   auto fill = [&](std::span<uint8_t> dst) { digests = reader->decrypt_all(dst); };
   std::shared_ptr<PlaintextImage> image = opts.mode == DecryptMode::File
@@ -108,14 +121,10 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
                                               : make_locked_image(size, fill);
   reader.reset();  // closes the file, frees (and cleanses) the key schedule
 
-  out.encrypted = true;
-  out.mode = opts.mode;
   out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
   out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
-  out.encrypted_bytes = h.file_bytes();
   out.locked = image->locked();
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  const auto ms = elapsed_ms(t0);
   log_debug("decrypted model '" + shown + "' (" + std::to_string(size) + " bytes) into " +
             (opts.mode == DecryptMode::File ? std::string("a sealed memory file")
                                             : std::string(out.locked ? "locked memory" : "unlocked memory")) +

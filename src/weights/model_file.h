@@ -5,11 +5,14 @@
 // Decrypt modes:
 //   file    sealed memfd (plaintext_image.h)
 //   memory  locked anonymous memory, wiped on unload (the default)
-//   stream  per-layer decryption through EncryptedReader::read() — needs layer streaming, which the
-//           engine does not have yet: refused with Error("invalid_argument").
+//   stream  no plaintext image: only the GGUF header is decrypted and parsed (gguf::File::from_prefix);
+//           the weights are decrypted tensor by tensor while layer streaming reads them
+//           (`stream_reader`, an EncryptedByteReader), so the engine must stream (--weights stream).
 //
-// The plaintext SHA-256 in the header is checked against the decrypted bytes before the model is
-// parsed (fail closed), and reported with the ciphertext (whole file) SHA-256.
+// In every mode the whole file is authenticated and the plaintext SHA-256 in the header checked
+// before the model is parsed (fail closed): the memory and file modes while filling the image, the
+// stream mode in one pass that keeps a single chunk in memory at a time. The plaintext and ciphertext
+// (whole file) SHA-256 are reported.
 //
 // Errors: those of gguf::File, crypto::EncryptedReader and crypto::KeyProvider, plus
 // Error("invalid_argument") when decryption was requested explicitly (`required`) for a file that
@@ -29,6 +32,8 @@ class KeyProvider;
 }
 
 namespace a3s::power::weights {
+
+class ByteReader;
 
 enum class DecryptMode { File, Memory, Stream };
 const char* to_string(DecryptMode m);
@@ -54,14 +59,13 @@ struct OpenedModel {
   std::string key_id;             // hex
   uint64_t encrypted_bytes = 0;   // size of the encrypted file
   bool locked = false;            // memory mode: every page mlocked
+  // Stream mode: the source of the tensor bytes (`file` is then header_only()).
+  std::shared_ptr<ByteReader> stream_reader;
 };
 
 // True when the file at `path` starts with the encrypted-model magic. Unreadable → false (the open
 // that follows reports the error).
 bool is_encrypted_model_file(const std::string& path);
-
-// Refuses options that cannot work (stream mode) before anything is read.
-void check_decrypt_options(const DecryptOptions& opts);
 
 OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts);
 

@@ -7,14 +7,14 @@
 namespace a3s::power::weights {
 
 StreamingWeights::StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets,
-                                   std::unique_ptr<ByteReader> reader)
+                                   std::shared_ptr<ByteReader> reader)
     : offsets_(std::move(offsets)), reader_(std::move(reader)) {
   if (!reader_ || offsets_.size() != descs.size()) throw Error(codes::kInternal, "streaming weights: bad setup");
   for (const TensorDesc& d : descs) {
     if (d.name.rfind("blk.", 0) == 0) buffer_bytes_ = std::max<size_t>(buffer_bytes_, d.size_bytes);
   }
   set_tensors(std::move(descs));
-  for (Slot& s : slots_) s.bytes.resize(std::max<size_t>(buffer_bytes_, 1));
+  for (Slot& s : slots_) s.bytes = crypto::LockedBuffer(std::max<size_t>(buffer_bytes_, 1), "streamed weights");
   position_.assign(tensors().size(), -1);
   io_ = std::thread([this] { io_loop(); });
 }

@@ -4,7 +4,8 @@
 // buffering), so storage reads overlap compute. Global tensors are read by rows into the caller's
 // scratch: the token embeddings one row per token, the output head in row chunks.
 //
-// Memory: two buffers of the largest block tensor (plus the caller's row scratch). A pointer from a
+// Memory: two buffers of the largest block tensor (plus the caller's row scratch), locked when
+// RLIMIT_MEMLOCK allows, excluded from core dumps and wiped when the source is destroyed. A pointer from a
 // lease stays valid until the next lease data() call (the buffer it points into is then refilled).
 // Errors: Error("io_error") from the reader (rethrown on the thread that asks for the tensor).
 #pragma once
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "crypto/secure_memory.h"
 #include "weights/byte_reader.h"
 #include "weights/weight_source.h"
 
@@ -25,7 +27,7 @@ namespace a3s::power::weights {
 class StreamingWeights final : public WeightSource {
  public:
   // descs/offsets: every tensor and the absolute offset of its bytes in the reader.
-  StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets, std::unique_ptr<ByteReader> reader);
+  StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets, std::shared_ptr<ByteReader> reader);
   ~StreamingWeights() override;
 
   const uint8_t* read_rows(int id, int64_t row0, int64_t n_rows, std::span<uint8_t> scratch) override;
@@ -43,7 +45,7 @@ class StreamingWeights final : public WeightSource {
 
  private:
   struct Slot {
-    std::vector<uint8_t> bytes;
+    crypto::LockedBuffer bytes;  // plaintext weights: kept out of core dumps, wiped when freed
     int id = -1;  // tensor held (or being read while pending_slot_ names this slot)
     std::exception_ptr error;
   };
@@ -52,7 +54,7 @@ class StreamingWeights final : public WeightSource {
   void io_loop();
 
   std::vector<uint64_t> offsets_;
-  std::unique_ptr<ByteReader> reader_;
+  std::shared_ptr<ByteReader> reader_;
   size_t buffer_bytes_ = 0;
   std::vector<int> order_;     // access order of block tensors
   std::vector<int> position_;  // per tensor id: index in order_, or -1

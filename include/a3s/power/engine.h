@@ -24,6 +24,7 @@ using Token = int32_t;
 
 class Tokenizer;  // src/tokenizer/tokenizer.h
 namespace gguf { class File; }
+namespace weights { class ByteReader; }  // src/weights/byte_reader.h
 
 // Where model weights live while the model is loaded (docs/layer-streaming.md).
 enum class WeightsMode {
@@ -82,8 +83,12 @@ class Model {
   static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
   // Loads a GGUF file that is already open (mapped, or a decrypted image in memory that the File
   // keeps alive). info().path is file->path(); `encryption` becomes info().encryption.
+  // `tensor_bytes`: for a header-only file (stream decryption), where the tensor bytes are read
+  // (at each tensor's file offset); the weights are then streamed: opts.weights auto or stream
+  // (resident → Error "invalid_argument").
   static std::shared_ptr<Model> load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
-                                     std::optional<EncryptionInfo> encryption = std::nullopt);
+                                     std::optional<EncryptionInfo> encryption = std::nullopt,
+                                     std::shared_ptr<weights::ByteReader> tensor_bytes = nullptr);
   virtual ~Model() = default;
 
   virtual const ModelInfo& info() const = 0;

@@ -150,9 +150,9 @@ TEST(EncryptDecrypt, BadInputExitsTwo) {
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
 
-// Acceptance: for every reference model, logits of the encrypted model in file and memory modes are
-// bitwise identical to the plaintext model's.
-TEST(EncryptedModels, LogitsAreBitwiseIdenticalForEveryModelInFileAndMemoryModes) {
+// Acceptance: for every reference model, logits of the encrypted model in the file, memory and stream
+// modes are bitwise identical to the plaintext model's.
+TEST(EncryptedModels, LogitsAreBitwiseIdenticalForEveryModelInEveryMode) {
   Dir dir;
   const std::string k = keygen(dir);
   int n_models = 0;
@@ -169,7 +169,7 @@ TEST(EncryptedModels, LogitsAreBitwiseIdenticalForEveryModelInFileAndMemoryModes
     ASSERT_EQ(p.status, 0) << name << ": " << p.err;
     const std::string ref = slurp(dir.file("plain.f32"));
     ASSERT_FALSE(ref.empty());
-    for (const std::string mode : {"file", "memory"}) {
+    for (const std::string mode : {"file", "memory", "stream"}) {
       const CliRun c = run({"logits", "--model", enc, "--model-key-file", k, "--decrypt", mode, "--tokens",
                             tokens, "--out", dir.file("enc.f32"), "--threads", "1"});
       ASSERT_EQ(c.status, 0) << name << " " << mode << ": " << c.err;
@@ -219,11 +219,11 @@ TEST(EncryptedModels, BadKeysAndOptionsExitTwo) {
   const CliRun secret = run(with({enc}), {{"A3S_MODEL_KEY", std::string(63, 'a') + "x"}});
   expect_one_line_error(secret, "64 hex digits");
   EXPECT_EQ(secret.err.find("aaaaaaaa"), std::string::npos);
-  expect_one_line_error(run(with({enc, "--model-key-file", k, "--decrypt", "stream"})),
-                        "stream decryption (per-layer, for --weights stream) is not available yet");
   expect_one_line_error(run(with({enc, "--model-key-file", k, "--decrypt", "disk"})));
-  // Layer streaming reads the file as it is: an encrypted model needs stream decryption for it.
-  expect_one_line_error(run(with({enc, "--model-key-file", k, "--weights", "stream"})), "needs stream decryption");
+  // Stream decryption streams the weights; the memory and file modes keep them resident.
+  expect_one_line_error(run(with({enc, "--model-key-file", k, "--decrypt", "stream", "--weights", "resident"})),
+                        "needs --weights stream or auto");
+  expect_one_line_error(run(with({enc, "--model-key-file", k, "--weights", "stream"})), "needs --decrypt stream");
   // Decrypt options on a plaintext model.
   expect_one_line_error(run(with({kStories, "--model-key-file", k})), "is not encrypted");
   expect_one_line_error(run(with({kStories, "--decrypt", "memory"})), "is not encrypted");
@@ -262,7 +262,7 @@ TEST(EncryptedModels, TamperedFilesFailTheLoadWithSpecificErrors) {
     return b;
   };
   for (size_t chunk : {size_t{0}, n_chunks / 2, n_chunks - 1}) {
-    for (const std::string mode : {"file", "memory"}) {
+    for (const std::string mode : {"file", "memory", "stream"}) {
       const CliRun r = load(variant(flipped(128 + chunk * kRecord + 777)), mode);
       expect_one_line_error(r, "chunk " + std::to_string(chunk) + " of " + std::to_string(n_chunks));
       EXPECT_NE(r.err.find("failed authentication"), std::string::npos) << r.err;
@@ -285,8 +285,11 @@ TEST(EncryptedModels, TamperedFilesFailTheLoadWithSpecificErrors) {
   std::string spliced = good;
   std::copy(o.begin() + 128 + kRecord, o.begin() + 128 + 2 * kRecord, spliced.begin() + 128 + kRecord);
   expect_one_line_error(load(variant(spliced)), "chunk 1 of");
+  expect_one_line_error(load(variant(spliced), "stream"), "chunk 1 of");
+  expect_one_line_error(load(variant(good.substr(0, good.size() - 1000)), "stream"), "truncated");
   // The untouched file still loads.
   EXPECT_EQ(load(enc).status, 0);
+  EXPECT_EQ(load(enc, "stream").status, 0);
 }
 
 // Every regular file under `root` (recursively), relative path → size.
@@ -326,7 +329,7 @@ TEST(EncryptedModels, NoPlaintextFileIsCreatedInAnyMode) {
   const std::string enc = encrypt(k, kStories, models.file("m.enc"));
   Dir tmp, home, out;
   const auto cwd_before = files_in(fs::current_path().string());
-  for (const std::string mode : {"file", "memory"}) {
+  for (const std::string mode : {"file", "memory", "stream"}) {
     const std::map<std::string, std::string> env = {{"TMPDIR", tmp.path()}, {"A3S_POWER_HOME", home.path()}};
     const CliRun g = run({"generate", "--model", enc, "--model-key-file", k, "--decrypt", mode, "--prompt",
                           "Once upon a time", "-n", "4", "--temperature", "0", "--threads", "1"},

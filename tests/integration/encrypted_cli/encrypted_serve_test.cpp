@@ -44,7 +44,7 @@ TEST(EncryptedServe, ServesTheSameCompletionsAsThePlaintextModel) {
     expected = greedy_text(plain, "stories");
   }
   EXPECT_EQ(expected, ", there was a little girl");
-  for (const std::string mode : {"file", "memory"}) {
+  for (const std::string mode : {"file", "memory", "stream"}) {
     ServerProcess s(
         {"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", mode, "--threads", "1"});
     ASSERT_TRUE(s.ready()) << s.log();
@@ -82,10 +82,11 @@ TEST(EncryptedServe, StartupErrorsExitTwo) {
     EXPECT_NE(s.log().find("is encrypted"), std::string::npos) << s.log();
   }
   {
-    ServerProcess s({"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream"});
+    ServerProcess s(
+        {"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream", "--weights", "resident"});
     EXPECT_FALSE(s.ready());
     EXPECT_EQ(s.stop(), 2);
-    EXPECT_NE(s.log().find("stream decryption"), std::string::npos) << s.log();
+    EXPECT_NE(s.log().find("needs --weights stream or auto"), std::string::npos) << s.log();
   }
   {
     ServerProcess s({"--model", "stories=" + kStories}, {{"A3S_POWER_TEE_MODE", "true"}});

@@ -357,9 +357,7 @@ TEST(ConfigSchema, EncryptedModelKeys) {
   EXPECT_EQ(f.model_key_source.file, "/home/tester/keys/m.key");
   EXPECT_TRUE(f.model_key_source.env.empty());
 
-  EXPECT_EQ(apply_error("model_decrypt = \"stream\"\n"),
-            "c.hcl:1:17: 'model_decrypt' = \"stream\" (per-layer decryption) is not supported yet; use memory or "
-            "file");
+  EXPECT_EQ(apply_text("model_decrypt = \"stream\"\n").model_decrypt, "stream");
   EXPECT_EQ(apply_error("model_decrypt = \"disk\"\n"), "c.hcl:1:17: 'model_decrypt' must be one of file, memory, stream");
   EXPECT_EQ(apply_error("model_decrypt = \"file\"\nin_memory_decrypt = true\n"),
             "c.hcl:2:1: 'in_memory_decrypt' and 'model_decrypt' set the same setting (first at 1:1)");

@@ -1,5 +1,5 @@
-// load_model on encrypted files, in process: identical logits to the plaintext model in file and
-// memory modes, the digests it reports, and the errors (wrong key, tampering, bad options), with the
+// load_model on encrypted files, in process: identical logits to the plaintext model in the file,
+// memory and stream modes, the digests it reports, and the errors (wrong key, tampering, bad options), with the
 // decrypted image wiped when a load fails.
 #include <gtest/gtest.h>
 
@@ -57,13 +57,15 @@ struct Encrypted {
   }
 };
 
-TEST(EncryptedLoad, LogitsAreBitwiseIdenticalInFileAndMemoryModes) {
+TEST(EncryptedLoad, LogitsAreBitwiseIdenticalInEveryMode) {
   for (const std::string name : {"stories260K", "tiny-qwen2-Q4_K_M"}) {
     Encrypted e(name);
     const std::vector<Token> tokens = {1, 403, 407, 10};
     const auto ref = logits_of(load_model(e.plain, one_thread()), tokens);
-    for (DecryptMode mode : {DecryptMode::File, DecryptMode::Memory}) {
+    for (DecryptMode mode : {DecryptMode::File, DecryptMode::Memory, DecryptMode::Stream}) {
       auto m = load_model(e.enc, e.options(mode));
+      // Stream decryption streams the weights (the default residency is auto).
+      EXPECT_EQ(m->info().weights, mode == DecryptMode::Stream ? WeightsMode::Stream : WeightsMode::Resident);
       const auto got = logits_of(m, tokens);
       ASSERT_EQ(got.size(), ref.size());
       EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0)
@@ -114,6 +116,17 @@ TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
     EXPECT_GE(WipeLog::largest, plain_size) << to_string(mode);
     EXPECT_TRUE(WipeLog::all_zero);
   }
+  // Stream mode authenticates the whole file at load too, one chunk at a time: the load fails, and
+  // the chunk buffer that held plaintext is wiped.
+  WipeLog::largest = 0;
+  WipeLog::all_zero = true;
+  set_wipe_observer_for_testing(&WipeLog::observe);
+  std::string msg;
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(DecryptMode::Stream)); }, &msg), codes::kDecryptionFailed);
+  set_wipe_observer_for_testing(nullptr);
+  EXPECT_NE(msg.find("(the last) failed authentication"), std::string::npos) << msg;
+  EXPECT_GE(WipeLog::largest, size_t{1} << 16);  // the chunk size of Encrypted
+  EXPECT_TRUE(WipeLog::all_zero);
 }
 
 TEST(EncryptedLoad, OptionErrors) {
@@ -123,10 +136,15 @@ TEST(EncryptedLoad, OptionErrors) {
   EXPECT_EQ(error_code_of([&] { load_model(e.plain, e.options(DecryptMode::Memory)); }, &msg),
             codes::kInvalidArgument);
   EXPECT_NE(msg.find("is not encrypted"), std::string::npos) << msg;
-  // Stream mode needs layer streaming.
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(DecryptMode::Stream)); }, &msg),
-            codes::kInvalidArgument);
-  EXPECT_NE(msg.find("stream decryption"), std::string::npos) << msg;
+  // Stream decryption cannot keep the weights resident, and a resident image cannot be streamed.
+  LoadOptions o = e.options(DecryptMode::Stream);
+  o.model.weights = WeightsMode::Resident;
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), codes::kInvalidArgument);
+  EXPECT_NE(msg.find("needs --weights stream or auto"), std::string::npos) << msg;
+  o = e.options(DecryptMode::Memory);
+  o.model.weights = WeightsMode::Stream;
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), codes::kInvalidArgument);
+  EXPECT_NE(msg.find("needs --decrypt stream"), std::string::npos) << msg;
   // No key anywhere.
   ::unsetenv("A3S_MODEL_KEY");
   EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }, &msg), codes::kModelKey);
