@@ -91,7 +91,7 @@ void for_each_field(R& r, uint32_t version, uint32_t& key_flags, const Visit& f)
   f(off::kCommittedMinor, r.committed_minor);
   f(off::kCommittedMajor, r.committed_major);
   f(off::kLaunchTcb, r.launch_tcb);
-  if (version >= 5) {
+  if (version >= 4) {
     f(off::kLaunchMitVector, r.launch_mit_vector);
     f(off::kCurrentMitVector, r.current_mit_vector);
   }

@@ -5,7 +5,9 @@
 // structure (table "ATTESTATION_REPORT Structure"), and the signature format (ECDSA P-384 with
 // SHA-384: R and S as 72-byte little-endian integers). Versions 2 to 5 are accepted:
 //   v2: the base layout.   v3: adds CPUID_FAM_ID / CPUID_MOD_ID / CPUID_STEP at 0x188–0x18A.
-//   v4: same layout as v3. v5: adds LAUNCH_MIT_VECTOR (0x1F8) and CURRENT_MIT_VECTOR (0x200).
+//   v4: as v3.             v5 (ABI rev 1.58): LAUNCH_MIT_VECTOR (0x1F8), CURRENT_MIT_VECTOR (0x200).
+// The mitigation vectors are read and written from v4 on: some v4 firmware fills them, and where the
+// bytes are reserved they are zero, which reads as a zero vector.
 // All multi-byte integers are little-endian. The signature covers bytes 0x000–0x29F.
 //
 // Errors: parse_report throws a3s::power::Error with code "malformed_evidence" (size is not exactly
@@ -80,8 +82,8 @@ struct Report {
   uint8_t current_build = 0, current_minor = 0, current_major = 0;
   uint8_t committed_build = 0, committed_minor = 0, committed_major = 0;
   uint64_t launch_tcb = 0;
-  uint64_t launch_mit_vector = 0;                              // v5+
-  uint64_t current_mit_vector = 0;                             // v5+
+  uint64_t launch_mit_vector = 0;                              // v4+ (see above)
+  uint64_t current_mit_vector = 0;                             // v4+
   std::array<uint8_t, kSignatureComponentSize> signature_r{};  // little-endian
   std::array<uint8_t, kSignatureComponentSize> signature_s{};  // little-endian
 
@@ -94,7 +96,7 @@ struct Report {
 };
 
 // Parses exactly kReportSize bytes. Reserved bytes are not interpreted (nor rejected: they are covered
-// by the signature). Fields a version does not define (CPUID before v3, mitigation vectors before v5)
+// by the signature). Fields a version does not define (CPUID before v3, mitigation vectors before v4)
 // parse as zero.
 Report parse_report(std::span<const uint8_t> bytes);
 

@@ -81,8 +81,8 @@ TEST(SevSnpReport, RoundTripForEveryVersionKeepsOnlyItsFields) {
     const Report back = parse_report(bytes);
     EXPECT_EQ(back.version, v);
     EXPECT_EQ(back.cpuid_fam_id, v >= 3 ? 0x1A : 0);
-    EXPECT_EQ(back.launch_mit_vector, v >= 5 ? 3u : 0u);
-    EXPECT_EQ(back.current_mit_vector, v >= 5 ? 5u : 0u);
+    EXPECT_EQ(back.launch_mit_vector, v >= 4 ? 3u : 0u);
+    EXPECT_EQ(back.current_mit_vector, v >= 4 ? 5u : 0u);
     EXPECT_EQ(back.tcb_layout(), v >= 3 ? TcbLayout::kTurin : TcbLayout::kMilanGenoa);
     EXPECT_TRUE(back.mask_chip_key);
     EXPECT_EQ(back.signing_key, static_cast<uint8_t>(SigningKey::kVlek));
