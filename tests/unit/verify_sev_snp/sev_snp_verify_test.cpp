@@ -3,9 +3,11 @@
 #include "verify/sev_snp/sev_snp_verify.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
 #include "local_amd_chain.h"
 #include "snp_test_data.h"
+#include "verify/sev_snp/x509_certificates.h"
 
 namespace a3s::power::verify::sev_snp {
 namespace {
@@ -143,6 +145,30 @@ TEST_F(RealReport, AnotherKeysCertificateIsSignatureInvalid) {
   VerifyOptions o = at_2026();
   o.anchors = local.anchors();
   EXPECT_EQ(verify_report(report, {local.vcek_pem, {}}, {}, o).failed_step, "signature_invalid");
+}
+
+std::string sha256_fingerprint(const std::string& pem) {
+  const X509Ptr cert = load_certificate(pem);
+  if (!cert) return {};
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (X509_digest(cert.get(), EVP_sha256(), md, &n) != 1) return {};
+  return testing::hex(md, n);
+}
+
+TEST(PinnedAnchors, AreAmdsMilanArkAndAsk) {
+  const TrustAnchors pinned = pinned_amd_anchors();
+  ASSERT_EQ(pinned.arks.size(), 1u);
+  ASSERT_EQ(pinned.asks.size(), 1u);
+  EXPECT_EQ(sha256_fingerprint(pinned.arks[0]),
+            "69d063b45344d26a2e94e1f4210de49ef555308287d4c174445c95639a540bcd");
+  EXPECT_EQ(sha256_fingerprint(pinned.asks[0]),
+            "67d303bd3905fd38db8b20e0793699870e7fa612eaad5dec358293fd8c0bac1b");
+  // The same certificates AMD's KDS serves as the Milan cert_chain (ASK, then ARK).
+  const auto chain = load_certificates(read_text(snp_testdata("sev-gcp-cert-chain.pem")));
+  ASSERT_TRUE(chain && chain->size() == 2);
+  EXPECT_EQ(to_der((*chain)[0].get()), to_der(load_certificate(pinned.asks[0]).get()));
+  EXPECT_EQ(to_der((*chain)[1].get()), to_der(load_certificate(pinned.arks[0]).get()));
 }
 
 TEST(SevSnpVerify, BadReportSizesAreMalformedEvidence) {
