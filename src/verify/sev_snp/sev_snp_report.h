@@ -62,7 +62,8 @@ struct Report {
   uint32_t vmpl = 0;
   uint32_t signature_algo = kSignatureAlgoEcdsaP384Sha384;
   uint64_t current_tcb = 0;    // TCB_VERSION, see tcb_version.h
-  uint64_t platform_info = 0;  // bit 0 SMT_EN, 1 TSME_EN, 2 ECC_EN, 3 RAPL_DIS, 4 CIPHERTEXT_HIDING_EN
+  uint64_t platform_info = 0;  // bit 0 SMT_EN, 1 TSME_EN, 2 ECC_EN, 3 RAPL_DIS, 4 CIPHERTEXT_HIDING_EN,
+                               // 5 ALIAS_CHECK_COMPLETE, 7 TIO_EN
   bool author_key_en = false;  // 0x48 bit 0
   bool mask_chip_key = false;  // 0x48 bit 1: CHIP_ID is zero
   uint8_t signing_key = 0;     // 0x48 bits 4:2, see SigningKey
