@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <openssl/x509.h>
 
 #include "local_amd_chain.h"
 #include "snp_test_data.h"
@@ -164,6 +165,16 @@ TEST(PinnedAnchors, AreAmdsMilanArkAndAsk) {
             "69d063b45344d26a2e94e1f4210de49ef555308287d4c174445c95639a540bcd");
   EXPECT_EQ(sha256_fingerprint(pinned.asks[0]),
             "67d303bd3905fd38db8b20e0793699870e7fa612eaad5dec358293fd8c0bac1b");
+  // The ARK's public key, as published independently of this certificate.
+  const X509Ptr ark = load_certificate(pinned.arks[0]);
+  unsigned char* spki = nullptr;
+  const int n = i2d_PUBKEY(X509_get0_pubkey(ark.get()), &spki);
+  ASSERT_GT(n, 0);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  EVP_Digest(spki, static_cast<size_t>(n), md, &md_len, EVP_sha256(), nullptr);
+  OPENSSL_free(spki);
+  EXPECT_EQ(testing::hex(md, md_len), "9f056bee44377e29308cb5ffa895bdfb62d18881fa6bed8d6f075b0204089cb9");
   // The same certificates AMD's KDS serves as the Milan cert_chain (ASK, then ARK).
   const auto chain = load_certificates(read_text(snp_testdata("sev-gcp-cert-chain.pem")));
   ASSERT_TRUE(chain && chain->size() == 2);
