@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "verify/tdx/collateral_fields.h"
-#include "verify/tdx/tdx_quote.h"
+#include "verify/tdx/tdx_collateral.h"
+#include "verify/tdx/tdx_verify.h"
 
 namespace a3s::power::verify::tdx::testing {
 
@@ -30,6 +31,28 @@ inline std::vector<uint8_t> read_bytes(const std::filesystem::path& p) {
 
 inline std::vector<uint8_t> edgeless_quote() { return read_bytes(tdx_dir() / "tdx-v4-edgeless.dat"); }
 inline std::vector<uint8_t> sample_quote() { return read_bytes(tdx_dir() / "quote.dat"); }
+
+// 2025-09-01T00:00:00Z: inside the validity of Intel's sample collateral.
+inline std::time_t sample_time() { return *parse_iso8601_utc("2025-09-01T00:00:00Z"); }
+
+// Options under which Intel's sample quote verifies fully: its sample root, its PCK chain files, its
+// collateral directory, a time inside their validity.
+inline TdxVerifyOptions sample_options() {
+  TdxVerifyOptions o;
+  o.root_pem = read_text(tdx_dir() / "trustedRootCaCert.pem");
+  o.pck_chain_pem = read_text(tdx_dir() / "pckCert.pem") + read_text(tdx_dir() / "pckSignChain.pem");
+  o.collateral = load_tdx_collateral_dir(tdx_dir().string());
+  o.at = sample_time();
+  return o;
+}
+
+// Options under which the real quote verifies: pinned root, embedded chain, no collateral (TCB
+// check skipped).
+inline TdxVerifyOptions edgeless_options() {
+  TdxVerifyOptions o;
+  o.skip_tcb_check = true;
+  return o;
+}
 
 template <size_t N>
 std::array<uint8_t, N> hex_array(const std::string& hex) {
