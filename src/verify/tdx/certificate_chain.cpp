@@ -11,8 +11,12 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
-struct BioFree { void operator()(BIO* p) const { BIO_free(p); } };
-struct X509StackFree { void operator()(STACK_OF(X509)* p) const { sk_X509_free(p); } };
+struct BioFree {
+  void operator()(BIO* p) const { BIO_free(p); }
+};
+struct X509StackFree {
+  void operator()(STACK_OF(X509) * p) const { sk_X509_free(p); }
+};
 
 }  // namespace
 
@@ -70,8 +74,8 @@ VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& inte
   for (X509* c : intermediates) {
     bool self_signed = X509_check_issued(c, c) == X509_V_OK;
     if (self_signed && X509_cmp(c, root) != 0) {
-      return VerifyResult::fail(steps::kChainInvalid, what + ": carries root " + subject_of(c) +
-                                                          " which is not the trusted root");
+      return VerifyResult::fail(steps::kChainInvalid,
+                                what + ": carries root " + subject_of(c) + " which is not the trusted root");
     }
   }
   if (X509_check_issued(leaf, leaf) == X509_V_OK) {
@@ -110,8 +114,8 @@ VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& inte
         used = X509_cmp(c, sk_X509_value(built, i)) == 0;
       }
       if (!used) {
-        return VerifyResult::fail(steps::kChainInvalid,
-                                  what + ": certificate " + subject_of(c) + " is not part of the verified chain");
+        return VerifyResult::fail(steps::kChainInvalid, what + ": certificate " + subject_of(c) +
+                                                            " is not part of the verified chain");
       }
     }
     return VerifyResult::ok();

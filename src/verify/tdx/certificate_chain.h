@@ -26,11 +26,11 @@ X509CrlPtr parse_der_crl(std::span<const uint8_t> der);
 // Verifies `leaf` through `intermediates` to `root` (the only trusted certificate) at time `at`
 // (Unix seconds). A self-signed certificate among `intermediates` must be `root` itself (a chain that
 // carries another root is refused even if OpenSSL would ignore it), and every certificate in
-// `intermediates` must be part of the verified chain (no stray or altered extra certificates). When `crls` is non-empty every
-// certificate in the chain must be covered by a CRL from its issuer.
-// Failure steps: chain_invalid (signature, validity, constraints, other root), certificate_revoked,
-// collateral_invalid (CRL missing for an issuer or badly signed), collateral_expired (CRL outside
-// its validity at `at`). `what` names the chain in messages ("PCK chain", "TCB signing chain").
+// `intermediates` must be part of the verified chain (no stray or altered extra certificates). When `crls` is
+// non-empty every certificate in the chain must be covered by a CRL from its issuer. Failure steps:
+// chain_invalid (signature, validity, constraints, other root), certificate_revoked, collateral_invalid (CRL
+// missing for an issuer or badly signed), collateral_expired (CRL outside its validity at `at`). `what` names
+// the chain in messages ("PCK chain", "TCB signing chain").
 VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& intermediates, X509* root,
                                       const std::vector<X509_CRL*>& crls, std::time_t at,
                                       const std::string& what);

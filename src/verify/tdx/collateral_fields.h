@@ -1,4 +1,5 @@
-// Field encodings shared by Intel's JSON collateral and the verifier's messages (TCB Info, QE Identity): ISO 8601 UTC times
+// Field encodings shared by Intel's JSON collateral and the verifier's messages (TCB Info, QE Identity): ISO
+// 8601 UTC times
 // ("2041-08-06T13:55:15Z") and fixed-length hex strings (upper or lower case).
 #pragma once
 

@@ -11,10 +11,18 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
-struct EvpPkeyCtxFree { void operator()(EVP_PKEY_CTX* p) const { EVP_PKEY_CTX_free(p); } };
-struct EvpMdCtxFree { void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); } };
-struct EcdsaSigFree { void operator()(ECDSA_SIG* p) const { ECDSA_SIG_free(p); } };
-struct BnFree { void operator()(BIGNUM* p) const { BN_free(p); } };
+struct EvpPkeyCtxFree {
+  void operator()(EVP_PKEY_CTX* p) const { EVP_PKEY_CTX_free(p); }
+};
+struct EvpMdCtxFree {
+  void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); }
+};
+struct EcdsaSigFree {
+  void operator()(ECDSA_SIG* p) const { ECDSA_SIG_free(p); }
+};
+struct BnFree {
+  void operator()(BIGNUM* p) const { BN_free(p); }
+};
 
 }  // namespace
 
@@ -34,7 +42,8 @@ EvpPkeyPtr p256_public_key(std::span<const uint8_t> xy) {
   if (EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_PUBLIC_KEY, params) != 1) return nullptr;
   EvpPkeyPtr key(raw);
   // fromdata does not always validate the point; check it is on the curve.
-  std::unique_ptr<EVP_PKEY_CTX, EvpPkeyCtxFree> check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
+  std::unique_ptr<EVP_PKEY_CTX, EvpPkeyCtxFree> check(
+      EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
   if (!check || EVP_PKEY_public_check(check.get()) != 1) return nullptr;
   return key;
 }
@@ -50,7 +59,8 @@ bool ecdsa_p256_verify(EVP_PKEY* key, std::span<const uint8_t> message, std::spa
   unsigned char* der = nullptr;
   int der_len = i2d_ECDSA_SIG(sig.get(), &der);
   if (der_len <= 0) return false;
-  std::unique_ptr<unsigned char, void (*)(unsigned char*)> der_owner(der, [](unsigned char* p) { OPENSSL_free(p); });
+  std::unique_ptr<unsigned char, void (*)(unsigned char*)> der_owner(
+      der, [](unsigned char* p) { OPENSSL_free(p); });
 
   std::unique_ptr<EVP_MD_CTX, EvpMdCtxFree> md(EVP_MD_CTX_new());
   if (!md || EVP_DigestVerifyInit(md.get(), nullptr, EVP_sha256(), nullptr, key) != 1) return false;

@@ -15,10 +15,14 @@ namespace {
 
 constexpr const char* kSgxExtensionsOid = "1.2.840.113741.1.13.1";
 
-struct SeqFree { void operator()(ASN1_SEQUENCE_ANY* p) const { sk_ASN1_TYPE_pop_free(p, ASN1_TYPE_free); } };
+struct SeqFree {
+  void operator()(ASN1_SEQUENCE_ANY* p) const { sk_ASN1_TYPE_pop_free(p, ASN1_TYPE_free); }
+};
 using SeqPtr = std::unique_ptr<ASN1_SEQUENCE_ANY, SeqFree>;
 
-[[noreturn]] void bad(const std::string& what) { throw std::runtime_error("PCK SGX extension: " + what); }
+[[noreturn]] void bad(const std::string& what) {
+  throw std::runtime_error("PCK SGX extension: " + what);
+}
 
 SeqPtr parse_sequence(const unsigned char* der, long len, const std::string& what) {
   const unsigned char* p = der;

@@ -1,7 +1,6 @@
 #include "verify/tdx/qe_identity.h"
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 
 #include "verify/tdx/collateral_fields.h"
@@ -11,7 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& what) { throw std::runtime_error("QE Identity: " + what); }
+[[noreturn]] void bad(const std::string& what) {
+  throw std::runtime_error("QE Identity: " + what);
+}
 
 const json& field(const json& obj, const char* name) {
   if (!obj.is_object() || !obj.contains(name)) bad(std::string("missing field \"") + name + "\"");

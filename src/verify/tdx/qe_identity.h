@@ -23,11 +23,11 @@ struct QeTcbLevel {
 struct QeIdentity {
   std::string id;
   int version = 0;
-  std::time_t issue_date = 0;   // Unix seconds
-  std::time_t next_update = 0;  // Unix seconds
-  std::array<uint8_t, 4> misc_select{};  // report-order bytes; the QE report's MISCSELECT & mask
+  std::time_t issue_date = 0;                 // Unix seconds
+  std::time_t next_update = 0;                // Unix seconds
+  std::array<uint8_t, 4> misc_select{};       // report-order bytes; the QE report's MISCSELECT & mask
   std::array<uint8_t, 4> misc_select_mask{};  // must equal misc_select
-  std::array<uint8_t, 16> attributes{};  // ATTRIBUTES & mask must equal this
+  std::array<uint8_t, 16> attributes{};       // ATTRIBUTES & mask must equal this
   std::array<uint8_t, 16> attributes_mask{};
   std::array<uint8_t, 32> mrsigner{};
   uint16_t isv_prod_id = 0;

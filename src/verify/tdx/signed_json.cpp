@@ -1,7 +1,6 @@
 #include "verify/tdx/signed_json.h"
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 #include <string>
 
@@ -11,7 +10,9 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_ws(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 void skip_ws(std::string_view s, size_t& i) {
   while (i < s.size() && is_ws(s[i])) ++i;
@@ -99,7 +100,8 @@ std::string_view verified_json_body(std::string_view document, std::string_view 
   auto sig_text = raw_json_member(document, "signature");
   if (!sig_text) throw std::runtime_error("\"signature\" missing or duplicated");
   nlohmann::json sig_json = nlohmann::json::parse(*sig_text, nullptr, false);
-  if (sig_json.is_discarded() || !sig_json.is_string()) throw std::runtime_error("\"signature\" is not a string");
+  if (sig_json.is_discarded() || !sig_json.is_string())
+    throw std::runtime_error("\"signature\" is not a string");
   auto sig = parse_hex(sig_json.get<std::string>(), 64);
   if (!sig) throw std::runtime_error("\"signature\" is not 64 hex bytes (r||s)");
   std::span<const uint8_t> message(reinterpret_cast<const uint8_t*>(body->data()), body->size());

@@ -14,8 +14,8 @@
 namespace a3s::power::verify::tdx {
 
 // The raw text of the value of top-level member `key` of the JSON object `document` (from its first
-// to its last byte), or nullopt when `document` is not an object or has no such member or has it twice. Escapes in
-// member names are compared literally. Never reads out of bounds on malformed input.
+// to its last byte), or nullopt when `document` is not an object or has no such member or has it twice.
+// Escapes in member names are compared literally. Never reads out of bounds on malformed input.
 std::optional<std::string_view> raw_json_member(std::string_view document, std::string_view key);
 
 // Checks `document`'s "signature" (hex r||s) over the raw text of member `body_key` with `key`

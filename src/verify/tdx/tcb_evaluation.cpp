@@ -8,7 +8,9 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
-std::string hex(std::span<const uint8_t> b) { return to_hex(b); }
+std::string hex(std::span<const uint8_t> b) {
+  return to_hex(b);
+}
 
 template <size_t N>
 bool masked_equal(const std::array<uint8_t, N>& value, const std::array<uint8_t, N>& mask,

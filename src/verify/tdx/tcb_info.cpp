@@ -1,7 +1,6 @@
 #include "verify/tdx/tcb_info.h"
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 
 #include "verify/tdx/collateral_fields.h"
@@ -11,7 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& what) { throw std::runtime_error("TCB Info: " + what); }
+[[noreturn]] void bad(const std::string& what) {
+  throw std::runtime_error("TCB Info: " + what);
+}
 
 const json& field(const json& obj, const char* name) {
   if (!obj.is_object() || !obj.contains(name)) bad(std::string("missing field \"") + name + "\"");
@@ -52,7 +53,8 @@ std::array<uint8_t, 16> components(const json& tcb, const char* name) {
   const json& list = field(tcb, name);
   if (!list.is_array() || list.size() != 16) bad(std::string("\"") + name + "\" is not 16 components");
   std::array<uint8_t, 16> out{};
-  for (size_t i = 0; i < 16; ++i) out[i] = component_svn(list[i], std::string(name) + "[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < 16; ++i)
+    out[i] = component_svn(list[i], std::string(name) + "[" + std::to_string(i) + "]");
   return out;
 }
 

@@ -17,8 +17,8 @@
 namespace a3s::power::verify::tdx {
 
 struct TdxModuleIdentity {
-  std::array<uint8_t, 48> mrsigner{};       // must equal the quote's MRSIGNERSEAM
-  std::array<uint8_t, 8> attributes{};      // SEAMATTRIBUTES & mask must equal this
+  std::array<uint8_t, 48> mrsigner{};   // must equal the quote's MRSIGNERSEAM
+  std::array<uint8_t, 8> attributes{};  // SEAMATTRIBUTES & mask must equal this
   std::array<uint8_t, 8> attributes_mask{};
 };
 

@@ -18,8 +18,8 @@
 namespace a3s::power::verify::tdx {
 
 struct TdxCollateral {
-  std::string tcb_info_json;        // the whole file, byte for byte (its signature covers raw text)
-  std::string qe_identity_json;     // the whole file, byte for byte
+  std::string tcb_info_json;     // the whole file, byte for byte (its signature covers raw text)
+  std::string qe_identity_json;  // the whole file, byte for byte
   std::string tcb_sign_chain_pem;
   std::vector<std::vector<uint8_t>> crls_der;  // root CA CRL, PCK CA CRL (those present)
 };

@@ -19,10 +19,10 @@ class Reader {
 
   std::span<const uint8_t> take(size_t n, const char* field) {
     if (n > remaining()) {
-      throw TdxQuoteError(steps::kMalformedEvidence,
-                          std::string("TDX quote truncated: ") + field + " needs " + std::to_string(n) +
-                              " bytes at offset " + std::to_string(offset()) + ", only " +
-                              std::to_string(remaining()) + " left");
+      throw TdxQuoteError(steps::kMalformedEvidence, std::string("TDX quote truncated: ") + field +
+                                                         " needs " + std::to_string(n) + " bytes at offset " +
+                                                         std::to_string(offset()) + ", only " +
+                                                         std::to_string(remaining()) + " left");
     }
     auto s = bytes_.subspan(off_, n);
     off_ += n;
@@ -62,9 +62,9 @@ QuoteHeader parse_header(Reader& r) {
   }
   h.attestation_key_type = r.u16("header.attestation_key_type");
   if (h.attestation_key_type != kAttestationKeyEcdsaP256) {
-    throw TdxQuoteError(steps::kUnsupportedVersion,
-                        "TDX quote: attestation key type " + std::to_string(h.attestation_key_type) +
-                            " at offset 2 is not supported (2 = ECDSA P-256)");
+    throw TdxQuoteError(steps::kUnsupportedVersion, "TDX quote: attestation key type " +
+                                                        std::to_string(h.attestation_key_type) +
+                                                        " at offset 2 is not supported (2 = ECDSA P-256)");
   }
   h.tee_type = r.u32("header.tee_type");
   if (h.tee_type != kTeeTypeTdx) {

@@ -42,8 +42,8 @@ inline constexpr size_t kHeaderSize = 48;
 inline constexpr size_t kTdReportBody10Size = 584;
 inline constexpr size_t kTdReportBody15Size = 648;
 inline constexpr size_t kQeReportSize = 384;
-inline constexpr uint16_t kCertDataPckCertChain = 5;   // PEM: PCK cert, intermediate CA, root CA
-inline constexpr uint16_t kCertDataQeReport = 6;       // QE report certification data
+inline constexpr uint16_t kCertDataPckCertChain = 5;  // PEM: PCK cert, intermediate CA, root CA
+inline constexpr uint16_t kCertDataQeReport = 6;      // QE report certification data
 
 class TdxQuoteError : public std::runtime_error {
  public:
@@ -66,22 +66,22 @@ struct QuoteHeader {
 
 // TD Quote Body (TD report body). Offsets are relative to the body start.
 struct TdReportBody {
-  std::array<uint8_t, 16> tee_tcb_svn{};   // 0: TDX module TCB SVN (16 one-byte components)
-  Measurement48 mr_seam{};                 // 16
-  Measurement48 mr_signer_seam{};          // 64
-  std::array<uint8_t, 8> seam_attributes{};// 112
-  std::array<uint8_t, 8> td_attributes{};  // 120: bit 0 = DEBUG
-  std::array<uint8_t, 8> xfam{};           // 128
-  Measurement48 mr_td{};                   // 136: MRTD
-  Measurement48 mr_config_id{};            // 184
-  Measurement48 mr_owner{};                // 232
-  Measurement48 mr_owner_config{};         // 280
-  std::array<Measurement48, 4> rtmr{};     // 328, 376, 424, 472: RTMR0..3
-  std::array<uint8_t, 64> report_data{};   // 520: REPORTDATA
+  std::array<uint8_t, 16> tee_tcb_svn{};     // 0: TDX module TCB SVN (16 one-byte components)
+  Measurement48 mr_seam{};                   // 16
+  Measurement48 mr_signer_seam{};            // 64
+  std::array<uint8_t, 8> seam_attributes{};  // 112
+  std::array<uint8_t, 8> td_attributes{};    // 120: bit 0 = DEBUG
+  std::array<uint8_t, 8> xfam{};             // 128
+  Measurement48 mr_td{};                     // 136: MRTD
+  Measurement48 mr_config_id{};              // 184
+  Measurement48 mr_owner{};                  // 232
+  Measurement48 mr_owner_config{};           // 280
+  std::array<Measurement48, 4> rtmr{};       // 328, 376, 424, 472: RTMR0..3
+  std::array<uint8_t, 64> report_data{};     // 520: REPORTDATA
   // TDX 1.5 only (v5 body type 3):
   bool has_tdx15_fields = false;
-  std::array<uint8_t, 16> tee_tcb_svn_2{}; // 584
-  Measurement48 mr_service_td{};           // 600
+  std::array<uint8_t, 16> tee_tcb_svn_2{};  // 584
+  Measurement48 mr_service_td{};            // 600
 
   bool debug() const { return (td_attributes[0] & 0x01) != 0; }  // TDATTRIBUTES bit 0
 };
@@ -102,15 +102,15 @@ struct TdxQuote {
   QuoteHeader header;
   uint16_t body_type = 2;  // v4 quotes: always 2 (TDX 1.0)
   TdReportBody body;
-  std::vector<uint8_t> signed_bytes;             // exactly the bytes the quote signature covers
-  std::array<uint8_t, 64> signature{};           // ECDSA P-256 r||s (32 bytes each, big-endian)
-  std::array<uint8_t, 64> attestation_key{};     // P-256 point x||y (big-endian, no 0x04 prefix)
-  std::vector<uint8_t> qe_report_bytes;          // the raw 384 bytes the PCK signed
+  std::vector<uint8_t> signed_bytes;          // exactly the bytes the quote signature covers
+  std::array<uint8_t, 64> signature{};        // ECDSA P-256 r||s (32 bytes each, big-endian)
+  std::array<uint8_t, 64> attestation_key{};  // P-256 point x||y (big-endian, no 0x04 prefix)
+  std::vector<uint8_t> qe_report_bytes;       // the raw 384 bytes the PCK signed
   QeReport qe_report;
-  std::array<uint8_t, 64> qe_report_signature{}; // ECDSA P-256 r||s by the PCK key
+  std::array<uint8_t, 64> qe_report_signature{};  // ECDSA P-256 r||s by the PCK key
   std::vector<uint8_t> qe_auth_data;
-  uint16_t pck_cert_data_type = 0;               // nested certification data type (5 expected)
-  std::vector<uint8_t> pck_cert_data;            // nested certification data (PEM chain for type 5)
+  uint16_t pck_cert_data_type = 0;     // nested certification data type (5 expected)
+  std::vector<uint8_t> pck_cert_data;  // nested certification data (PEM chain for type 5)
 };
 
 // Parses a whole quote; trailing bytes after the signature data are an error.

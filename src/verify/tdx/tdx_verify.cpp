@@ -76,7 +76,8 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
   } catch (const std::exception& e) {
     return VerifyResult::fail(steps::kCollateralInvalid, std::string("TCB signing chain: ") + e.what());
   }
-  VerifyResult chain = verify_certificate_chain(signing.leaf(), signing.rest(), root, crls, at, "TCB signing chain");
+  VerifyResult chain =
+      verify_certificate_chain(signing.leaf(), signing.rest(), root, crls, at, "TCB signing chain");
   if (!chain.accepted) {
     if (chain.failed_step == steps::kChainInvalid) chain.failed_step = steps::kCollateralInvalid;
     return chain;
@@ -105,12 +106,14 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
   for (const Window& w : {Window{"TCB Info", tcb_info.issue_date, tcb_info.next_update},
                           Window{"QE Identity", qe_identity.issue_date, qe_identity.next_update}}) {
     if (w.issue > at) {
-      return VerifyResult::fail(steps::kCollateralExpired, std::string(w.name) + " issued " +
-                                                               date_text(w.issue) + ", after " + date_text(at));
+      return VerifyResult::fail(
+          steps::kCollateralExpired,
+          std::string(w.name) + " issued " + date_text(w.issue) + ", after " + date_text(at));
     }
     if (w.next < at) {
-      return VerifyResult::fail(steps::kCollateralExpired, std::string(w.name) + " nextUpdate " +
-                                                               date_text(w.next) + " is before " + date_text(at));
+      return VerifyResult::fail(
+          steps::kCollateralExpired,
+          std::string(w.name) + " nextUpdate " + date_text(w.next) + " is before " + date_text(at));
     }
   }
 
@@ -118,7 +121,8 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
   if (!platform.result.accepted) return platform.result;
   details.tcb_status = platform.tcb_status;
   if (!accepted(options, platform.tcb_status)) {
-    return VerifyResult::fail(steps::kTcbOutOfDate, "platform TCB status " + platform.tcb_status + " is not accepted");
+    return VerifyResult::fail(steps::kTcbOutOfDate,
+                              "platform TCB status " + platform.tcb_status + " is not accepted");
   }
   TcbEvaluation qe = evaluate_qe_identity(qe_identity, quote.qe_report);
   if (!qe.result.accepted) return qe.result;
@@ -180,13 +184,15 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
     return VerifyResult::fail(steps::kSignatureInvalid, "attestation key is not a P-256 point");
   }
   if (!ecdsa_p256_verify(attestation_key.get(), quote.signed_bytes, quote.signature)) {
-    return VerifyResult::fail(steps::kSignatureInvalid, "quote signature does not verify with the attestation key");
+    return VerifyResult::fail(steps::kSignatureInvalid,
+                              "quote signature does not verify with the attestation key");
   }
 
   // 3. PCK chain to the root.
   Chain roots;
   try {
-    roots.certs = parse_pem_certificates(as_bytes(options.root_pem ? *options.root_pem : intel_sgx_root_ca_pem()));
+    roots.certs =
+        parse_pem_certificates(as_bytes(options.root_pem ? *options.root_pem : intel_sgx_root_ca_pem()));
   } catch (const std::exception& e) {
     return VerifyResult::fail(steps::kChainInvalid, std::string("root certificate: ") + e.what());
   }
@@ -199,10 +205,12 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
   if (options.pck_chain_pem) {
     chain_pem = *options.pck_chain_pem;
   } else if (quote.pck_cert_data_type == kCertDataPckCertChain) {
-    chain_pem = std::string_view(reinterpret_cast<const char*>(quote.pck_cert_data.data()), quote.pck_cert_data.size());
+    chain_pem = std::string_view(reinterpret_cast<const char*>(quote.pck_cert_data.data()),
+                                 quote.pck_cert_data.size());
   } else {
     return VerifyResult::fail(steps::kCertificateMissing,
-                              "the quote carries certification data type " + std::to_string(quote.pck_cert_data_type) +
+                              "the quote carries certification data type " +
+                                  std::to_string(quote.pck_cert_data_type) +
                                   ", not a PCK certificate chain (type 5); give the chain");
   }
   Chain pck_chain;
@@ -224,7 +232,8 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
       crls.push_back(crl_owners.back().get());
     }
   }
-  VerifyResult chain = verify_certificate_chain(pck_chain.leaf(), pck_chain.rest(), root, crls, at, "PCK chain");
+  VerifyResult chain =
+      verify_certificate_chain(pck_chain.leaf(), pck_chain.rest(), root, crls, at, "PCK chain");
   if (!chain.accepted) return chain;
   try {
     details.pck = parse_pck_extensions(pck_chain.leaf());
@@ -236,7 +245,8 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
 
   // 4. QE report: signed by the PCK, binds the attestation key and QE auth data.
   if (!ecdsa_p256_verify(pck_key, quote.qe_report_bytes, quote.qe_report_signature)) {
-    return VerifyResult::fail(steps::kQeReportInvalid, "QE report signature does not verify with the PCK key");
+    return VerifyResult::fail(steps::kQeReportInvalid,
+                              "QE report signature does not verify with the PCK key");
   }
   std::vector<uint8_t> bound(quote.attestation_key.begin(), quote.attestation_key.end());
   bound.insert(bound.end(), quote.qe_auth_data.begin(), quote.qe_auth_data.end());
@@ -260,7 +270,8 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
     details.tcb_status = "not_checked";
     details.qe_tcb_status = "not_checked";
   } else if (!options.collateral) {
-    return VerifyResult::fail(steps::kCollateralMissing, "no TCB Info / QE Identity collateral to check the TCB");
+    return VerifyResult::fail(steps::kCollateralMissing,
+                              "no TCB Info / QE Identity collateral to check the TCB");
   } else {
     VerifyResult tcb = check_tcb(quote, *details.pck, root, crls, options, at, details);
     if (!tcb.accepted) return tcb;

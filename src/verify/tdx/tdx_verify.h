@@ -6,8 +6,9 @@
 //                            signed bytes (v4: header || body; v5: header || body descriptor || body)
 //   3. PCK chain             certificate_missing (no PEM chain in the quote, none given),
 //                            chain_invalid (PCK -> PCK Platform/Processor CA -> root, at `at`, or the
-//                            leaf has no SGX extensions), certificate_revoked (CRLs from collateral),
-//                            collateral_invalid / collateral_expired (bad or stale CRL)
+//                            leaf has no SGX extensions), certificate_revoked (the collateral's
+//                            CRLs, applied whenever collateral is given, even with skip_tcb_check),
+//                            collateral_invalid / collateral_expired (bad, missing or stale CRL)
 //   4. QE report             qe_report_invalid: ECDSA P-256 signature by the PCK key over the 384-byte
 //                            QE report; QE REPORTDATA[0..32) == SHA-256(attestation key || QE auth
 //                            data) and REPORTDATA[32..64) == 0
@@ -41,7 +42,8 @@ struct TdxVerifyOptions {
   std::optional<std::string> root_pem;
   // PCK certificate followed by its CA chain (PEM). Unset: the quote's certification data type 5.
   std::optional<std::string> pck_chain_pem;
-  // TCB Info, QE Identity, TCB signing chain, CRLs. Required unless skip_tcb_check.
+  // TCB Info, QE Identity, TCB signing chain, CRLs. Required unless skip_tcb_check; its CRLs are
+  // applied to the PCK chain in any case.
   std::optional<TdxCollateral> collateral;
   // Verify signatures and chains only; the result then carries tcb_status "not_checked".
   bool skip_tcb_check = false;
@@ -59,10 +61,10 @@ struct TdxVerifyOptions {
 
 // What verification established, for reports (valid up to the step that failed).
 struct TdxVerifyDetails {
-  std::optional<TdxQuote> quote;       // set once parsing succeeded
-  std::optional<PckExtensions> pck;    // set once the PCK chain verified
-  std::string tcb_status;              // platform TCB status, or "not_checked"
-  std::string qe_tcb_status;           // QE TCB status, or "not_checked"
+  std::optional<TdxQuote> quote;     // set once parsing succeeded
+  std::optional<PckExtensions> pck;  // set once the PCK chain verified
+  std::string tcb_status;            // platform TCB status, or "not_checked"
+  std::string qe_tcb_status;         // QE TCB status, or "not_checked"
 };
 
 // Step 5 on its own: debug_enabled when TDATTRIBUTES bit 0 (DEBUG) is set, else ok.

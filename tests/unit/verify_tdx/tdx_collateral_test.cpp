@@ -2,7 +2,6 @@
 // parsing, PCK certificate SGX extensions, TCB level and QE identity evaluation, CRL coverage, and
 // the pinned root.
 #include <gtest/gtest.h>
-
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -28,7 +27,7 @@ TEST(TdxCollateral, RawJsonMemberIsTheExactText) {
   std::string doc = R"( { "a" : [1, {"b":"}"}] , "tcbInfo":{"x": "y\"}" ,"z":{}} ,"signature":"00"} )";
   EXPECT_EQ(raw_json_member(doc, "tcbInfo"), R"({"x": "y\"}" ,"z":{}})");
   EXPECT_EQ(raw_json_member(doc, "signature"), R"("00")");
-  EXPECT_EQ(raw_json_member(doc, "x"), std::nullopt);  // not top level
+  EXPECT_EQ(raw_json_member(doc, "x"), std::nullopt);                                     // not top level
   EXPECT_EQ(raw_json_member(R"({"tcbInfo":{},"tcbInfo":{}})", "tcbInfo"), std::nullopt);  // duplicate
   for (std::string bad : {"", "[]", "{", R"({"tcbInfo":{)", R"({"tcbInfo")", R"({"tcbInfo":"x)"}) {
     EXPECT_EQ(raw_json_member(bad, "tcbInfo"), std::nullopt) << bad;

@@ -1,11 +1,12 @@
 // Quote parsing: the recorded real TDX quote and Intel's sample quote (v4), synthetic v5 quotes
 // (TDX 1.0 and 1.5 bodies), and bad input (truncation at every length, bad sizes, garbage).
+#include "verify/tdx/tdx_quote.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "tdx_test_data.h"
-#include "verify/tdx/tdx_quote.h"
 
 namespace a3s::power::verify::tdx {
 namespace {
@@ -39,8 +40,9 @@ TEST(TdxQuote, ParsesTheRealQuote) {
   EXPECT_EQ(q.header.version, 4);
   EXPECT_EQ(q.header.attestation_key_type, 2);
   EXPECT_EQ(q.header.tee_type, 0x81u);
-  EXPECT_EQ(to_hex(q.body.mr_td),
-            "b65ea009e424e6f761fdd3d7c8962439453b37ecdf62da04f7bc5d327686bb8bafc8a5d24a9c31cee60e4aba87c2f71b");
+  EXPECT_EQ(
+      to_hex(q.body.mr_td),
+      "b65ea009e424e6f761fdd3d7c8962439453b37ecdf62da04f7bc5d327686bb8bafc8a5d24a9c31cee60e4aba87c2f71b");
   std::array<uint8_t, 64> report_data{};
   std::string hello = "Hello from Edgeless Systems!";
   std::copy(hello.begin(), hello.end(), report_data.begin());
@@ -125,7 +127,8 @@ TEST(TdxQuote, HeaderFieldsNameTheirOffsets) {
       FAIL() << c.offset;
     } catch (const TdxQuoteError& e) {
       EXPECT_STREQ(e.step(), c.step);
-      EXPECT_NE(std::string(e.what()).find("offset " + std::to_string(c.offset)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("offset " + std::to_string(c.offset)), std::string::npos)
+          << e.what();
     }
   }
 }

@@ -84,7 +84,8 @@ TEST_F(TdxSignedQuote, TcbStatusPolicy) {
 
 TEST_F(TdxSignedQuote, ExpiredCollateral) {
   auto q = signer_->quote(body());
-  TdxVerifyOptions o = options("\"nextUpdate\":\"2041-08-06T13:55:15Z\"", "\"nextUpdate\":\"2025-08-31T00:00:00Z\"");
+  TdxVerifyOptions o =
+      options("\"nextUpdate\":\"2041-08-06T13:55:15Z\"", "\"nextUpdate\":\"2025-08-31T00:00:00Z\"");
   EXPECT_EQ(verify_tdx_quote(q, o).failed_step, steps::kCollateralExpired) << step(q, o);
 }
 

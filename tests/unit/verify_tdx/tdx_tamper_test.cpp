@@ -17,7 +17,6 @@
 //   [1258, 4936)  PEM chain: flipped in the DER of each certificate (re-encoded to the same PEM
 //                 length) -> chain_invalid
 #include <gtest/gtest.h>
-
 #include <openssl/evp.h>
 
 #include <random>
@@ -99,7 +98,8 @@ std::vector<uint8_t> base64_decode(const std::string& text) {
     if (c != '\n') flat.push_back(c);
   }
   std::vector<uint8_t> out(flat.size());
-  int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(flat.data()), static_cast<int>(flat.size()));
+  int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(flat.data()),
+                          static_cast<int>(flat.size()));
   size_t pad = 0;
   while (pad < flat.size() && flat[flat.size() - 1 - pad] == '=') ++pad;
   out.resize(static_cast<size_t>(n) - pad);
@@ -109,7 +109,8 @@ std::vector<uint8_t> base64_decode(const std::string& text) {
 // Base64 in lines of `width` characters, each followed by a newline.
 std::string base64_encode(const std::vector<uint8_t>& der, size_t width) {
   std::string flat(4 * ((der.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(flat.data()), der.data(), static_cast<int>(der.size()));
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(flat.data()), der.data(),
+                          static_cast<int>(der.size()));
   flat.resize(static_cast<size_t>(n));
   std::string out;
   for (size_t i = 0; i < flat.size(); i += width) out += flat.substr(i, width) + "\n";
@@ -145,7 +146,8 @@ TEST(TdxTamper, RealQuoteEmbeddedCertificates) {
     t.insert(t.end(), flipped.begin(), flipped.end());
     ASSERT_EQ(t.size(), q.size());
     VerifyResult r = verify_tdx_quote(t, edgeless_options());
-    EXPECT_EQ(r.failed_step, steps::kChainInvalid) << "certificate " << cert << " bit " << bit << ": " << r.message;
+    EXPECT_EQ(r.failed_step, steps::kChainInvalid)
+        << "certificate " << cert << " bit " << bit << ": " << r.message;
   }
 }
 
@@ -188,7 +190,8 @@ TEST(TdxTamper, SignedCollateral) {
     size_t hex_begin = sig + 13, hex_end = hex_begin + 128;
     for (int i = 0; i < kFlipsPerRegion; ++i) {
       bool in_sig = i % 3 == 0;
-      size_t byte = in_sig ? hex_begin + rng() % (hex_end - hex_begin) : body_begin + rng() % (body_end - body_begin);
+      size_t byte =
+          in_sig ? hex_begin + rng() % (hex_end - hex_begin) : body_begin + rng() % (body_end - body_begin);
       int bit = static_cast<int>(rng() % 8);
       TdxVerifyOptions t = o;
       std::string& d = tcb ? t.collateral->tcb_info_json : t.collateral->qe_identity_json;
@@ -201,8 +204,9 @@ TEST(TdxTamper, SignedCollateral) {
       if (same_value) {
         EXPECT_EQ(r.failed_step, steps::kQeIdentityMismatch) << r.message;  // as without the flip
       } else {
-        EXPECT_EQ(r.failed_step, steps::kCollateralInvalid) << (tcb ? "tcbInfo" : "enclaveIdentity") << " byte "
-                                                             << byte << " bit " << bit << ": " << r.message;
+        EXPECT_EQ(r.failed_step, steps::kCollateralInvalid)
+            << (tcb ? "tcbInfo" : "enclaveIdentity") << " byte " << byte << " bit " << bit << ": "
+            << r.message;
       }
     }
   }

@@ -29,11 +29,17 @@ inline std::vector<uint8_t> read_bytes(const std::filesystem::path& p) {
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
-inline std::vector<uint8_t> edgeless_quote() { return read_bytes(tdx_dir() / "tdx-v4-edgeless.dat"); }
-inline std::vector<uint8_t> sample_quote() { return read_bytes(tdx_dir() / "quote.dat"); }
+inline std::vector<uint8_t> edgeless_quote() {
+  return read_bytes(tdx_dir() / "tdx-v4-edgeless.dat");
+}
+inline std::vector<uint8_t> sample_quote() {
+  return read_bytes(tdx_dir() / "quote.dat");
+}
 
 // 2025-09-01T00:00:00Z: inside the validity of Intel's sample collateral.
-inline std::time_t sample_time() { return *parse_iso8601_utc("2025-09-01T00:00:00Z"); }
+inline std::time_t sample_time() {
+  return *parse_iso8601_utc("2025-09-01T00:00:00Z");
+}
 
 // Options under which Intel's sample quote verifies fully: its sample root, its PCK chain files, its
 // collateral directory, a time inside their validity.

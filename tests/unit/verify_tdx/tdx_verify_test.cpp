@@ -1,9 +1,10 @@
 // End-to-end verification of recorded quotes: the real TDX quote to the pinned Intel SGX Root CA,
 // Intel's sample quote with its own collateral and sample root, and the policy steps.
+#include "verify/tdx/tdx_verify.h"
+
 #include <gtest/gtest.h>
 
 #include "tdx_test_data.h"
-#include "verify/tdx/tdx_verify.h"
 
 namespace a3s::power::verify::tdx {
 namespace {

@@ -26,17 +26,21 @@ EvpPkeyPtr new_p256() {
   return key;
 }
 
-std::time_t at(const char* iso) { return *parse_iso8601_utc(iso); }
+std::time_t at(const char* iso) {
+  return *parse_iso8601_utc(iso);
+}
 
-X509Ptr make_cert(const std::string& cn, long serial, EVP_PKEY* subject_key, X509* issuer, EVP_PKEY* issuer_key,
-                  bool ca, X509_EXTENSION* extra) {
+X509Ptr make_cert(const std::string& cn, long serial, EVP_PKEY* subject_key, X509* issuer,
+                  EVP_PKEY* issuer_key, bool ca, X509_EXTENSION* extra) {
   X509Ptr cert(X509_new());
   check(cert != nullptr, "X509_new");
   X509_set_version(cert.get(), 2);
   ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial);
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("A3S Test"), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
+                             -1, 0);
+  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("A3S Test"), -1,
+                             -1, 0);
   X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : name);
   ASN1_TIME_set(X509_getm_notBefore(cert.get()), at("2021-01-01T00:00:00Z"));
   ASN1_TIME_set(X509_getm_notAfter(cert.get()), at("2031-01-01T00:00:00Z"));
@@ -90,7 +94,8 @@ std::vector<uint8_t> sign_raw(EVP_PKEY* key, const uint8_t* msg, size_t len) {
 std::vector<uint8_t> raw_public(EVP_PKEY* key) {
   unsigned char point[65];
   size_t len = 0;
-  check(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point, &len) == 1 && len == 65,
+  check(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point, &len) == 1 &&
+            len == 65,
         "public point");
   return std::vector<uint8_t>(point + 1, point + 65);
 }
@@ -111,7 +116,10 @@ std::string signed_document(const std::string& member, const std::string& body, 
 }  // namespace
 
 TestQuoteSigner::TestQuoteSigner()
-    : root_key_(new_p256()), pck_ca_key_(new_p256()), pck_key_(new_p256()), tcb_key_(new_p256()),
+    : root_key_(new_p256()),
+      pck_ca_key_(new_p256()),
+      pck_key_(new_p256()),
+      tcb_key_(new_p256()),
       attestation_key_(new_p256()) {
   auto sample_pck = parse_pem_certificates(read_bytes(tdx_dir() / "pckCert.pem"));
   ASN1_OBJECT* oid = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
@@ -119,11 +127,14 @@ TestQuoteSigner::TestQuoteSigner()
   ASN1_OBJECT_free(oid);
   root_ = make_cert("A3S Test Root CA", 1, root_key_.get(), nullptr, root_key_.get(), true, nullptr);
   pck_ca_ = make_cert("A3S Test PCK CA", 2, pck_ca_key_.get(), root_.get(), root_key_.get(), true, nullptr);
-  pck_ = make_cert("A3S Test PCK Certificate", 3, pck_key_.get(), pck_ca_.get(), pck_ca_key_.get(), false, sgx);
+  pck_ =
+      make_cert("A3S Test PCK Certificate", 3, pck_key_.get(), pck_ca_.get(), pck_ca_key_.get(), false, sgx);
   tcb_ = make_cert("A3S Test TCB Signing", 4, tcb_key_.get(), root_.get(), root_key_.get(), false, nullptr);
 }
 
-std::string TestQuoteSigner::root_pem() const { return pem_of(root_.get()); }
+std::string TestQuoteSigner::root_pem() const {
+  return pem_of(root_.get());
+}
 
 std::vector<uint8_t> TestQuoteSigner::quote(const std::vector<uint8_t>& body) const {
   TdxQuote sample = parse_tdx_quote(sample_quote());
