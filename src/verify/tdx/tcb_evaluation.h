@@ -7,8 +7,11 @@
 //   The TDX module must match tdxModule (MRSIGNERSEAM equal, SEAMATTRIBUTES & mask equal).
 //   QE: MISCSELECT & mask, ATTRIBUTES & mask, MRSIGNER and ISVPRODID must match the QE Identity; the
 //   first level with isvsvn <= the QE report's ISVSVN gives the QE status.
-// Not handled: TCB Info's tdxModuleIdentities (TDX 1.5 per-module-version identities) — absent from
-// the collateral this was written against.
+//   TDX module major version TEE_TCB_SVN[1] > 0 (TDX 1.5): when TCB Info lists tdxModuleIdentities,
+//   the entry "TDX_NN" (NN = that byte in hex) must match MRSIGNERSEAM / SEAMATTRIBUTES, and its first
+//   level with isvsvn <= TEE_TCB_SVN[0] gives the module status; the tdxtcbcomponents comparison then
+//   starts at index 2 (bytes 0 and 1 are the module's own SVN and version). Without
+//   tdxModuleIdentities the tdxModule entry applies to every version.
 #pragma once
 
 #include <string>
@@ -22,8 +25,11 @@
 namespace a3s::power::verify::tdx {
 
 struct TcbEvaluation {
-  VerifyResult result;     // ok, or tcb_mismatch / collateral_invalid / tcb_out_of_date
-  std::string tcb_status;  // the matching level's tcbStatus; empty when none matched
+  static TcbEvaluation failed(VerifyResult r) { return {std::move(r), {}, {}}; }
+
+  VerifyResult result;        // ok, or tcb_mismatch / collateral_invalid / tcb_out_of_date
+  std::string tcb_status;     // the matching level's tcbStatus; empty when none matched
+  std::string module_status;  // TDX module status from tdxModuleIdentities; empty when not used
 };
 
 // Platform TCB status from TCB Info (already signature-checked).

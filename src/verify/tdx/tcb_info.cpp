@@ -40,13 +40,17 @@ std::array<uint8_t, N> hex(const json& obj, const char* name) {
   return out;
 }
 
-uint8_t component_svn(const json& component, const std::string& where) {
-  const json& v = field(component, "svn");
+uint8_t component_svn_field(const json& component, const char* name, const std::string& where) {
+  const json& v = field(component, name);
   if (!v.is_number_unsigned()) bad(where + " svn is not an unsigned integer");
   uint64_t svn = v.get<uint64_t>();
   if (svn <= 0xFF) return static_cast<uint8_t>(svn);
   if (svn >= 0xFF80 && svn <= 0xFFFF) return static_cast<uint8_t>(svn & 0xFF);  // sign-extended byte
   bad(where + " svn " + std::to_string(svn) + " is not a one-byte SVN");
+}
+
+uint8_t component_svn(const json& component, const std::string& where) {
+  return component_svn_field(component, "svn", where);
 }
 
 std::array<uint8_t, 16> components(const json& tcb, const char* name) {
@@ -80,6 +84,27 @@ TdxTcbInfo parse_tdx_tcb_info(std::string_view tcb_info_object) {
     id.attributes = hex<8>(m, "attributes");
     id.attributes_mask = hex<8>(m, "attributesMask");
     info.tdx_module = id;
+  }
+  if (j.contains("tdxModuleIdentities")) {
+    const json& ids = j.at("tdxModuleIdentities");
+    if (!ids.is_array()) bad("\"tdxModuleIdentities\" is not an array");
+    for (const json& m : ids) {
+      TdxModuleVersionIdentity v;
+      v.id = text(m, "id");
+      v.identity.mrsigner = hex<48>(m, "mrsigner");
+      v.identity.attributes = hex<8>(m, "attributes");
+      v.identity.attributes_mask = hex<8>(m, "attributesMask");
+      const json& module_levels = field(m, "tcbLevels");
+      if (!module_levels.is_array() || module_levels.empty())
+        bad(v.id + " \"tcbLevels\" is not a non-empty array");
+      for (const json& level : module_levels) {
+        TdxModuleVersionIdentity::Level l;
+        l.isv_svn = component_svn_field(field(level, "tcb"), "isvsvn", v.id + " isvsvn");
+        l.status = text(level, "tcbStatus");
+        v.levels.push_back(std::move(l));
+      }
+      info.tdx_module_identities.push_back(std::move(v));
+    }
   }
   const json& levels = field(j, "tcbLevels");
   if (!levels.is_array() || levels.empty()) bad("\"tcbLevels\" is not a non-empty array");

@@ -2,6 +2,8 @@
 //
 // Source: Intel PCS API, "TCB Info V3" JSON: tcbInfo { id, version, issueDate, nextUpdate, fmspc,
 // pceId, tcbType, tcbEvaluationDataNumber, tdxModule { mrsigner, attributes, attributesMask },
+// tdxModuleIdentities [ { id, mrsigner, attributes, attributesMask, tcbLevels [ { tcb { isvsvn },
+// tcbDate, tcbStatus } ] } ] (optional),
 // tcbLevels [ { tcb { sgxtcbcomponents[16] {svn}, pcesvn, tdxtcbcomponents[16] {svn} }, tcbDate,
 // tcbStatus, advisoryIDs } ] } (levels are listed from the highest TCB down).
 #pragma once
@@ -22,6 +24,18 @@ struct TdxModuleIdentity {
   std::array<uint8_t, 8> attributes_mask{};
 };
 
+// One entry of tdxModuleIdentities: the identity and TCB levels of TDX module major version N
+// (id "TDX_NN", NN = TEE_TCB_SVN[1] as two hex digits).
+struct TdxModuleVersionIdentity {
+  std::string id;
+  TdxModuleIdentity identity;
+  struct Level {
+    uint8_t isv_svn = 0;  // compared with TEE_TCB_SVN[0] (the module's minor SVN)
+    std::string status;
+  };
+  std::vector<Level> levels;  // highest first
+};
+
 struct TdxTcbLevel {
   std::array<uint8_t, 16> sgx_components{};  // compared with the PCK cert's SGX TCB components
   uint16_t pce_svn = 0;                      // compared with the PCK cert's PCESVN
@@ -38,6 +52,7 @@ struct TdxTcbInfo {
   std::array<uint8_t, 6> fmspc{};
   std::array<uint8_t, 2> pce_id{};
   std::optional<TdxModuleIdentity> tdx_module;
+  std::vector<TdxModuleVersionIdentity> tdx_module_identities;  // empty when absent
   std::vector<TdxTcbLevel> levels;
 };
 

@@ -124,6 +124,11 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
     return VerifyResult::fail(steps::kTcbOutOfDate,
                               "platform TCB status " + platform.tcb_status + " is not accepted");
   }
+  details.tdx_module_tcb_status = platform.module_status;
+  if (!platform.module_status.empty() && !accepted(options, platform.module_status)) {
+    return VerifyResult::fail(steps::kTcbOutOfDate,
+                              "TDX module TCB status " + platform.module_status + " is not accepted");
+  }
   TcbEvaluation qe = evaluate_qe_identity(qe_identity, quote.qe_report);
   if (!qe.result.accepted) return qe.result;
   details.qe_tcb_status = qe.tcb_status;

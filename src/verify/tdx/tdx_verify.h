@@ -61,10 +61,11 @@ struct TdxVerifyOptions {
 
 // What verification established, for reports (valid up to the step that failed).
 struct TdxVerifyDetails {
-  std::optional<TdxQuote> quote;     // set once parsing succeeded
-  std::optional<PckExtensions> pck;  // set once the PCK chain verified
-  std::string tcb_status;            // platform TCB status, or "not_checked"
-  std::string qe_tcb_status;         // QE TCB status, or "not_checked"
+  std::optional<TdxQuote> quote;      // set once parsing succeeded
+  std::optional<PckExtensions> pck;   // set once the PCK chain verified
+  std::string tcb_status;             // platform TCB status, or "not_checked"
+  std::string qe_tcb_status;          // QE TCB status, or "not_checked"
+  std::string tdx_module_tcb_status;  // from tdxModuleIdentities (TDX 1.5); empty when not used
 };
 
 // Step 5 on its own: debug_enabled when TDATTRIBUTES bit 0 (DEBUG) is set, else ok.

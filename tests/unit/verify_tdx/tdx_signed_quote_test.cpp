@@ -115,5 +115,36 @@ TEST_F(TdxSignedQuote, CollateralSignedByAnotherKey) {
   EXPECT_EQ(verify_tdx_quote(q, o).failed_step, steps::kCollateralInvalid) << step(q, o);
 }
 
+// TDX 1.5 TCB Info: a tdxModuleIdentities entry for module version TEE_TCB_SVN[1] (0xC1 in the
+// sample body) with one level at TEE_TCB_SVN[0] (0x52 = 82).
+std::string module_identities(const std::string& id, int isvsvn, const std::string& status) {
+  return "\"tdxModuleIdentities\":[{\"id\":\"" + id + "\",\"mrsigner\":\"" + std::string(96, '0') +
+         "\",\"attributes\":\"0000000000000000\",\"attributesMask\":\"FFFFFFFFFFFFFFFF\",\"tcbLevels\":[{"
+         "\"tcb\":"
+         "{\"isvsvn\":" +
+         std::to_string(isvsvn) + "},\"tcbDate\":\"2021-08-06T13:55:15Z\",\"tcbStatus\":\"" + status +
+         "\"}]}],\"tdxModule\":{";
+}
+
+TEST_F(TdxSignedQuote, TdxModuleIdentities) {
+  auto q = signer_->quote(body());
+  const std::string at = "\"tdxModule\":{";
+  TdxVerifyDetails details;
+  VerifyResult r = verify_tdx_quote(q, options(at, module_identities("TDX_C1", 82, "UpToDate")), &details);
+  EXPECT_TRUE(r.accepted) << r.failed_step << ": " << r.message;
+  EXPECT_EQ(details.tdx_module_tcb_status, "UpToDate");
+  EXPECT_EQ(step(q, options(at, module_identities("TDX_C1", 83, "UpToDate"))).rfind(steps::kTcbOutOfDate, 0),
+            0u);
+  EXPECT_EQ(step(q, options(at, module_identities("TDX_C1", 82, "OutOfDate"))).rfind(steps::kTcbOutOfDate, 0),
+            0u);
+  EXPECT_EQ(step(q, options(at, module_identities("TDX_02", 82, "UpToDate"))).rfind(steps::kTcbMismatch, 0),
+            0u);
+  std::vector<uint8_t> b = body();
+  b[64] ^= 1;  // MRSIGNERSEAM
+  EXPECT_EQ(step(signer_->quote(b), options(at, module_identities("TDX_C1", 82, "UpToDate")))
+                .rfind(steps::kTcbMismatch, 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace a3s::power::verify::tdx
