@@ -22,9 +22,19 @@ TEST(TdxVerify, RealQuoteVerifiesToPinnedIntelRootWithTcbCheckSkipped) {
 }
 
 TEST(TdxVerify, RealQuoteWithoutCollateralFailsClosed) {
-  VerifyResult r = verify_tdx_quote(edgeless_quote(), TdxVerifyOptions{});
+  TdxVerifyOptions o;
+  o.at = sample_time();
+  VerifyResult r = verify_tdx_quote(edgeless_quote(), o);
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.failed_step, steps::kCollateralMissing) << r.message;
+}
+
+TEST(TdxVerify, RealQuoteRejectedAfterItsPckCertificateExpired) {
+  TdxVerifyOptions o = edgeless_options();
+  o.at = *parse_iso8601_utc("2030-01-27T00:00:00Z");
+  VerifyResult r = verify_tdx_quote(edgeless_quote(), o);
+  EXPECT_EQ(r.failed_step, steps::kChainInvalid) << r.message;
+  EXPECT_NE(r.message.find("expired"), std::string::npos) << r.message;
 }
 
 TEST(TdxVerify, RealQuoteRejectedUnderAnotherRoot) {
