@@ -4,7 +4,8 @@
 //   1. parse                 malformed_evidence / unsupported_version (tdx_quote.h)
 //   2. quote signature       signature_invalid: ECDSA P-256/SHA-256 by the attestation key over the
 //                            signed bytes (v4: header || body; v5: header || body descriptor || body)
-//   3. PCK chain             certificate_missing (no PEM chain in the quote, none given),
+//   3. PCK chain             certificate_missing (the quote's nested certification data is not
+//                            type 5 and no chain is given; type 5 data that is not PEM: chain_invalid),
 //                            chain_invalid (PCK -> PCK Platform/Processor CA -> root, at `at`, or the
 //                            leaf has no SGX extensions), certificate_revoked (the collateral's
 //                            CRLs, applied whenever collateral is given, even with skip_tcb_check),
@@ -16,7 +17,8 @@
 //   6. TCB (unless skipped)  collateral_missing, collateral_invalid (TCB signing chain, JSON
 //                            signatures, format, FMSPC/PCE-ID), collateral_expired (issueDate after /
 //                            nextUpdate before `at`), tcb_mismatch (TDX module identity),
-//                            qe_identity_mismatch, tcb_out_of_date (no level / status not accepted)
+//                            qe_identity_mismatch, tcb_out_of_date (no level matches, or the
+//                            platform, TDX module or QE status is not in accepted_tcb_statuses)
 //   7. policy                measurement_mismatch (MRTD / RTMRn), report_data_mismatch
 // Source: Intel "TDX DCAP Quoting Library API" (quote layout, certification data 5 and 6); Intel PCS
 // API (TCB Info v3, QE Identity v2); Intel "SGX PCK Certificate and CRL Profile".
