@@ -24,6 +24,7 @@ inline constexpr const char* kCollateralExpired = "collateral_expired";      // 
 inline constexpr const char* kRevoked = "certificate_revoked";               // in a CRL
 inline constexpr const char* kDebugEnabled = "debug_enabled";                // SNP policy / TDX attributes
 inline constexpr const char* kQeReportInvalid = "qe_report_invalid";         // TDX QE report / binding
+inline constexpr const char* kQeIdentityMismatch = "qe_identity_mismatch";   // TDX QE is not QE Identity's
 inline constexpr const char* kMeasurementMismatch = "measurement_mismatch";  // policy: measurement
 inline constexpr const char* kReportDataMismatch = "report_data_mismatch";   // policy: report_data
 inline constexpr const char* kNonceMismatch = "nonce_mismatch";

@@ -1,0 +1,146 @@
+#include "verify/tdx/certificate_chain.h"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace a3s::power::verify::tdx {
+namespace {
+
+struct BioFree {
+  void operator()(BIO* p) const { BIO_free(p); }
+};
+struct X509StackFree {
+  void operator()(STACK_OF(X509) * p) const { sk_X509_free(p); }
+};
+
+}  // namespace
+
+std::vector<X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem) {
+  std::vector<X509Ptr> certs;
+  std::string_view text(reinterpret_cast<const char*>(pem.data()), pem.size());
+  const std::string_view begin = "-----BEGIN CERTIFICATE-----";
+  const std::string_view end = "-----END CERTIFICATE-----";
+  size_t pos = 0;
+  while ((pos = text.find("-----BEGIN", pos)) != std::string_view::npos) {
+    if (text.compare(pos, begin.size(), begin) != 0) {
+      throw std::runtime_error("PEM block at byte " + std::to_string(pos) + " is not a CERTIFICATE");
+    }
+    size_t stop = text.find(end, pos);
+    if (stop == std::string_view::npos) {
+      throw std::runtime_error("PEM certificate at byte " + std::to_string(pos) + " has no END line");
+    }
+    stop += end.size();
+    std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(text.data() + pos, static_cast<int>(stop - pos)));
+    X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!cert) {
+      ERR_clear_error();
+      throw std::runtime_error("PEM certificate at byte " + std::to_string(pos) + " does not decode");
+    }
+    certs.push_back(std::move(cert));
+    pos = stop;
+  }
+  if (certs.empty()) throw std::runtime_error("no PEM certificate found");
+  return certs;
+}
+
+X509CrlPtr parse_der_crl(std::span<const uint8_t> der) {
+  const unsigned char* p = der.data();
+  X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(der.size())));
+  if (!crl || p != der.data() + der.size()) {
+    ERR_clear_error();
+    throw std::runtime_error("not a DER certificate revocation list");
+  }
+  return crl;
+}
+
+std::string subject_of(X509* cert) {
+  if (cert == nullptr) return "(none)";
+  char buf[256] = {0};
+  X509_NAME_oneline(X509_get_subject_name(cert), buf, sizeof buf);
+  return buf;
+}
+
+VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& intermediates, X509* root,
+                                      const std::vector<X509_CRL*>& crls, std::time_t at,
+                                      const std::string& what) {
+  if (leaf == nullptr || root == nullptr) {
+    return VerifyResult::fail(steps::kChainInvalid, what + ": no certificate or no root");
+  }
+  for (X509* c : intermediates) {
+    bool self_signed = X509_check_issued(c, c) == X509_V_OK;
+    if (self_signed && X509_cmp(c, root) != 0) {
+      return VerifyResult::fail(steps::kChainInvalid,
+                                what + ": carries root " + subject_of(c) + " which is not the trusted root");
+    }
+  }
+  if (X509_check_issued(leaf, leaf) == X509_V_OK) {
+    return VerifyResult::fail(steps::kChainInvalid, what + ": leaf " + subject_of(leaf) + " is self-signed");
+  }
+
+  X509StorePtr store(X509_STORE_new());
+  std::unique_ptr<STACK_OF(X509), X509StackFree> untrusted(sk_X509_new_null());
+  X509StoreCtxPtr ctx(X509_STORE_CTX_new());
+  if (!store || !untrusted || !ctx || X509_STORE_add_cert(store.get(), root) != 1) {
+    return VerifyResult::fail(steps::kChainInvalid, what + ": cannot set up verification");
+  }
+  for (X509* c : intermediates) {
+    if (X509_cmp(c, root) == 0) continue;  // the trust anchor comes from the store only
+    sk_X509_push(untrusted.get(), c);
+  }
+  for (X509_CRL* crl : crls) X509_STORE_add_crl(store.get(), crl);
+  if (X509_STORE_CTX_init(ctx.get(), store.get(), leaf, untrusted.get()) != 1) {
+    return VerifyResult::fail(steps::kChainInvalid, what + ": cannot set up verification");
+  }
+  X509_VERIFY_PARAM* param = X509_STORE_CTX_get0_param(ctx.get());
+  unsigned long flags = X509_V_FLAG_X509_STRICT;
+  if (!crls.empty()) flags |= X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL;
+  X509_VERIFY_PARAM_set_flags(param, flags);
+  X509_VERIFY_PARAM_set_time(param, at);
+
+  int ok = X509_verify_cert(ctx.get());
+  ERR_clear_error();
+  if (ok == 1) {
+    // Every certificate given must be part of the verified chain: a stray or altered copy that
+    // OpenSSL merely skipped is still a chain that does not verify as given.
+    STACK_OF(X509)* built = X509_STORE_CTX_get0_chain(ctx.get());
+    for (X509* c : intermediates) {
+      bool used = X509_cmp(c, root) == 0;
+      for (int i = 0; built != nullptr && !used && i < sk_X509_num(built); ++i) {
+        used = X509_cmp(c, sk_X509_value(built, i)) == 0;
+      }
+      if (!used) {
+        return VerifyResult::fail(steps::kChainInvalid, what + ": certificate " + subject_of(c) +
+                                                            " is not part of the verified chain");
+      }
+    }
+    return VerifyResult::ok();
+  }
+  int err = X509_STORE_CTX_get_error(ctx.get());
+  int depth = X509_STORE_CTX_get_error_depth(ctx.get());
+  X509* bad = X509_STORE_CTX_get_current_cert(ctx.get());
+  std::string msg = what + ": " + X509_verify_cert_error_string(err) + " at depth " + std::to_string(depth) +
+                    " (" + subject_of(bad) + ")";
+  switch (err) {
+    case X509_V_ERR_CERT_REVOKED:
+      return VerifyResult::fail(steps::kRevoked, msg);
+    case X509_V_ERR_CRL_HAS_EXPIRED:
+    case X509_V_ERR_CRL_NOT_YET_VALID:
+      return VerifyResult::fail(steps::kCollateralExpired, msg);
+    case X509_V_ERR_UNABLE_TO_GET_CRL:
+    case X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER:
+    case X509_V_ERR_CRL_SIGNATURE_FAILURE:
+    case X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE:
+    case X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD:
+    case X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD:
+      return VerifyResult::fail(steps::kCollateralInvalid, msg);
+    default:
+      return VerifyResult::fail(steps::kChainInvalid, msg);
+  }
+}
+
+}  // namespace a3s::power::verify::tdx

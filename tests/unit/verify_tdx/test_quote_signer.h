@@ -1,0 +1,38 @@
+// A test PKI that stands in for Intel's: its own root CA, PCK CA, PCK certificate (carrying the SGX
+// extensions of Intel's sample PCK certificate), TCB signing certificate and CRLs, and a signer that
+// rebuilds a TDX quote v4 around any TD report body with a fresh attestation key, a QE report signed
+// by the PCK key, and the PCK chain embedded (certification data 6 with nested 5). With it the tests
+// reach every verification step, including the ones Intel's sample files cannot (full TCB
+// acceptance, DEBUG through the whole pipeline, revocation).
+#pragma once
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "verify/tdx/openssl_handles.h"
+#include "verify/tdx/tdx_collateral.h"
+#include "verify/tdx/tdx_quote.h"
+
+namespace a3s::power::verify::tdx::testing {
+
+class TestQuoteSigner {
+ public:
+  TestQuoteSigner();  // builds the PKI; all certificates valid 2021-01-01 .. 2031-01-01
+
+  std::string root_pem() const;
+  // Quote v4 with `body` (584 bytes of TD report body) and Intel's sample QE report, re-signed.
+  std::vector<uint8_t> quote(const std::vector<uint8_t>& body) const;
+  // TCB Info / QE Identity from Intel's sample, re-signed by this PKI's TCB signing key (the QE
+  // Identity's MRSIGNER set to the sample QE report's); the first `tcb_info_from` in the TCB Info
+  // text is replaced by `tcb_info_to` before signing.
+  TdxCollateral collateral(const std::string& tcb_info_from = "", const std::string& tcb_info_to = "") const;
+  // CRLs: the root's (empty) and the PCK CA's, revoking the PCK certificate when `revoke_pck`.
+  std::vector<std::vector<uint8_t>> crls(bool revoke_pck) const;
+
+ private:
+  EvpPkeyPtr root_key_, pck_ca_key_, pck_key_, tcb_key_, attestation_key_;
+  X509Ptr root_, pck_ca_, pck_, tcb_;
+};
+
+}  // namespace a3s::power::verify::tdx::testing
