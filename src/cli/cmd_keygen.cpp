@@ -14,6 +14,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 #include "cli/command.h"
 #include "crypto/model_key.h"
 #include "crypto/secure_memory.h"
@@ -27,16 +28,10 @@ struct KeygenOptions {
   std::string out;
 };
 
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
-}
-
 void run_keygen(const KeygenOptions& o) {
   if (!o.aes256) throw Error(codes::kInvalidArgument, "give the key type: --aes256 (the only one supported)");
   if (o.out.empty()) throw Error(codes::kInvalidArgument, "--out must not be empty");
-  const std::string shown = printable(o.out);
+  const std::string shown = printable_name(o.out);
   const int fd = ::open(o.out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     const int err = errno;

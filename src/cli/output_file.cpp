@@ -10,18 +10,13 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 
 namespace a3s::power::cli {
 namespace {
 
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
-}
-
 [[noreturn]] void io_fail(const std::string& what, const std::string& path, int err) {
-  throw Error(codes::kIo, what + " '" + printable(path) + "': " + std::strerror(err));
+  throw Error(codes::kIo, what + " '" + printable_name(path) + "': " + std::strerror(err));
 }
 
 }  // namespace

@@ -10,15 +10,10 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 
 namespace a3s::power::crypto {
 namespace {
-
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
-}
 
 // Reads exactly the iovecs' total at `offset`; returns the bytes read (short only at end of file).
 size_t preadv_full(int fd, iovec* iov, int n_iov, uint64_t offset, const std::string& name) {
@@ -58,7 +53,7 @@ int dup_cloexec(int fd) {
 }  // namespace
 
 std::unique_ptr<EncryptedReader> EncryptedReader::open(const std::string& path, const ModelKey& key) {
-  const std::string shown = printable(path);
+  const std::string shown = printable_name(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
@@ -81,7 +76,7 @@ std::unique_ptr<EncryptedReader> EncryptedReader::from_fd(int fd, const std::str
                                                           const ModelKey& key) {
   const int d = dup_cloexec(fd);
   try {
-    return std::unique_ptr<EncryptedReader>(new EncryptedReader(d, printable(name), key));
+    return std::unique_ptr<EncryptedReader>(new EncryptedReader(d, printable_name(name), key));
   } catch (...) {
     ::close(d);
     throw;
@@ -209,15 +204,18 @@ EncryptedDigests EncryptedReader::decrypt_all(std::span<uint8_t> dst) {
       pt_hash.update(chunk);
     }
     EncryptedDigests d{pt_hash.finish(), ct_hash.finish()};
-    if (d.plaintext_sha256 != header_.plaintext_sha256) {
-      throw Error(codes::kIntegrity,
-                  "encrypted model '" + name_ +
-                      "': the decrypted bytes do not match the plaintext SHA-256 in the header");
-    }
+    check_plaintext_digest(d);
     return d;
   } catch (...) {
     wipe(dst.data(), dst.size());
     throw;
+  }
+}
+
+void EncryptedReader::check_plaintext_digest(const EncryptedDigests& d) const {
+  if (d.plaintext_sha256 != header_.plaintext_sha256) {
+    throw Error(codes::kIntegrity,
+                "encrypted model '" + name_ + "': the decrypted bytes do not match the plaintext SHA-256 in the header");
   }
 }
 
@@ -239,11 +237,7 @@ EncryptedDigests EncryptedReader::decrypt_each(const std::function<void(std::spa
     wipe(s.data(), s.size());
   }
   EncryptedDigests d{pt_hash.finish(), ct_hash.finish()};
-  if (d.plaintext_sha256 != header_.plaintext_sha256) {
-    throw Error(codes::kIntegrity,
-                "encrypted model '" + name_ +
-                    "': the decrypted bytes do not match the plaintext SHA-256 in the header");
-  }
+  check_plaintext_digest(d);
   return d;
 }
 

@@ -72,6 +72,8 @@ class EncryptedReader {
   // hashes what was read, and decrypts in place. On failure wipes `dst` and throws.
   void open_chunk(uint64_t i, std::span<uint8_t> dst, Sha256* ciphertext_hash);
   [[noreturn]] void chunk_failed(uint64_t i) const;
+  // Error("integrity_error") unless the plaintext digest equals the header's.
+  void check_plaintext_digest(const EncryptedDigests& d) const;
 
   int fd_ = -1;
   std::string name_;

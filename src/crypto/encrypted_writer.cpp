@@ -12,16 +12,11 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 #include "crypto/aes_gcm.h"
 
 namespace a3s::power::crypto {
 namespace {
-
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
-}
 
 void write_all(int fd, const uint8_t* p, size_t n) {
   while (n > 0) {
@@ -53,7 +48,7 @@ EncryptResult encrypt_file(const std::string& in_path, int out_fd, const ModelKe
                            uint32_t chunk_bytes) {
   if (chunk_bytes < kMinChunkBytes || chunk_bytes > kMaxChunkBytes || chunk_bytes % kMinChunkBytes != 0)
     throw Error(codes::kInvalidArgument, "the chunk size must be a multiple of 4096 in [4 KiB, 64 MiB]");
-  const std::string shown = printable(in_path);
+  const std::string shown = printable_name(in_path);
   InputMap in;
   in.fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (in.fd < 0) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 #include "core/log.h"
 #include "crypto/encrypted_reader.h"
 #include "crypto/key_provider.h"
@@ -19,12 +20,6 @@
 
 namespace a3s::power::weights {
 namespace {
-
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
-}
 
 long long elapsed_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
@@ -65,7 +60,7 @@ bool is_encrypted_model_file(const std::string& path) {
 
 OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts) {
   OpenedModel out;
-  const std::string shown = printable(path);
+  const std::string shown = printable_name(path);
   if (!is_encrypted_model_file(path)) {
     if (opts.required) {
       throw Error(codes::kInvalidArgument,

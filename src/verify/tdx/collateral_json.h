@@ -1,0 +1,56 @@
+// Typed field access for Intel's JSON collateral (TCB Info, QE Identity). Every missing or mistyped
+// field throws std::runtime_error("<what>: <field problem>"); the verifier reports it as
+// `collateral_invalid`.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "verify/tdx/collateral_fields.h"
+
+namespace a3s::power::verify::tdx {
+
+class CollateralJson {
+ public:
+  using json = nlohmann::json;
+  explicit CollateralJson(const char* what) : what_(what) {}
+
+  [[noreturn]] void bad(const std::string& problem) const { throw std::runtime_error(what_ + (": " + problem)); }
+
+  const json& field(const json& obj, const char* name) const {
+    if (!obj.is_object() || !obj.contains(name)) bad(std::string("missing field \"") + name + "\"");
+    return obj.at(name);
+  }
+
+  std::string text(const json& obj, const char* name) const {
+    const json& v = field(obj, name);
+    if (!v.is_string()) bad(std::string("field \"") + name + "\" is not a string");
+    return v.get<std::string>();
+  }
+
+  // ISO 8601 UTC time ("2041-08-06T13:55:15Z") → Unix seconds.
+  std::time_t date(const json& obj, const char* name) const {
+    auto t = parse_iso8601_utc(text(obj, name));
+    if (!t) bad(std::string("field \"") + name + "\" is not an ISO 8601 UTC time");
+    return *t;
+  }
+
+  // Exactly N bytes of hex.
+  template <size_t N>
+  std::array<uint8_t, N> hex(const json& obj, const char* name) const {
+    auto bytes = parse_hex(text(obj, name), N);
+    if (!bytes) bad(std::string("field \"") + name + "\" is not " + std::to_string(N) + " hex bytes");
+    std::array<uint8_t, N> out{};
+    std::copy(bytes->begin(), bytes->end(), out.begin());
+    return out;
+  }
+
+ private:
+  std::string what_;
+};
+
+}  // namespace a3s::power::verify::tdx
