@@ -11,16 +11,20 @@ constexpr uint32_t kSnpMinVersion = 2, kSnpMaxVersion = 5;
 constexpr uint32_t kTdxTeeType = 0x81;  // Quote Header TEE type, DCAP quote v4 / v5
 
 uint32_t le32(std::span<const uint8_t> b, size_t off) {
-  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 |
+         uint32_t(b[off + 3]) << 24;
 }
 
 }  // namespace
 
 std::string_view to_string(TeeType tee) {
   switch (tee) {
-    case TeeType::kSevSnp: return "sev-snp";
-    case TeeType::kTdx: return "tdx";
-    case TeeType::kUnknown: break;
+    case TeeType::kSevSnp:
+      return "sev-snp";
+    case TeeType::kTdx:
+      return "tdx";
+    case TeeType::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -24,7 +24,8 @@ Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOpti
     }
   }
   to.skip_tcb_check = options.no_tcb_check;
-  if (!options.tdx_accepted_tcb_statuses.empty()) to.accepted_tcb_statuses = options.tdx_accepted_tcb_statuses;
+  if (!options.tdx_accepted_tcb_statuses.empty())
+    to.accepted_tcb_statuses = options.tdx_accepted_tcb_statuses;
   to.at = options.at;
   to.expected_mrtd = options.expected_measurements;
   to.expected_report_data = options.expected_report_data;

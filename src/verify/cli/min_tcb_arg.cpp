@@ -36,12 +36,18 @@ SnpTcb parse_min_tcb(std::string_view text) {
     if (eq == std::string_view::npos) bad();
     const std::string_view key = item.substr(0, eq);
     const uint8_t value = spl(item.substr(eq + 1));
-    if (key == "bl") tcb.boot_loader = value, seen |= 1;
-    else if (key == "tee") tcb.tee = value, seen |= 2;
-    else if (key == "snp") tcb.snp = value, seen |= 4;
-    else if (key == "ucode") tcb.microcode = value, seen |= 8;
-    else if (key == "fmc") tcb.fmc = value;
-    else bad();
+    if (key == "bl")
+      tcb.boot_loader = value, seen |= 1;
+    else if (key == "tee")
+      tcb.tee = value, seen |= 2;
+    else if (key == "snp")
+      tcb.snp = value, seen |= 4;
+    else if (key == "ucode")
+      tcb.microcode = value, seen |= 8;
+    else if (key == "fmc")
+      tcb.fmc = value;
+    else
+      bad();
   }
   if (seen != 15) bad();
   return tcb;

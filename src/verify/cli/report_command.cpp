@@ -14,15 +14,18 @@ namespace a3s::power::verify::cli {
 
 CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   CLI::App* cmd = app.add_subcommand("report", "Verify a raw SEV-SNP report or TDX quote file (offline)");
-  cmd->add_option("--file", a.file, "Evidence: a raw SEV-SNP report or TDX quote (type detected)")->required();
+  cmd->add_option("--file", a.file, "Evidence: a raw SEV-SNP report or TDX quote (type detected)")
+      ->required();
   cmd->add_option("--vcek", a.vcek, "SEV-SNP: VCEK (or VLEK) certificate, PEM or DER");
   cmd->add_option("--cert-chain", a.cert_chain,
                   "SEV-SNP: ASK [+ ARK]; TDX: PCK certificate then its CA chain (PEM; repeatable, "
                   "concatenated in order)");
   cmd->add_option("--collateral", a.collateral,
                   "TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem [, CRLs]");
-  cmd->add_option("--root", a.root, "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA");
-  cmd->add_option("--at", a.at, "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now");
+  cmd->add_option("--root", a.root,
+                  "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA");
+  cmd->add_option("--at", a.at,
+                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now");
   cmd->add_option("--expected-measurement", a.expected_measurements,
                   "SNP MEASUREMENT / TDX MRTD, 96 hex digits (repeatable: any of)");
   cmd->add_option("--expected-report-data", a.expected_report_data, "report_data, 128 hex digits");

@@ -8,17 +8,17 @@
 namespace a3s::power::verify::cli {
 
 struct ReportArgs {
-  std::string file;                    // --file EVIDENCE (required)
-  std::string vcek;                    // --vcek F (SEV-SNP)
-  std::vector<std::string> cert_chain;  // --cert-chain F, repeatable: concatenated in order
-  std::string collateral;              // --collateral DIR (TDX)
-  std::string root;                    // --root F
-  std::string at;                      // --at TIME
+  std::string file;                                // --file EVIDENCE (required)
+  std::string vcek;                                // --vcek F (SEV-SNP)
+  std::vector<std::string> cert_chain;             // --cert-chain F, repeatable: concatenated in order
+  std::string collateral;                          // --collateral DIR (TDX)
+  std::string root;                                // --root F
+  std::string at;                                  // --at TIME
   std::vector<std::string> expected_measurements;  // --expected-measurement HEX, repeatable: any of
-  std::string expected_report_data;    // --expected-report-data HEX
-  std::string min_tcb;                 // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
-  bool no_tcb_check = false;           // --no-tcb-check
-  std::string format = "text";         // --format text|json
+  std::string expected_report_data;                // --expected-report-data HEX
+  std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+  bool no_tcb_check = false;                       // --no-tcb-check
+  std::string format = "text";                     // --format text|json
 };
 
 // Adds the subcommand to `app`; the parsed flags land in `args`.

@@ -32,7 +32,9 @@ std::string report_json(const Report& r) {
 
 std::string report_text(const Report& r) {
   std::string out = r.accepted ? "accepted" : "rejected";
-  const char* kind = r.tee_type == TeeType::kTdx ? " quote" : r.tee_type == TeeType::kSevSnp ? " report" : " evidence";
+  const char* kind = r.tee_type == TeeType::kTdx      ? " quote"
+                     : r.tee_type == TeeType::kSevSnp ? " report"
+                                                      : " evidence";
   out += ": " + std::string(to_string(r.tee_type)) + kind + "\n";
   if (!r.accepted) out += "failed_step: " + r.failed_step + "\n";
   if (!r.measurement.empty()) out += "measurement: " + r.measurement + "\n";

@@ -46,9 +46,10 @@ TEST(VerifyCliSnp, ExpectedMeasurementAnyOf) {
   // A list means "any of"; upper case hex is accepted.
   std::string upper = kSnpMeasurement;
   for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-  EXPECT_EQ(run_verify(snp_args({"--expected-measurement", kWrongMeasurement, "--expected-measurement", upper}))
-                .status,
-            0);
+  EXPECT_EQ(
+      run_verify(snp_args({"--expected-measurement", kWrongMeasurement, "--expected-measurement", upper}))
+          .status,
+      0);
 }
 
 TEST(VerifyCliSnp, WrongMeasurementRejected) {
@@ -63,7 +64,8 @@ TEST(VerifyCliSnp, WrongMeasurementRejected) {
 
 TEST(VerifyCliSnp, ReportDataPolicy) {
   EXPECT_EQ(run_verify(snp_args({"--expected-report-data", kSnpReportData})).status, 0);
-  const CliResult r = run_verify(snp_args({"--expected-report-data", std::string(128, '0'), "--format", "json"}));
+  const CliResult r =
+      run_verify(snp_args({"--expected-report-data", std::string(128, '0'), "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "report_data_mismatch");
 }
@@ -82,7 +84,8 @@ TEST(VerifyCliSnp, AfterVcekExpiryCollateralExpired) {
 
 TEST(VerifyCliSnp, MinimumTcb) {
   EXPECT_EQ(run_verify(snp_args({"--min-tcb", "bl=0,tee=0,snp=0,ucode=0", "--format", "json"})).status, 0);
-  const CliResult r = run_verify(snp_args({"--min-tcb", "bl=255,tee=255,snp=255,ucode=255", "--format", "json"}));
+  const CliResult r =
+      run_verify(snp_args({"--min-tcb", "bl=255,tee=255,snp=255,ucode=255", "--format", "json"}));
   expect_one_line_error(r, 3);
   const auto j = parse_json_output(r);
   EXPECT_EQ(j["failed_step"], "tcb_out_of_date");
@@ -99,7 +102,8 @@ TEST(VerifyCliSnp, NoTcbCheckSaysSo) {
 
 TEST(VerifyCliSnp, WrongRootRejected) {
   // Intel's root is not an AMD ARK: the VCEK's chain does not end at it.
-  const CliResult r = run_verify(snp_args({"--root", attestation("intel-sgx-root-ca.pem"), "--format", "json"}));
+  const CliResult r =
+      run_verify(snp_args({"--root", attestation("intel-sgx-root-ca.pem"), "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "chain_invalid");
 }

@@ -10,7 +10,8 @@ namespace {
 
 std::string step_for(const std::vector<uint8_t>& evidence, std::vector<std::string> extra) {
   ScratchDir dir;
-  std::vector<std::string> args = {"report", "--file", dir.write("evidence.bin", evidence), "--format", "json"};
+  std::vector<std::string> args = {"report", "--file", dir.write("evidence.bin", evidence), "--format",
+                                   "json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const CliResult r = run_verify(args);
   expect_one_line_error(r, 3);
@@ -23,8 +24,12 @@ std::vector<uint8_t> flipped(std::vector<uint8_t> bytes, size_t byte, int bit) {
   return bytes;
 }
 
-std::vector<std::string> snp_extra() { return {"--vcek", attestation("sev-snp/sev-gcp-vcek.pem")}; }
-std::vector<std::string> tdx_extra() { return {"--no-tcb-check", "--at", "2025-09-01"}; }
+std::vector<std::string> snp_extra() {
+  return {"--vcek", attestation("sev-snp/sev-gcp-vcek.pem")};
+}
+std::vector<std::string> tdx_extra() {
+  return {"--no-tcb-check", "--at", "2025-09-01"};
+}
 
 TEST(VerifyCliTamper, SnpSignedRegionAndSignature) {
   const auto report = read_bytes(attestation("sev-snp/sev-gcp-reportdata.bin"));
@@ -57,7 +62,7 @@ TEST(VerifyCliTamper, TdxQuoteRegions) {
   EXPECT_EQ(step_for(flipped(quote, 710, 1), tdx_extra()), "signature_invalid");       // attestation key
   EXPECT_EQ(step_for(flipped(quote, 800, 6), tdx_extra()), "qe_report_invalid");       // QE report
   EXPECT_EQ(step_for(flipped(quote, 1160, 0), tdx_extra()), "qe_report_invalid");      // QE report signature
-  EXPECT_EQ(step_for(flipped(quote, 4, 0), tdx_extra()), "malformed_evidence");        // TEE type 0x81 -> 0x80
+  EXPECT_EQ(step_for(flipped(quote, 4, 0), tdx_extra()), "malformed_evidence");  // TEE type 0x81 -> 0x80
 }
 
 TEST(VerifyCliTamper, TruncatedEvidence) {

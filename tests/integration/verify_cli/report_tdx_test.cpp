@@ -6,16 +6,22 @@ namespace a3s::power::verify_cli {
 namespace {
 
 std::vector<std::string> edgeless_args(std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"report", "--file", attestation("tdx/tdx-v4-edgeless.dat"), "--at", "2025-09-01"};
+  std::vector<std::string> a = {"report", "--file", attestation("tdx/tdx-v4-edgeless.dat"), "--at",
+                                "2025-09-01"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
 
 std::vector<std::string> sample_args(std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"report",       "--file", attestation("tdx/quote.dat"),
-                                "--cert-chain", attestation("tdx/pckCert.pem"),
-                                "--cert-chain", attestation("tdx/pckSignChain.pem"),
-                                "--at",         "2025-09-01"};
+  std::vector<std::string> a = {"report",
+                                "--file",
+                                attestation("tdx/quote.dat"),
+                                "--cert-chain",
+                                attestation("tdx/pckCert.pem"),
+                                "--cert-chain",
+                                attestation("tdx/pckSignChain.pem"),
+                                "--at",
+                                "2025-09-01"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -54,26 +60,26 @@ TEST(VerifyCliTdx, RealQuoteMeasurementAndReportDataPolicy) {
                                       "--expected-report-data", edgeless_report_data()}))
                 .status,
             0);
-  CliResult r = run_verify(edgeless_args({"--no-tcb-check", "--expected-measurement", std::string(96, '0'),
-                                    "--format", "json"}));
+  CliResult r = run_verify(
+      edgeless_args({"--no-tcb-check", "--expected-measurement", std::string(96, '0'), "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "measurement_mismatch");
-  r = run_verify(edgeless_args({"--no-tcb-check", "--expected-report-data", std::string(128, 'f'),
-                                "--format", "json"}));
+  r = run_verify(
+      edgeless_args({"--no-tcb-check", "--expected-report-data", std::string(128, 'f'), "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "report_data_mismatch");
 }
 
 TEST(VerifyCliTdx, RealQuoteAgainstSampleRootRejected) {
-  const CliResult r = run_verify(
-      edgeless_args({"--no-tcb-check", "--root", attestation("tdx/trustedRootCaCert.pem"), "--format", "json"}));
+  const CliResult r = run_verify(edgeless_args(
+      {"--no-tcb-check", "--root", attestation("tdx/trustedRootCaCert.pem"), "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "chain_invalid");
 }
 
 TEST(VerifyCliTdx, SampleQuoteWithItsSampleRoot) {
-  const CliResult r =
-      run_verify(sample_args({"--root", attestation("tdx/trustedRootCaCert.pem"), "--no-tcb-check", "--format", "json"}));
+  const CliResult r = run_verify(sample_args(
+      {"--root", attestation("tdx/trustedRootCaCert.pem"), "--no-tcb-check", "--format", "json"}));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = parse_json_output(r);
   EXPECT_EQ(j["tee_type"], "tdx");
@@ -90,8 +96,8 @@ TEST(VerifyCliTdx, SampleQuoteAgainstRealRootRejected) {
 // Intel's sample QE Identity names another MRSIGNER than the sample quote's QE report, so the full
 // TCB check with the sample collateral stops at qe_identity_mismatch (after the platform TCB passed).
 TEST(VerifyCliTdx, SampleQuoteFullTcbCheckStopsAtQeIdentity) {
-  const CliResult r = run_verify(sample_args(
-      {"--root", attestation("tdx/trustedRootCaCert.pem"), "--collateral", attestation("tdx"), "--format", "json"}));
+  const CliResult r = run_verify(sample_args({"--root", attestation("tdx/trustedRootCaCert.pem"),
+                                              "--collateral", attestation("tdx"), "--format", "json"}));
   expect_one_line_error(r, 3);
   const auto j = parse_json_output(r);
   EXPECT_EQ(j["failed_step"], "qe_identity_mismatch");
@@ -107,7 +113,8 @@ TEST(VerifyCliTdx, CollateralDirectoryWithoutFilesIsAnIoError) {
 }
 
 TEST(VerifyCliTdx, VcekIsAUsageError) {
-  const CliResult r = run_verify(edgeless_args({"--no-tcb-check", "--vcek", attestation("sev-snp/sev-gcp-vcek.pem")}));
+  const CliResult r =
+      run_verify(edgeless_args({"--no-tcb-check", "--vcek", attestation("sev-snp/sev-gcp-vcek.pem")}));
   expect_one_line_error(r, 2);
 }
 

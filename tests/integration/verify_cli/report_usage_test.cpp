@@ -12,9 +12,13 @@ void expect_usage_error(const std::vector<std::string>& args) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
-TEST(VerifyCliUsage, NoSubcommand) { expect_usage_error({}); }
+TEST(VerifyCliUsage, NoSubcommand) {
+  expect_usage_error({});
+}
 
-TEST(VerifyCliUsage, MissingFile) { expect_usage_error({"report"}); }
+TEST(VerifyCliUsage, MissingFile) {
+  expect_usage_error({"report"});
+}
 
 TEST(VerifyCliUsage, UnreadableFiles) {
   expect_usage_error({"report", "--file", "/nonexistent/evidence.bin"});
@@ -37,8 +41,8 @@ TEST(VerifyCliUsage, BadHexIsNotEchoed) {
 }
 
 TEST(VerifyCliUsage, BadTime) {
-  for (const char* t : {"yesterday", "2025-13-01", "2025-02-30", "2025-09-01T25:00:00Z", "2025-09-01T00:00:00",
-                        "2025-09-01Z", "20250901"})
+  for (const char* t : {"yesterday", "2025-13-01", "2025-02-30", "2025-09-01T25:00:00Z",
+                        "2025-09-01T00:00:00", "2025-09-01Z", "20250901"})
     expect_usage_error({"report", "--file", kSnp, "--at", t});
 }
 

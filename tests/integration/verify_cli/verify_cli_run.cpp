@@ -63,7 +63,9 @@ CliResult run_verify(const std::vector<std::string>& args) {
   return r;
 }
 
-std::string attestation(const std::string& rel) { return std::string(A3S_TESTDATA_DIR) + "/attestation/" + rel; }
+std::string attestation(const std::string& rel) {
+  return std::string(A3S_TESTDATA_DIR) + "/attestation/" + rel;
+}
 
 std::vector<uint8_t> read_bytes(const std::string& path) {
   const std::string s = slurp(path);

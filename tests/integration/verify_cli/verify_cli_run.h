@@ -4,10 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace a3s::power::verify_cli {
 
@@ -49,7 +48,8 @@ void expect_one_line_error(const CliResult& r, int status);
 inline constexpr const char* kSnpMeasurement =
     "b747d55452e0b9e9079770a49e397c5e6d9573581e246da7baac4f28b5cdc5b1b6d19251b8ee600fd16a3708f58406f3";
 inline constexpr const char* kSnpReportData =
-    "32fc4f6c1971cbf91566231f8d6153eeb9d093aa94306cb48d39bcc4861a3d395f149876a37bc91332fe493f46294fd135d5b95d3"
+    "32fc4f6c1971cbf91566231f8d6153eeb9d093aa94306cb48d39bcc4861a3d395f149876a37bc91332fe493f46294fd135d5b95d"
+    "3"
     "63ae96352b8c45f906079f5";
 // The real TDX quote's MRTD and REPORTDATA ("Hello from Edgeless Systems!" then zeros).
 inline constexpr const char* kEdgelessMrtd =

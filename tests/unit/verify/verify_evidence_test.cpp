@@ -51,7 +51,8 @@ TEST(VerifyEvidence, SnpMinimumTcb) {
   EXPECT_EQ(r.failed_step, "tcb_out_of_date");
   EXPECT_EQ(r.tcb_status, "out_of_date");
   o.snp_minimum_tcb = SnpTcb{};
-  EXPECT_EQ(verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o).tcb_status, "meets_minimum");
+  EXPECT_EQ(verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o).tcb_status,
+            "meets_minimum");
 }
 
 TEST(VerifyEvidence, SnpRefusesCollateralDirectory) {
