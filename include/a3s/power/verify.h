@@ -1,0 +1,121 @@
+// A3S Power evidence verification: the public API a client includes to check attestation evidence
+// without linking the server (library a3s_verify, OpenSSL 3 only at run time).
+//
+//   std::vector<uint8_t> bytes = ...;                       // a raw SEV-SNP report or TDX quote
+//   a3s::power::verify::EvidenceOptions opt;
+//   opt.vcek = read("vcek.pem");                            // SEV-SNP: the certificate that signed it
+//   opt.expected_measurements.push_back(golden);            // any of
+//   auto r = a3s::power::verify::verify_evidence(bytes, opt);
+//   if (!r.accepted) std::cerr << r.failed_step << ": " << r.message << "\n";
+//
+// The evidence type is detected from the bytes (detect_tee_type). Verification is a fixed sequence
+// of steps; the first failure stops it and is named in Report::failed_step by a stable string (the
+// step names of src/verify/verify_result.h: malformed_evidence, signature_invalid, chain_invalid,
+// collateral_missing, measurement_mismatch, report_data_mismatch, ...). docs/verify.md lists them per
+// TEE.
+//
+// Formats (all integers little-endian):
+//   SEV-SNP: AMD "SEV Secure Nested Paging Firmware ABI Specification" (56860), ATTESTATION_REPORT
+//            (1184 bytes, VERSION 2–5; signature ECDSA P-384/SHA-384 over bytes 0x000–0x29F); VCEK
+//            extensions and the ARK → ASK → VCEK chain: AMD 57230.
+//   TDX:     Intel "TDX DCAP Quoting Library API", quote v4 / v5 (Quote Header: version u16 at 0,
+//            attestation key type u16 at 2, TEE type u32 at 4 = 0x81); PCK chain: Intel "SGX PCK
+//            Certificate and CRL Profile"; TCB Info v3 / QE Identity v2: Intel PCS API.
+//
+// Fail closed: anything that cannot be checked is a rejection, unless the caller turns a check off
+// explicitly (no_tcb_check), and then Report::skipped names it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace a3s::power::verify {
+
+enum class TeeType { kUnknown, kSevSnp, kTdx };
+
+// "sev-snp", "tdx", "unknown".
+std::string_view to_string(TeeType tee);
+
+// The evidence type, from the bytes alone:
+//   kSevSnp: exactly 1184 bytes and VERSION (u32 at offset 0) in 2..5;
+//   kTdx:    quote version (u16 at offset 0) 4 or 5 and TEE type (u32 at offset 4) 0x81;
+//   kUnknown otherwise (verify_evidence then rejects with malformed_evidence).
+TeeType detect_tee_type(std::span<const uint8_t> evidence);
+
+// SEV-SNP TCB_VERSION components (security patch levels, 0–255). fmc is compared on Turin only.
+struct SnpTcb {
+  uint8_t fmc = 0, boot_loader = 0, tee = 0, snp = 0, microcode = 0;
+};
+
+using Measurement = std::array<uint8_t, 48>;  // SNP MEASUREMENT / TDX MRTD (SHA-384 sized)
+using ReportData = std::array<uint8_t, 64>;   // SNP REPORT_DATA / TDX REPORTDATA
+
+// What to verify with and what to accept. Certificates and roots are file contents (PEM, or DER
+// where noted), not paths; the CLI reads the files.
+struct EvidenceOptions {
+  // SEV-SNP: the VCEK (or VLEK) certificate, PEM or DER. Empty: certificate_missing. Must be empty for
+  // TDX (invalid_argument).
+  std::string vcek;
+  // SEV-SNP: ASK (or ASVK), optionally followed by the ARK, PEM or DER; empty: the pinned Milan ASK.
+  // TDX: the PCK certificate followed by its CA chain (PEM); empty: the quote's certification data
+  // (type 5).
+  std::string cert_chain;
+  // TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem and optionally
+  // rootCaCrl.der / intermediateCaCrl.der. Empty: the TCB step fails with collateral_missing unless
+  // no_tcb_check. Must be empty for SEV-SNP (invalid_argument): its TCB is endorsed by the VCEK.
+  std::string collateral_dir;
+  // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP, the Intel SGX Root CA for TDX.
+  std::string root;
+  // Time for every validity check (certificates, CRLs, collateral), Unix seconds (UTC). Unset: now.
+  std::optional<std::time_t> at;
+  // Policy: the measurement must equal one of these (empty: not checked).
+  std::vector<Measurement> expected_measurements;
+  // Policy: all 64 bytes of report_data must equal this (unset: not checked).
+  std::optional<ReportData> expected_report_data;
+  // Verify signatures and certificate chains only. TDX: the TCB Info / QE Identity step is skipped
+  // (and the CRLs too when no collateral is given). SEV-SNP: the minimum TCB is not compared; the
+  // VCEK ↔ REPORTED_TCB binding is part of the signature check and always runs. Report::tcb_status is
+  // then "not_checked" and Report::skipped lists "tcb".
+  bool no_tcb_check = false;
+  // Accept evidence from the server's simulated TEE. Raw hardware reports and quotes are never
+  // simulated; the flag matters for the live attestation mode only.
+  bool allow_simulated = false;
+  // SEV-SNP: REPORTED_TCB must be at least this, component by component (unset: not checked).
+  std::optional<SnpTcb> snp_minimum_tcb;
+  // TDX: platform and QE TCB statuses accepted. Empty: {"UpToDate", "SWHardeningNeeded"}.
+  std::vector<std::string> tdx_accepted_tcb_statuses;
+};
+
+struct Report {
+  bool accepted = false;
+  TeeType tee_type = TeeType::kUnknown;
+  std::string failed_step;  // empty when accepted
+  std::string message;      // one line; empty when accepted
+  // Lowercase hex of the evidence fields, in the evidence's byte order; empty when it did not parse.
+  std::string measurement;  // 96 hex digits: SNP MEASUREMENT / TDX MRTD
+  std::string report_data;  // 128 hex digits
+  // TDX: the platform TCB status from TCB Info ("UpToDate", "OutOfDate", ...), "not_checked" with
+  // no_tcb_check, "unknown" when verification stopped before the TCB step.
+  // SEV-SNP: "endorsed" (the VCEK is issued for REPORTED_TCB), "meets_minimum" (and REPORTED_TCB ≥
+  // snp_minimum_tcb), "out_of_date" (below it), "not_checked" with no_tcb_check, "unknown" when
+  // verification stopped before the TCB comparison.
+  std::string tcb_status;
+  // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
+  // chain's CRLs were not applied; SEV-SNP: AMD's ASK/VCEK revocation list is not consulted).
+  std::vector<std::string> skipped;
+};
+
+// Verifies `evidence` (the whole file: a raw SEV-SNP report or a TDX quote). Evidence that does not
+// parse is a rejection (malformed_evidence / unsupported_version), never an exception.
+// Throws a3s::power::Error (include a3s/power/error.h) for bad options only: "invalid_argument" (an
+// option that does not apply to the detected evidence type), "io_error" (collateral_dir unreadable or
+// a required collateral file missing).
+Report verify_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options);
+
+}  // namespace a3s::power::verify

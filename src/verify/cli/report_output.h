@@ -1,0 +1,20 @@
+// How a3s-power-verify prints a verification Report.
+#pragma once
+
+#include <string>
+
+#include "a3s/power/verify.h"
+
+namespace a3s::power::verify::cli {
+
+// One JSON object (no trailing newline):
+//   {"accepted": bool, "tee_type": "sev-snp"|"tdx"|"unknown", "failed_step": "..." (rejected only),
+//    "message": "..." (rejected only), "measurement": hex, "report_data": hex, "tcb_status": "...",
+//    "skipped": ["tcb", "crl", ...]}
+std::string report_json(const Report& report);
+
+// A few "key: value" lines, each ending in '\n': verdict and TEE, measurement, report_data,
+// tcb_status, and what was skipped.
+std::string report_text(const Report& report);
+
+}  // namespace a3s::power::verify::cli

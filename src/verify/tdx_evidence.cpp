@@ -1,0 +1,51 @@
+// verify_evidence for TDX quotes: EvidenceOptions → tdx::verify_tdx_quote → Report.
+#include <exception>
+
+#include "a3s/power/error.h"
+#include "verify/evidence_verifiers.h"
+#include "verify/hex.h"
+#include "verify/tdx/tdx_verify.h"
+
+namespace a3s::power::verify {
+
+Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
+  if (!options.vcek.empty())
+    throw Error(codes::kInvalidArgument, "a VCEK applies to SEV-SNP reports only; this is a TDX quote");
+  if (options.snp_minimum_tcb)
+    throw Error(codes::kInvalidArgument, "a minimum SEV-SNP TCB does not apply to a TDX quote");
+  tdx::TdxVerifyOptions to;
+  if (!options.root.empty()) to.root_pem = options.root;
+  if (!options.cert_chain.empty()) to.pck_chain_pem = options.cert_chain;
+  if (!options.collateral_dir.empty()) {
+    try {
+      to.collateral = tdx::load_tdx_collateral_dir(options.collateral_dir);
+    } catch (const std::exception& e) {
+      throw Error(codes::kIo, e.what());
+    }
+  }
+  to.skip_tcb_check = options.no_tcb_check;
+  if (!options.tdx_accepted_tcb_statuses.empty())
+    to.accepted_tcb_statuses = options.tdx_accepted_tcb_statuses;
+  to.at = options.at;
+  to.expected_mrtd = options.expected_measurements;
+  to.expected_report_data = options.expected_report_data;
+
+  tdx::TdxVerifyDetails details;
+  const VerifyResult result = tdx::verify_tdx_quote(evidence, to, &details);
+
+  Report r;
+  r.tee_type = TeeType::kTdx;
+  r.accepted = result.accepted;
+  r.failed_step = result.failed_step;
+  r.message = result.message;
+  if (details.quote) {
+    r.measurement = to_hex(details.quote->body.mr_td);
+    r.report_data = to_hex(details.quote->body.report_data);
+  }
+  r.tcb_status = details.tcb_status.empty() ? "unknown" : details.tcb_status;
+  if (options.no_tcb_check) r.skipped.push_back("tcb");
+  if (!to.collateral) r.skipped.push_back("crl");
+  return r;
+}
+
+}  // namespace a3s::power::verify

@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include "a3s/power/error.h"
+#include "a3s/power/verify.h"
+#include "test_files.h"
+
+namespace a3s::power::verify {
+namespace {
+
+constexpr std::time_t k20250901 = 1756684800;  // 2025-09-01T00:00:00Z
+constexpr std::time_t k20260101 = 1767225600;  // 2026-01-01T00:00:00Z (inside the GCP VCEK's validity)
+
+EvidenceOptions snp_options() {
+  EvidenceOptions o;
+  o.vcek = read_attestation_text("sev-snp/sev-gcp-vcek.pem");
+  o.at = k20260101;
+  return o;
+}
+
+Measurement measurement_of(const std::string& hex) {
+  Measurement m{};
+  for (size_t i = 0; i < m.size(); ++i) m[i] = uint8_t(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  return m;
+}
+
+TEST(VerifyEvidence, SnpAccepted) {
+  const Report r = verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), snp_options());
+  EXPECT_TRUE(r.accepted) << r.failed_step << ": " << r.message;
+  EXPECT_EQ(r.tee_type, TeeType::kSevSnp);
+  EXPECT_EQ(r.measurement.size(), 96u);
+  EXPECT_EQ(r.report_data.size(), 128u);
+  EXPECT_EQ(r.tcb_status, "endorsed");
+  EXPECT_EQ(r.skipped, std::vector<std::string>{"crl"});
+}
+
+TEST(VerifyEvidence, SnpMeasurementListIsAnyOf) {
+  const auto report = read_attestation("sev-snp/sev-gcp-reportdata.bin");
+  EvidenceOptions o = snp_options();
+  o.expected_measurements = {Measurement{}};
+  Report r = verify_evidence(report, o);
+  EXPECT_EQ(r.failed_step, "measurement_mismatch");
+  o.expected_measurements.push_back(measurement_of(r.measurement));
+  r = verify_evidence(report, o);
+  EXPECT_TRUE(r.accepted) << r.message;
+}
+
+TEST(VerifyEvidence, SnpMinimumTcb) {
+  EvidenceOptions o = snp_options();
+  o.snp_minimum_tcb = SnpTcb{0, 255, 255, 255, 255};
+  const Report r = verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o);
+  EXPECT_EQ(r.failed_step, "tcb_out_of_date");
+  EXPECT_EQ(r.tcb_status, "out_of_date");
+  o.snp_minimum_tcb = SnpTcb{};
+  EXPECT_EQ(verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o).tcb_status,
+            "meets_minimum");
+}
+
+TEST(VerifyEvidence, SnpRefusesCollateralDirectory) {
+  EvidenceOptions o = snp_options();
+  o.collateral_dir = attestation_path("tdx");
+  try {
+    verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o);
+    FAIL() << "expected invalid_argument";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "invalid_argument");
+  }
+}
+
+TEST(VerifyEvidence, TdxWithoutCollateralFailsClosed) {
+  EvidenceOptions o;
+  o.at = k20250901;
+  const auto quote = read_attestation("tdx/tdx-v4-edgeless.dat");
+  Report r = verify_evidence(quote, o);
+  EXPECT_EQ(r.failed_step, "collateral_missing");
+  EXPECT_EQ(r.tcb_status, "unknown");
+  o.no_tcb_check = true;
+  r = verify_evidence(quote, o);
+  EXPECT_TRUE(r.accepted) << r.message;
+  EXPECT_EQ(r.tcb_status, "not_checked");
+  EXPECT_EQ(r.skipped, (std::vector<std::string>{"tcb", "crl"}));
+}
+
+TEST(VerifyEvidence, TdxRefusesSnpOptions) {
+  EvidenceOptions o;
+  o.vcek = "x";
+  EXPECT_THROW(verify_evidence(read_attestation("tdx/tdx-v4-edgeless.dat"), o), Error);
+  o.vcek.clear();
+  o.snp_minimum_tcb = SnpTcb{};
+  EXPECT_THROW(verify_evidence(read_attestation("tdx/tdx-v4-edgeless.dat"), o), Error);
+}
+
+TEST(VerifyEvidence, TdxUnreadableCollateralIsAnIoError) {
+  EvidenceOptions o;
+  o.collateral_dir = "/nonexistent/collateral";
+  try {
+    verify_evidence(read_attestation("tdx/tdx-v4-edgeless.dat"), o);
+    FAIL() << "expected io_error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "io_error");
+  }
+}
+
+TEST(VerifyEvidence, UnknownBytesAreMalformedEvidence) {
+  const Report r = verify_evidence(std::vector<uint8_t>(100, 0xAB), {});
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.tee_type, TeeType::kUnknown);
+  EXPECT_EQ(r.failed_step, "malformed_evidence");
+  EXPECT_TRUE(r.measurement.empty());
+  EXPECT_EQ(r.message.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace a3s::power::verify
