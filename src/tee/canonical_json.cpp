@@ -11,7 +11,8 @@ namespace a3s::power::tee {
 namespace {
 
 [[noreturn]] void reject(const std::string& path, const std::string& why) {
-  throw Error(codes::kInvalidArgument, "canonical JSON at " + (path.empty() ? std::string("$") : path) + ": " + why);
+  throw Error(codes::kInvalidArgument,
+              "canonical JSON at " + (path.empty() ? std::string("$") : path) + ": " + why);
 }
 
 // Decodes UTF-8 into UTF-16 code units; rejects overlong forms, surrogates, values above U+10FFFF and
@@ -66,13 +67,27 @@ void write_string(const std::string& s, const std::string& path, std::string& ou
   for (const char c : s) {
     const auto u = static_cast<uint8_t>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (u < 0x20) {
           out += "\\u00";

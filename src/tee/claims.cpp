@@ -23,13 +23,17 @@ nlohmann::json Claims::to_json() const {
   return out;
 }
 
-std::string Claims::canonical() const { return canonical_json(to_json()); }
+std::string Claims::canonical() const {
+  return canonical_json(to_json());
+}
 
 crypto::Sha256Digest Claims::digest() const {
   const std::string bytes = canonical();
   return crypto::sha256(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
-ReportData Claims::report_data() const { return make_report_data(nonce, digest()); }
+ReportData Claims::report_data() const {
+  return make_report_data(nonce, digest());
+}
 
 }  // namespace a3s::power::tee

@@ -8,14 +8,16 @@
 #include <system_error>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
 #include "tee/evidence_check.h"
 #include "tee/sysfs_attribute.h"
+#include "tee/tee_errors.h"
 
 namespace a3s::power::tee {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw Error(codes::kAttestationFailed, "configfs-tsm: " + what); }
+[[noreturn]] void fail(const std::string& what) {
+  throw Error(codes::kAttestationFailed, "configfs-tsm: " + what);
+}
 
 // Attribute text without trailing newline / NULs ("sev_guest\n" → "sev_guest").
 std::string text_of(const std::vector<uint8_t>& bytes) {
@@ -50,7 +52,8 @@ class EntryGuard {
 
 ConfigfsTsmProvider::ConfigfsTsmProvider(ConfigfsTsmOptions options) : options_(std::move(options)) {
   if (options_.max_attempts < 1) options_.max_attempts = 1;
-  if (options_.entry_name.find('/') != std::string::npos || options_.entry_name == "." || options_.entry_name == "..")
+  if (options_.entry_name.find('/') != std::string::npos || options_.entry_name == "." ||
+      options_.entry_name == "..")
     throw Error(codes::kInvalidArgument, "configfs-tsm: entry name must be a single path component");
 }
 
@@ -78,7 +81,8 @@ Evidence ConfigfsTsmProvider::get_evidence(const ReportData& report_data) {
     if (err != EEXIST || !options_.use_existing_entry)
       fail("mkdir " + entry.filename().string() + ": " + std::strerror(err));
     std::error_code ec;
-    if (!std::filesystem::is_directory(entry, ec)) fail("entry " + entry.filename().string() + " is not a directory");
+    if (!std::filesystem::is_directory(entry, ec))
+      fail("entry " + entry.filename().string() + " is not a directory");
   }
   EntryGuard guard(entry, created);
 

@@ -29,7 +29,7 @@ inline constexpr const char* kTdReport = "tdx-tdreport";        // 1024-byte TDR
 struct Evidence {
   std::string tee_type;  // tee_types::*: "sev-snp" | "tdx" | "simulated"
   std::string format;    // evidence_formats::*: how to parse `raw`
-  std::string source;    // where it came from: "configfs-tsm", "/dev/sev-guest", "/dev/tdx_guest", "simulated"
+  std::string source;  // where it came from: "configfs-tsm", "/dev/sev-guest", "/dev/tdx_guest", "simulated"
   std::vector<uint8_t> raw;           // the evidence bytes as the platform returned them
   std::vector<uint8_t> certificates;  // SEV-SNP certificate table (configfs-tsm auxblob) or empty
   bool verifiable_remotely = false;   // signed by a key a remote verifier can chain to a vendor root

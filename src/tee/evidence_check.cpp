@@ -12,7 +12,8 @@ namespace {
 template <typename A>
 void require_report_data(const A& actual, const ReportData& expected, const char* what) {
   if (!std::equal(actual.begin(), actual.end(), expected.begin(), expected.end()))
-    throw Error(codes::kAttestationFailed, std::string(what) + ": report_data differs from the requested value");
+    throw Error(codes::kAttestationFailed,
+                std::string(what) + ": report_data differs from the requested value");
 }
 
 }  // namespace

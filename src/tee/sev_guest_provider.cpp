@@ -8,8 +8,8 @@
 #include <system_error>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
 #include "tee/evidence_check.h"
+#include "tee/tee_errors.h"
 #include "verify/sev_snp/sev_snp_report.h"
 
 namespace a3s::power::tee {

@@ -22,7 +22,7 @@
 
 namespace a3s::power::tee {
 
-inline constexpr size_t kSnpResponseSize = 4000;      // bytes, struct snp_report_resp
+inline constexpr size_t kSnpResponseSize = 4000;          // bytes, struct snp_report_resp
 inline constexpr size_t kSnpResponseReportOffset = 0x20;  // ATTESTATION_REPORT inside MSG_REPORT_RSP
 
 class SevGuestProvider final : public EvidenceProvider {

@@ -19,7 +19,8 @@ const snp::TcbVersion kSimulatedTcb{0, 3, 0, 20, 209};  // a plausible Milan TCB
 template <size_t N>
 std::array<uint8_t, N> random_bytes() {
   std::array<uint8_t, N> out{};
-  if (RAND_bytes(out.data(), static_cast<int>(N)) != 1) throw Error(codes::kInternal, "simulated TEE: RAND_bytes failed");
+  if (RAND_bytes(out.data(), static_cast<int>(N)) != 1)
+    throw Error(codes::kInternal, "simulated TEE: RAND_bytes failed");
   return out;
 }
 

@@ -7,12 +7,14 @@
 #include <system_error>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
 #include "tee/evidence_check.h"
+#include "tee/tee_errors.h"
 
 namespace a3s::power::tee {
 
-unsigned long tdx_cmd_get_report0() { return _IOWR('T', 1, TdxReportReq); }
+unsigned long tdx_cmd_get_report0() {
+  return _IOWR('T', 1, TdxReportReq);
+}
 
 TdxGuestProvider::TdxGuestProvider(std::filesystem::path root, DeviceIoctl ioctl)
     : root_(std::move(root)), ioctl_(std::move(ioctl)) {
@@ -33,7 +35,8 @@ Evidence TdxGuestProvider::get_evidence(const ReportData& report_data) {
   std::copy(report_data.begin(), report_data.end(), req.reportdata);
   const int rc = ioctl_(device_path(root_), tdx_cmd_get_report0(), &req);
   if (rc != 0)
-    throw Error(codes::kAttestationFailed, std::string("/dev/tdx_guest: TDX_CMD_GET_REPORT0: ") + std::strerror(rc));
+    throw Error(codes::kAttestationFailed,
+                std::string("/dev/tdx_guest: TDX_CMD_GET_REPORT0: ") + std::strerror(rc));
   Evidence ev;
   ev.tee_type = tee_types::kTdx;
   ev.format = evidence_formats::kTdReport;

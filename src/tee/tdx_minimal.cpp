@@ -23,7 +23,9 @@ uint32_t le(std::span<const uint8_t> b, size_t off, size_t n) {
   return v;
 }
 
-[[noreturn]] void fail(const std::string& what) { throw Error(codes::kAttestationFailed, "TDX: " + what); }
+[[noreturn]] void fail(const std::string& what) {
+  throw Error(codes::kAttestationFailed, "TDX: " + what);
+}
 
 }  // namespace
 
@@ -31,7 +33,8 @@ TdxSummary read_tdx_quote_minimal(std::span<const uint8_t> quote) {
   if (quote.size() < kHeaderSize) fail("quote shorter than its 48-byte header");
   TdxSummary s;
   s.version = static_cast<uint16_t>(le(quote, 0, 2));
-  if (s.version != 4 && s.version != 5) fail("quote version " + std::to_string(s.version) + " (expected 4 or 5)");
+  if (s.version != 4 && s.version != 5)
+    fail("quote version " + std::to_string(s.version) + " (expected 4 or 5)");
   if (le(quote, 4, 4) != kTdxTeeType) fail("quote TEE type is not TDX (0x81)");
   const size_t body = s.version == 4 ? kHeaderSize : kHeaderSize + kV5DescriptorSize;
   if (quote.size() < body + kBodyV4Size) fail("quote shorter than its TD report body");

@@ -80,13 +80,14 @@ std::string der_ia5(const std::string& s) {
 }
 
 void add_name_entry(X509_NAME* name, const char* field, const std::string& value) {
-  check(X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(value.c_str()),
-                                   -1, -1, 0) == 1,
+  check(X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(value.c_str()), -1, -1, 0) == 1,
         "subject name");
 }
 
 // An unsigned certificate for `key` named O=`org`, CN=`cn`, issued by `issuer` (nullptr: self-issued).
-X509Ptr make_cert(const std::string& org, const std::string& cn, EVP_PKEY* key, X509* issuer, bool ca, long serial) {
+X509Ptr make_cert(const std::string& org, const std::string& cn, EVP_PKEY* key, X509* issuer, bool ca,
+                  long serial) {
   X509Ptr cert(X509_new());
   check(cert != nullptr, "certificate allocation");
   X509* c = cert.get();
@@ -125,7 +126,8 @@ LocalKeyHierarchy::LocalKeyHierarchy(const LeafSpec& leaf, const HierarchyNames&
   add_ext_raw(vcek.get(), oids::kSnpSpl, der_integer(leaf.tcb.snp));
   add_ext_raw(vcek.get(), oids::kUcodeSpl, der_integer(leaf.tcb.microcode));
   if (leaf.fmc_extension) add_ext_raw(vcek.get(), oids::kFmcSpl, der_integer(leaf.tcb.fmc));
-  if (!leaf.hw_id.empty()) add_ext_raw(vcek.get(), oids::kHwId, std::string(leaf.hw_id.begin(), leaf.hw_id.end()));
+  if (!leaf.hw_id.empty())
+    add_ext_raw(vcek.get(), oids::kHwId, std::string(leaf.hw_id.begin(), leaf.hw_id.end()));
   sign_cert(vcek.get(), ask_key_.get());
   ark_pem = pem_of(ark.get());
   ask_pem = pem_of(ask.get());
@@ -147,8 +149,8 @@ std::vector<uint8_t> LocalKeyHierarchy::sign(Report report) const {
   std::vector<uint8_t> der(len);
   check(EVP_DigestSign(md.get(), der.data(), &len, bytes.data(), kSignedRegionSize) == 1, "sign");
   const unsigned char* p = der.data();
-  std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len)),
-                                                            ECDSA_SIG_free);
+  std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> sig(
+      d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len)), ECDSA_SIG_free);
   check(sig != nullptr, "signature decode");
   check(BN_bn2lebinpad(ECDSA_SIG_get0_r(sig.get()), report.signature_r.data(), kSignatureComponentSize) ==
                 static_cast<int>(kSignatureComponentSize) &&

@@ -1,4 +1,6 @@
 // Canonical JSON (RFC 8785) of the claims object, report_data = nonce || SHA-256(claims), nonce parsing.
+#include "tee/claims.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -8,7 +10,6 @@
 #include "a3s/power/error.h"
 #include "crypto/sha256.h"
 #include "tee/canonical_json.h"
-#include "tee/claims.h"
 #include "tee/report_data.h"
 
 namespace a3s::power::tee {
@@ -100,11 +101,11 @@ Claims sample_claims() {
 
 TEST(Claims, CanonicalFormHasTheSchemaShape) {
   const Claims c = sample_claims();
-  const std::string expected = std::string(R"({"model":{"name":"llama-3.2-1b","sha256":")") +
-                               crypto::to_hex(digest_of("model")) +
-                               R"(","signature":"verified"},"nonce":")" + std::string(64, 'a') +
-                               R"(","runtime":{"config_sha256":")" + crypto::to_hex(digest_of("config")) +
-                               R"(","tee_policy":"development","version":"0.4.0"},"schema":"a3s-power.claims.v1"})";
+  const std::string expected =
+      std::string(R"({"model":{"name":"llama-3.2-1b","sha256":")") + crypto::to_hex(digest_of("model")) +
+      R"(","signature":"verified"},"nonce":")" + std::string(64, 'a') + R"(","runtime":{"config_sha256":")" +
+      crypto::to_hex(digest_of("config")) +
+      R"(","tee_policy":"development","version":"0.4.0"},"schema":"a3s-power.claims.v1"})";
   EXPECT_EQ(c.canonical(), expected);
   EXPECT_EQ(c.digest(), digest_of(expected));
 }
@@ -149,10 +150,10 @@ TEST(Nonce, ParsesExactly64Hex) {
   EXPECT_EQ(n[15], 0xff);
   EXPECT_EQ(n[16], 0xff);
   EXPECT_EQ(n[31], 0x00);
-  for (const std::string& bad : {std::string(), std::string(63, 'a'), std::string(65, 'a'), std::string(128, 'a'),
-                                "0x" + std::string(62, 'a'), " " + std::string(63, 'a'),
-                                std::string(63, 'a') + "g", std::string(62, 'a') + "-1",
-                                std::string(63, 'a') + '\0'}) {
+  for (const std::string& bad :
+       {std::string(), std::string(63, 'a'), std::string(65, 'a'), std::string(128, 'a'),
+        "0x" + std::string(62, 'a'), " " + std::string(63, 'a'), std::string(63, 'a') + "g",
+        std::string(62, 'a') + "-1", std::string(63, 'a') + '\0'}) {
     try {
       parse_nonce(bad);
       FAIL() << "accepted a nonce of length " << bad.size();

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
 #include "tee/configfs_tsm_provider.h"
 #include "tee/tdx_minimal.h"
+#include "tee/tee_errors.h"
 #include "tee_test_data.h"
 #include "verify/sev_snp/sev_snp_report.h"
 

@@ -1,12 +1,13 @@
 // Detection order (configfs-tsm, /dev/sev-guest, /dev/tdx_guest, none) and the policy on a machine
 // without a usable provider.
+#include "tee/detect.h"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
 
 #include "a3s/power/error.h"
 #include "tee/tee_errors.h"
-#include "tee/detect.h"
 #include "tee_test_data.h"
 
 namespace a3s::power::tee {

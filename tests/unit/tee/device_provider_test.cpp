@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
 #include "tee/sev_guest_provider.h"
 #include "tee/tdx_guest_provider.h"
+#include "tee/tee_errors.h"
 #include "tee_test_data.h"
 #include "verify/sev_snp/sev_snp_report.h"
 
@@ -140,7 +140,7 @@ TEST(TdxGuest, TdReportIsNotRemotelyVerifiable) {
     if (request != tdx_cmd_get_report0()) return ENOTTY;
     auto* req = static_cast<TdxReportReq*>(arg);
     std::memcpy(req->tdreport + 128, req->reportdata, 64);  // REPORTMACSTRUCT.REPORTDATA
-    std::memcpy(req->tdreport + 528, mrtd.data(), 48);       // TDINFO_STRUCT.MRTD
+    std::memcpy(req->tdreport + 528, mrtd.data(), 48);      // TDINFO_STRUCT.MRTD
     return 0;
   };
   TdxGuestProvider provider("/r", fake);

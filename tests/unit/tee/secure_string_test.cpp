@@ -1,5 +1,7 @@
 // The wipe primitive on request buffers: every release (destruction, growth, end of request) zeroes the
 // bytes, observed through crypto::set_wipe_observer_for_testing while the memory is still mapped.
+#include "tee/secure_string.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 
 #include "crypto/secure_memory.h"
 #include "tee/request_buffers.h"
-#include "tee/secure_string.h"
 
 namespace a3s::power::tee {
 namespace {

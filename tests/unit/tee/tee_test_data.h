@@ -63,7 +63,8 @@ std::string hex(const A& a) {
 
 inline ReportData report_data_from_hex(const std::string& h) {
   ReportData rd{};
-  for (size_t i = 0; i < rd.size(); ++i) rd[i] = static_cast<uint8_t>(std::stoi(h.substr(2 * i, 2), nullptr, 16));
+  for (size_t i = 0; i < rd.size(); ++i)
+    rd[i] = static_cast<uint8_t>(std::stoi(h.substr(2 * i, 2), nullptr, 16));
   return rd;
 }
 
