@@ -3,7 +3,13 @@
 // evidence (the GCP SEV-SNP report, the Edgeless TDX quote). A plain directory cannot create configfs
 // attributes on mkdir, so the tests pre-create the entry and its attribute files and run the provider
 // with use_existing_entry; the mkdir / cleanup path of fresh entries is tested separately.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include "a3s/power/error.h"
 #include "tee/configfs_tsm_provider.h"
@@ -156,6 +162,70 @@ TEST(ConfigfsTsm, ExistingEntryIsNotUsedUnlessAskedFor) {
   ConfigfsTsmProvider provider(o);
   expect_attestation_failed(provider, report_data_from_hex(kGcpReportData));
   EXPECT_TRUE(read_bytes(entry / "inblob").empty());  // untouched
+}
+
+// Serves one read of a FIFO outblob per provider attempt. An attempt starts with the provider's write of
+// inblob (64 bytes), which the server waits for and consumes (truncates), so each round meets a fresh
+// open of outblob. In rounds where bump[i] is true, `generation` is rewritten after the provider opened
+// outblob and before it sees EOF, as a concurrent writer of the entry would cause. Gives up (returns)
+// when a step does not happen within 5 s.
+void serve_outblob(const fs::path& entry, const std::vector<uint8_t>& bytes, std::vector<bool> bump) {
+  for (size_t round = 0; round < bump.size(); ++round) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    std::error_code ec;
+    while (fs::file_size(entry / "inblob", ec) != 64) {
+      if (std::chrono::steady_clock::now() > deadline) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    fs::resize_file(entry / "inblob", 0, ec);
+    int fd = -1;
+    while ((fd = ::open((entry / "outblob").c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+      if (std::chrono::steady_clock::now() > deadline) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::fcntl(fd, F_SETFL, 0);
+    if (bump[round]) write_text(entry / "generation", std::to_string(round + 2) + "\n");
+    size_t off = 0;
+    while (off < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    ::close(fd);
+  }
+}
+
+fs::path make_fifo_entry(const fs::path& root) {
+  const fs::path entry = make_entry(root, "sev_guest", {});
+  fs::remove(entry / "outblob");
+  if (::mkfifo((entry / "outblob").c_str(), 0600) != 0) throw std::runtime_error("mkfifo");
+  return entry;
+}
+
+TEST(ConfigfsTsm, GenerationChangeIsRetried) {
+  TempRoot root;
+  const fs::path entry = make_fifo_entry(root.path());
+  std::thread server(serve_outblob, entry, gcp_snp_report(), std::vector<bool>{true, false});
+  ConfigfsTsmProvider provider(existing_entry(root.path()));
+  Evidence ev;
+  EXPECT_NO_THROW(ev = provider.get_evidence(report_data_from_hex(kGcpReportData)));
+  server.join();
+  EXPECT_EQ(ev.raw, gcp_snp_report());
+}
+
+TEST(ConfigfsTsm, GenerationChangingOnEveryAttemptFails) {
+  TempRoot root;
+  const fs::path entry = make_fifo_entry(root.path());
+  std::thread server(serve_outblob, entry, gcp_snp_report(), std::vector<bool>{true, true, true});
+  ConfigfsTsmProvider provider(existing_entry(root.path()));  // 3 attempts
+  try {
+    provider.get_evidence(report_data_from_hex(kGcpReportData));
+    ADD_FAILURE() << "evidence accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kAttestationFailed);
+    EXPECT_NE(std::string(e.what()).find("generation"), std::string::npos) << e.what();
+  }
+  server.join();
 }
 
 TEST(ConfigfsTsm, EntryNameMustBeOneComponent) {
