@@ -30,13 +30,13 @@ verify::sev_snp::Report check_sev_snp_report(std::span<const uint8_t> raw, const
 }
 
 TdxSummary check_tdx_quote(std::span<const uint8_t> raw, const ReportData& expected) {
-  TdxSummary s = read_tdx_quote_minimal(raw);
+  TdxSummary s = read_tdx_quote_summary(raw);
   require_report_data(s.report_data, expected, "TDX quote");
   return s;
 }
 
 TdxSummary check_tdreport(std::span<const uint8_t> raw, const ReportData& expected) {
-  TdxSummary s = read_tdreport_minimal(raw);
+  TdxSummary s = read_tdreport_summary(raw);
   require_report_data(s.report_data, expected, "TDREPORT");
   return s;
 }

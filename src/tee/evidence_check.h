@@ -5,7 +5,7 @@
 #include <span>
 
 #include "tee/report_data.h"
-#include "tee/tdx_minimal.h"
+#include "tee/tdx_summary.h"
 #include "verify/sev_snp/sev_snp_report.h"
 
 namespace a3s::power::tee {
@@ -14,10 +14,10 @@ namespace a3s::power::tee {
 // Throws Error("attestation_failed") when it does not parse or differs.
 verify::sev_snp::Report check_sev_snp_report(std::span<const uint8_t> raw, const ReportData& expected);
 
-// Reads a TDX quote (tdx_minimal.h) and compares its REPORTDATA with `expected`; same errors.
+// Reads a TDX quote (tdx_summary.h) and compares its REPORTDATA with `expected`; same errors.
 TdxSummary check_tdx_quote(std::span<const uint8_t> raw, const ReportData& expected);
 
-// Reads a TDREPORT (tdx_minimal.h) and compares its REPORTDATA with `expected`; same errors.
+// Reads a TDREPORT (tdx_summary.h) and compares its REPORTDATA with `expected`; same errors.
 TdxSummary check_tdreport(std::span<const uint8_t> raw, const ReportData& expected);
 
 }  // namespace a3s::power::tee

@@ -12,7 +12,7 @@
 
 #include "tee/device_ioctl.h"
 #include "tee/evidence.h"
-#include "tee/tdx_minimal.h"
+#include "tee/tdx_summary.h"
 
 namespace a3s::power::tee {
 

@@ -13,7 +13,7 @@
 
 #include "a3s/power/error.h"
 #include "tee/configfs_tsm_provider.h"
-#include "tee/tdx_minimal.h"
+#include "tee/tdx_summary.h"
 #include "tee/tee_errors.h"
 #include "tee_test_data.h"
 #include "verify/sev_snp/sev_snp_report.h"
@@ -94,7 +94,7 @@ TEST(ConfigfsTsm, RealTdxQuoteParses) {
   EXPECT_TRUE(ev.verifiable_remotely);
   EXPECT_TRUE(ev.certificates.empty());
 
-  const TdxSummary s = read_tdx_quote_minimal(ev.raw);
+  const TdxSummary s = read_tdx_quote_summary(ev.raw);
   EXPECT_EQ(s.version, 4);
   EXPECT_EQ(hex(s.mrtd), kEdgelessMrtd);
   EXPECT_EQ(s.report_data, edgeless_report_data());

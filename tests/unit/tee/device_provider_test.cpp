@@ -151,7 +151,7 @@ TEST(TdxGuest, TdReportIsNotRemotelyVerifiable) {
   EXPECT_EQ(ev.format, "tdx-tdreport");
   EXPECT_FALSE(ev.verifiable_remotely);
   ASSERT_EQ(ev.raw.size(), kTdReportSize);
-  const TdxSummary s = read_tdreport_minimal(ev.raw);
+  const TdxSummary s = read_tdreport_summary(ev.raw);
   EXPECT_EQ(s.mrtd, mrtd);
   EXPECT_EQ(s.report_data, rd);
 }
@@ -167,14 +167,14 @@ TEST(TdxGuest, DeviceErrorAndWrongReportDataAreRefused) {
 
 TEST(TdxMinimal, RejectsShortOrForeignQuotes) {
   std::vector<uint8_t> q = edgeless_tdx_quote();
-  EXPECT_THROW(read_tdx_quote_minimal(std::span(q).first(600)), Error);
+  EXPECT_THROW(read_tdx_quote_summary(std::span(q).first(600)), Error);
   std::vector<uint8_t> sgx = q;
   sgx[4] = 0x00;  // TEE type SGX
-  EXPECT_THROW(read_tdx_quote_minimal(sgx), Error);
+  EXPECT_THROW(read_tdx_quote_summary(sgx), Error);
   std::vector<uint8_t> v3 = q;
   v3[0] = 3;
-  EXPECT_THROW(read_tdx_quote_minimal(v3), Error);
-  EXPECT_THROW(read_tdreport_minimal(std::span(q).first(1000)), Error);
+  EXPECT_THROW(read_tdx_quote_summary(v3), Error);
+  EXPECT_THROW(read_tdreport_summary(std::span(q).first(1000)), Error);
 }
 
 }  // namespace
