@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "a3s/power/error.h"
@@ -23,6 +25,19 @@ namespace {
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw Error(codes::kInvalidArgument, "the output path is empty");
+  // Only a regular file is ever replaced: never a device (/dev/null), a FIFO or a symbolic link.
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw Error(codes::kInvalidArgument,
+                "the output '" + printable_name(path_) + "' exists and is not a regular file; refusing to replace it");
+  }
+  // An unnamed file in the target's directory: if the process dies before commit(), nothing is left
+  // on disk. Filesystems without O_TMPFILE get a named temporary file, removed on error.
+  std::string dir = std::filesystem::path(path_).parent_path().string();
+  if (dir.empty()) dir = ".";
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd_ >= 0) return;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) io_fail("cannot create the output file", path_, errno);
   std::vector<char> tmpl(path_.begin(), path_.end());
   const std::string suffix = ".tmp-XXXXXX";
   tmpl.insert(tmpl.end(), suffix.begin(), suffix.end());
@@ -50,6 +65,18 @@ void OutputFile::write(const uint8_t* p, size_t n) {
 void OutputFile::commit(mode_t mode) {
   if (::fchmod(fd_, mode) != 0) io_fail("cannot set the mode of the output file", path_, errno);
   if (::fsync(fd_) != 0) io_fail("cannot write the output file", path_, errno);
+  if (tmp_.empty()) {
+    // Give the unnamed file a temporary name next to the target, then rename it over the target.
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+    for (int i = 0; tmp_.empty(); ++i) {
+      const std::string name = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(i);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        tmp_ = name;
+      } else if (errno != EEXIST || i >= 100) {
+        io_fail("cannot create the output file", path_, errno);
+      }
+    }
+  }
   if (::close(fd_) != 0) {
     fd_ = -1;
     io_fail("cannot write the output file", path_, errno);

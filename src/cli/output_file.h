@@ -1,7 +1,10 @@
 // OutputFile: writes a command's output file so that a reader never sees a partial one. Bytes go
-// to a temporary file created next to the target (mode 0600, O_EXCL); commit() syncs it, sets its
-// mode and renames it over the target. If commit() is not reached (an error), the temporary file
-// is removed. Errors: Error("io_error") naming the target.
+// to an unnamed file (O_TMPFILE, mode 0600) in the target's directory; commit() sets its mode, syncs
+// it, links it under a temporary name and renames that over the target. A process killed before
+// commit() leaves nothing on disk (a filesystem without O_TMPFILE gets a named temporary file,
+// removed when commit() is not reached). An existing target that is not a regular file (a device,
+// FIFO or symbolic link) is refused with Error("invalid_argument"). Errors: Error("io_error")
+// naming the target.
 #pragma once
 
 #include <sys/types.h>

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
 #include "a3s/power/error.h"
+#include "core/printable.h"
 #include "crypto/secure_memory.h"
 
 namespace a3s::power::crypto {
@@ -17,11 +19,14 @@ namespace {
 
 constexpr size_t kMaxKeyFileBytes = 4096;
 
-// Printable form of a path for messages (paths are not secret, but may hold control characters).
+// Printable form of a path for messages (paths are not secret, but may hold control characters). A
+// "path" that is a run of hex digits is most likely a key pasted where its file belongs: it is never
+// echoed.
 std::string shown(const std::string& path) {
-  std::string out;
-  for (char c : path.substr(0, 256)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return out;
+  size_t hex = 0;
+  for (char c : path) hex += std::isxdigit(static_cast<unsigned char>(c)) ? 1 : 0;
+  if (hex >= 32 && hex + 2 >= path.size()) return "<hex text that looks like a key, not a path to a key file>";
+  return printable_name(path);
 }
 
 class EnvKeyProvider final : public KeyProvider {

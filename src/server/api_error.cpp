@@ -1,5 +1,7 @@
 #include "server/api_error.h"
 
+#include <spdlog/spdlog.h>
+
 namespace a3s::power::server {
 
 std::string shown_field_name(const std::string& name) {
@@ -45,7 +47,10 @@ HttpResponse error_response(const Error& e) {
   std::string param;
   if (auto* api = dynamic_cast<const ApiError*>(&e)) param = api->param();
   int status = http_status_for(e.code());
-  // Unknown codes are internal: their message may carry details we do not expose.
+  // Unknown codes are internal: their message may carry details we do not expose to clients, but
+  // the operator sees them (an Error's message never holds request text): a model whose bytes fail
+  // authentication while it serves must not go unnoticed.
+  if (status == 500) spdlog::error("request failed: {}: {}", e.code(), e.what());
   std::string message = status == 500 ? "internal server error" : std::string(e.what());
   return error_response(status, e.code(), message, param);
 }

@@ -36,7 +36,8 @@ std::string shown_field_name(const std::string& name);
 nlohmann::json error_body(const std::string& message, const std::string& type, const std::string& code,
                           const std::string& param = {});
 
-// The complete response for an error (status from the code; Retry-After for 429 and 503).
+// The complete response for an error (status from the code; Retry-After for 429 and 503). It is
+// also logged at error level when it is a 500, with its code and message (never request text).
 HttpResponse error_response(const Error& e);
 HttpResponse error_response(int status, const std::string& code, const std::string& message,
                             const std::string& param = {});

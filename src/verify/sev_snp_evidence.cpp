@@ -44,7 +44,13 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
     policy.minimum_tcb = sev_snp::TcbVersion{m.fmc, m.boot_loader, m.tee, m.snp, m.microcode};
   }
   sev_snp::VerifyOptions vo;
-  if (options.at) vo.at = std::chrono::system_clock::from_time_t(*options.at);
+  if (options.at) {
+    // system_clock counts nanoseconds in 64 bits: 1677..2262. Certificates are checked from 1970 on.
+    constexpr std::time_t kLatest = std::time_t{9'000'000'000};  // year 2255
+    if (*options.at < 0 || *options.at > kLatest)
+      throw Error(codes::kInvalidArgument, "the verification time must lie between 1970 and 2255");
+    vo.at = std::chrono::system_clock::from_time_t(*options.at);
+  }
   if (!options.root.empty()) vo.anchors.arks = {options.root};
 
   sev_snp::Report parsed;

@@ -1,5 +1,7 @@
 #include "verify/cli/read_file.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +23,10 @@ struct FileCloser {
 }  // namespace
 
 std::vector<uint8_t> read_file_bytes(const std::string& path, const std::string& flag) {
+  // Regular files only: a FIFO would block the open, a device would never end.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail(flag, path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) fail(flag, path, "not a regular file");
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) fail(flag, path, std::strerror(errno));
   std::vector<uint8_t> out;

@@ -12,24 +12,41 @@
 
 namespace a3s::power::verify::cli {
 
+namespace {
+
+// An option given with an empty value is an error, never "not given": an unset shell variable must
+// not switch a check off.
+const CLI::Validator kNonEmpty(
+    [](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "NONEMPTY");
+
+}  // namespace
+
 CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   CLI::App* cmd = app.add_subcommand("report", "Verify a raw SEV-SNP report or TDX quote file (offline)");
   cmd->add_option("--file", a.file, "Evidence: a raw SEV-SNP report or TDX quote (type detected)")
-      ->required();
-  cmd->add_option("--vcek", a.vcek, "SEV-SNP: VCEK (or VLEK) certificate, PEM or DER");
+      ->required()
+      ->check(kNonEmpty);
+  cmd->add_option("--vcek", a.vcek, "SEV-SNP: VCEK (or VLEK) certificate, PEM or DER")
+      ->check(kNonEmpty);
   cmd->add_option("--cert-chain", a.cert_chain,
                   "SEV-SNP: ASK [+ ARK]; TDX: PCK certificate then its CA chain (PEM; repeatable, "
-                  "concatenated in order)");
+                  "concatenated in order)")
+      ->check(kNonEmpty);
   cmd->add_option("--collateral", a.collateral,
-                  "TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem [, CRLs]");
+                  "TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem [, CRLs]")
+      ->check(kNonEmpty);
   cmd->add_option("--root", a.root,
-                  "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA");
+                  "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA")
+      ->check(kNonEmpty);
   cmd->add_option("--at", a.at,
-                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now");
+                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
+      ->check(kNonEmpty);
   cmd->add_option("--expected-measurement", a.expected_measurements,
                   "SNP MEASUREMENT / TDX MRTD, 96 hex digits (repeatable: any of)");
-  cmd->add_option("--expected-report-data", a.expected_report_data, "report_data, 128 hex digits");
-  cmd->add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]");
+  cmd->add_option("--expected-report-data", a.expected_report_data, "report_data, 128 hex digits")
+      ->check(kNonEmpty);
+  cmd->add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
+      ->check(kNonEmpty);
   cmd->add_flag("--no-tcb-check", a.no_tcb_check,
                 "Verify signatures and certificate chains only (TCB status not checked)");
   cmd->add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
@@ -48,6 +65,8 @@ int run_report(const ReportArgs& a) {
   if (!a.expected_report_data.empty())
     opt.expected_report_data = parse_hex_array<64>(a.expected_report_data, "--expected-report-data");
   if (!a.min_tcb.empty()) opt.snp_minimum_tcb = parse_min_tcb(a.min_tcb);
+  if (a.no_tcb_check && !a.min_tcb.empty())
+    throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
   const std::vector<uint8_t> evidence = read_file_bytes(a.file, "--file");
 

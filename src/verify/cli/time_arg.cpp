@@ -11,7 +11,8 @@ namespace {
 
 [[noreturn]] void bad() {
   throw Error(codes::kInvalidArgument,
-              "--at must be a date (2025-09-01) or an RFC 3339 date-time (2025-09-01T00:00:00Z)");
+              "--at must be a date (2025-09-01) or an RFC 3339 date-time (2025-09-01T00:00:00Z) between 1970 "
+              "and 2255");
 }
 
 // Reads exactly `n` digits at `pos`.
@@ -56,6 +57,7 @@ int64_t days_from_civil(int y, int m, int d) {
 std::time_t parse_time(std::string_view s) {
   size_t pos = 0;
   const int year = digits(s, pos, 4);
+  if (year < 1970 || year > 2255) bad();  // the range every verifier represents exactly
   expect(s, pos, '-');
   const int month = digits(s, pos, 2);
   expect(s, pos, '-');

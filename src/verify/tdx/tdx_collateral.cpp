@@ -1,5 +1,6 @@
 #include "verify/tdx/tdx_collateral.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -8,10 +9,23 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
+// Collateral files are small (tens of KiB); anything that is not a regular file, or larger than
+// this, is refused rather than read (a FIFO or /dev/zero would never end).
+constexpr std::uintmax_t kMaxCollateralFileBytes = 16u << 20;
+
 std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::is_regular_file(status))
+    throw std::runtime_error("TDX collateral: " + path.string() + " is not a readable regular file");
+  if (std::filesystem::file_size(path, ec) > kMaxCollateralFileBytes || ec)
+    throw std::runtime_error("TDX collateral: " + path.string() + " is larger than 16 MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("TDX collateral: cannot read " + path.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
+  if (bytes.size() > kMaxCollateralFileBytes)
+    throw std::runtime_error("TDX collateral: " + path.string() + " is larger than 16 MiB");
+  return bytes;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // and bad input (exit 2, one line on stderr, never the key); no plaintext file on disk.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -146,8 +147,38 @@ TEST(EncryptDecrypt, BadInputExitsTwo) {
   // Decrypting a plaintext model.
   expect_one_line_error(run({"decrypt", "--key-file", k, kStories, dir.file("out")}),
                         "not an encrypted model");
+  // A key pasted where its file belongs is never echoed.
+  const std::string key_hex = slurp(k).substr(0, 64);
+  const CliRun pasted = run({"decrypt", "--key-file", key_hex, enc, dir.file("out")});
+  expect_one_line_error(pasted, "looks like a key");
+  EXPECT_EQ(pasted.err.find(key_hex.substr(0, 16)), std::string::npos) << pasted.err;
   EXPECT_FALSE(fs::exists(dir.file("e.enc")));
   EXPECT_FALSE(fs::exists(dir.file("out")));
+  // Only a regular file is ever replaced: a FIFO or a symbolic link at the output path is refused
+  // and left as it was.
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  expect_one_line_error(run({"encrypt", "--key-file", k, kStories, dir.file("fifo")}), "not a regular file");
+  EXPECT_TRUE(fs::is_fifo(dir.file("fifo")));
+  write_text(dir.file("target"), "keep");
+  fs::create_symlink(dir.file("target"), dir.file("link"));
+  expect_one_line_error(run({"decrypt", "--key-file", k, enc, dir.file("link")}), "not a regular file");
+  EXPECT_TRUE(fs::is_symlink(dir.file("link")));
+  EXPECT_EQ(slurp(dir.file("target")), "keep");
+}
+
+// The output is written to an unnamed file until it is complete: afterwards the output directory
+// holds no temporary file; an existing regular output is replaced.
+TEST(EncryptDecrypt, NoTemporaryOutputFileIsLeft) {
+  Dir dir;
+  const std::string k = keygen(dir);
+  write_text(dir.file("m.enc"), "old");
+  const std::string enc = encrypt(k, kStories, dir.file("m.enc"));
+  EXPECT_NE(slurp(enc), "old");
+  const CliRun d = run({"decrypt", "--key-file", k, enc, dir.file("m.gguf")});
+  ASSERT_EQ(d.status, 0) << d.err;
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"m.enc", "m.gguf", "model.key"})) << names.size();
 }
 
 // Acceptance: for every reference model, logits of the encrypted model in the file, memory and stream

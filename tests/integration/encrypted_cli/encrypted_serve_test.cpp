@@ -1,8 +1,11 @@
 // `a3s-power serve` with an encrypted model: the key from --model-key-file or model_key_source,
-// decryption in file and memory modes, the same greedy completion as the plaintext model, and the
-// startup errors (wrong key, tee_mode, stream mode) as exit 2.
+// decryption in file, memory and stream modes, the same greedy completion as the plaintext model, the
+// startup errors (wrong key, tee_mode, bad mode combinations) as exit 2, and tampering on disk while a
+// stream-decrypted model serves (500 to the client, logged for the operator).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../../e2e/support/http_client.h"
@@ -63,6 +66,30 @@ TEST(EncryptedServe, ServesTheSameCompletionsAsThePlaintextModel) {
                   {{"MY_MODEL_KEY", slurp(k.key).substr(0, 64)}});
   ASSERT_TRUE(e.ready()) << e.log();
   EXPECT_EQ(greedy_text(e, "stories"), expected);
+}
+
+TEST(EncryptedServe, TamperingWhileServingIsRefusedAndLogged) {
+  Keys k;
+  ServerProcess s({"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream", "--threads", "1"});
+  ASSERT_TRUE(s.ready()) << s.log();
+  EXPECT_EQ(greedy_text(s, "stories"), ", there was a little girl");
+  // Every chunk is authenticated again when layer streaming reads it: flip bytes in the middle of
+  // the file (tensor data) in place.
+  {
+    std::fstream f(k.enc, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(k.enc) / 2));
+    f.write("\x55\xaa\x55\xaa", 4);
+  }
+  const nlohmann::json body = {{"model", "stories"}, {"prompt", "Once upon a time"}, {"max_tokens", 8}};
+  testing::HttpOptions o;
+  o.headers = {"Content-Type: application/json"};
+  const auto r = testing::http("POST", s.url("/v1/completions"), body.dump(), o);
+  EXPECT_EQ(r.status, 500) << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body)["error"]["code"], "decryption_failed") << r.body;
+  EXPECT_EQ(r.body.find("chunk"), std::string::npos) << "details stay in the log: " << r.body;
+  EXPECT_EQ(s.stop(), 0);
+  EXPECT_NE(s.log().find("request failed: decryption_failed"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("failed authentication"), std::string::npos) << s.log();
 }
 
 TEST(EncryptedServe, StartupErrorsExitTwo) {
