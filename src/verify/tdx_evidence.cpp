@@ -44,7 +44,7 @@ Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOpti
   }
   r.tcb_status = details.tcb_status.empty() ? "unknown" : details.tcb_status;
   if (options.no_tcb_check) r.skipped.push_back("tcb");
-  if (!to.collateral) r.skipped.push_back("crl");
+  if (!to.collateral || to.collateral->crls_der.empty()) r.skipped.push_back("crl");
   return r;
 }
 

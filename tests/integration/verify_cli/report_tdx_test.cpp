@@ -1,5 +1,7 @@
 // a3s-power-verify report on TDX quotes: the real quote with its embedded PCK chain (pinned Intel
 // SGX Root CA), and Intel's DCAP sample quote with its PCK chain files, sample root and collateral.
+#include <filesystem>
+
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {
@@ -103,6 +105,18 @@ TEST(VerifyCliTdx, SampleQuoteFullTcbCheckStopsAtQeIdentity) {
   EXPECT_EQ(j["failed_step"], "qe_identity_mismatch");
   EXPECT_EQ(j["tcb_status"], "UpToDate");
   EXPECT_EQ(j["skipped"], nlohmann::json::array());  // the collateral's CRLs were applied
+}
+
+// Collateral without CRLs: revocation is not checked, and the output says so.
+TEST(VerifyCliTdx, CollateralWithoutCrlsListsCrlAsSkipped) {
+  ScratchDir dir;
+  for (const char* name : {"tcbInfo.json", "qeIdentity.json", "tcbSignChain.pem"}) {
+    std::filesystem::copy_file(attestation(std::string("tdx/") + name), dir.path() + "/" + name);
+  }
+  const CliResult r = run_verify(sample_args({"--root", attestation("tdx/trustedRootCaCert.pem"), "--collateral",
+                                              dir.path(), "--no-tcb-check", "--format", "json"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(parse_json_output(r)["skipped"], nlohmann::json::array({"tcb", "crl"}));
 }
 
 TEST(VerifyCliTdx, CollateralDirectoryWithoutFilesIsAnIoError) {
