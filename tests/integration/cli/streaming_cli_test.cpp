@@ -16,7 +16,7 @@ TEST(CliStreaming, GenerateAndLogitsMatchResident) {
                                         "--temperature", "0", "--format", "json"};
   CliRun resident = run(gen);
   auto args = gen;
-  args.insert(args.end(), {"--weights", "stream", "--memory-budget", "64M"});
+  args.insert(args.end(), {"--weights", "stream", "--memory-budget", "128M"});
   CliRun streamed = run(args);
   ASSERT_EQ(resident.status, 0) << resident.err;
   ASSERT_EQ(streamed.status, 0) << streamed.err;
@@ -33,11 +33,11 @@ TEST(CliStreaming, GenerateAndLogitsMatchResident) {
 
 TEST(CliStreaming, BenchReportsStorageReads) {
   CliRun r = run({"bench", "--model", kStories, "-p", "8", "-n", "4", "-r", "1", "--weights", "stream",
-                  "--memory-budget", "64M", "-o", "json"});
+                  "--memory-budget", "128M", "-o", "json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["weights"], "stream");
-  EXPECT_EQ(j["memory_budget_bytes"], 64u << 20);
+  EXPECT_EQ(j["memory_budget_bytes"], 128u << 20);
   EXPECT_GT(j["n_ctx_max"].get<int>(), 0);
   EXPECT_GT(j["tg"]["storage_bytes_per_token"].get<double>(), 900000.0) << "each decoded token reads the weights";
   EXPECT_GT(j["tg"]["read_bytes_per_s"].get<double>(), 0.0);

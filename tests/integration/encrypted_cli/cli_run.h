@@ -79,8 +79,11 @@ inline CliRun run(const std::vector<std::string>& args, const std::map<std::stri
 }
 
 // True when the binary has subcommand `name` (`run` and `serve` need the server layer).
+// True when the binary has subcommand `name` (a build without the server layer lacks `run` and
+// `serve`): its own help names it in the usage line, the top-level help would not.
 inline bool has_command(const std::string& name) {
-  return run({name, "--help"}).status == 0;
+  const CliRun r = run({name, "--help"});
+  return r.status == 0 && r.out.find("a3s-power " + name) != std::string::npos;
 }
 
 }  // namespace a3s::power::enc_test
