@@ -138,6 +138,8 @@ nlohmann::json Config::effective_json() const {
   j["log_level"] = log_level;
   j["offline"] = offline;
   j["tee_mode"] = tee_mode;
+  j["tee_policy"] = tee_policy;
+  j["tee_device_root"] = tee_device_root;
   j["model_decrypt"] = model_decrypt;
   // Where the key comes from (a variable name or a path), never the key.
   if (!model_key_source.file.empty()) {

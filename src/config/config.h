@@ -54,8 +54,10 @@ struct Config {
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
-  bool tee_mode = false;               // TEE layer on (serve refuses it until that layer is built;
-                                       // `a3s-power decrypt` refuses to run when it is on)
+  bool tee_mode = false;               // TEE layer on: attestation, privacy policy (docs/tee.md);
+                                       // `a3s-power decrypt` refuses to run when it is on
+  std::string tee_policy = "strict";
+  std::string tee_device_root = "/";   // where /sys/kernel/config/tsm and /dev/* are looked up
   // Encrypted models: "memory" (locked RAM) | "file" (sealed memfd) | "stream" (per tensor, with
   // layer streaming).
   std::string model_decrypt = "memory";

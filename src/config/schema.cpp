@@ -277,6 +277,16 @@ const std::vector<Setting>& settings() {
     add("tee_mode", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
       c.tee_mode = as_bool(v, x.key);
     });
+    add("tee_policy", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& p = as_string(v, x.key);
+      if (p != "strict" && p != "development") fail(v.pos, quoted(x.key) + " must be one of strict, development");
+      c.tee_policy = p;
+    });
+    add("tee_device_root", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& r = as_string(v, x.key);
+      if (r.empty() || r.front() != '/') fail(v.pos, quoted(x.key) + " must be an absolute path");
+      c.tee_device_root = r;
+    });
     add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& m = as_string(v, x.key);
       if (m != "file" && m != "memory" && m != "stream") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
@@ -291,7 +301,6 @@ const std::vector<Setting>& settings() {
 
     // Features not built yet: parsed and type-checked, then refused.
     add("tls_port", KeyType::Int, nullptr);
-    add("tee_policy", KeyType::String, nullptr);
     add("ratls", KeyType::Bool, nullptr);
     add("model_hashes", KeyType::Object, nullptr);
     add("model_signing_key", KeyType::String, nullptr);

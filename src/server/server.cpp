@@ -14,6 +14,7 @@
 #include "a3s/power/error.h"
 #include "crypto/key_provider.h"
 #include "server/api.h"
+#include "server/attestation.h"
 #include "server/http_server.h"
 #include "serving/engine_runtime.h"
 #include "serving/scheduler.h"
@@ -150,6 +151,13 @@ const config::Config& Server::config() const { return impl_->cfg; }
 
 uint16_t Server::start() {
   check_bind_policy(impl_->cfg);
+  if (impl_->cfg.tee_mode) {
+    // Before the models load: a strict server without attestation hardware stops here.
+    auto attestor = std::make_shared<Attestor>(impl_->cfg);
+    spdlog::info("tee: {} evidence from {} (policy {}{})", attestor->tee_type(), attestor->provider_name(),
+                 tee::to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
+    impl_->api.set_attestor(std::move(attestor));
+  }
   impl_->registry->load_all();
   if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error("config_error", "port out of range");
   uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));
