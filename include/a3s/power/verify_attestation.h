@@ -72,14 +72,14 @@ using Sha256 = std::array<uint8_t, 32>;
 inline constexpr const char* kSimulatedOrganization = "A3S Power SIMULATED";
 
 struct AttestationPolicy {
-  std::string model;   // the model name asked for; claims.model.name must equal it (required)
+  std::string model;      // the model name asked for; claims.model.name must equal it (required)
   Sha256 model_sha256{};  // required: SHA-256 of the plaintext GGUF the client expects
   std::vector<Measurement> expected_measurements;  // any of; empty: not checked
   // Accept simulated evidence (development servers). Its signature and chain are still verified,
   // against the response's own ARK, which must be self-signed and labelled kSimulatedOrganization.
   bool allow_simulated = false;
   // Offline options of verify_evidence that apply to live evidence (EvidenceOptions has the details):
-  std::string vcek;            // SEV-SNP: used when the response carries no certificate table
+  std::string vcek;            // SEV-SNP: verify with this VCEK instead of the certificate table's
   std::string root;            // trust this root (PEM) instead of the pinned AMD ARK / Intel root
   std::string collateral_dir;  // TDX TCB collateral
   std::optional<std::time_t> at;
@@ -90,8 +90,8 @@ struct AttestationPolicy {
 
 // One line of the verdict: a check that ran (passed or failed).
 struct AttestationCheck {
-  std::string name;    // "response", "claims_schema", "nonce", "claims_digest", "model", "model_hash",
-                       // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
+  std::string name;  // "response", "claims_schema", "nonce", "claims_digest", "model", "model_hash",
+                     // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
   bool passed = false;
   std::string detail;  // one line
 };
@@ -101,16 +101,16 @@ struct AttestationResult {
   std::string failed_step;  // empty when accepted
   std::string message;      // one line; empty when accepted
   // From the response, once its shape is valid (empty before).
-  std::string tee_type;         // "sev-snp" | "tdx" | "simulated"
-  std::string evidence_format;  // "sev-snp-report" | "tdx-quote" | "tdx-tdreport"
-  bool simulated = false;       // tee_type is "simulated"
-  std::string nonce;            // hex of the nonce sent (always set)
-  std::string model;            // claims.model.name
-  std::string model_sha256;     // claims.model.sha256
-  std::string report_data;      // 128 hex
-  std::string measurement;      // from the evidence when it was verified, else the response's
-  std::string tcb_status;       // verify_evidence's (Report::tcb_status); "unknown" before that step
-  std::vector<std::string> skipped;  // verify_evidence's (Report::skipped)
+  std::string tee_type;                  // "sev-snp" | "tdx" | "simulated"
+  std::string evidence_format;           // "sev-snp-report" | "tdx-quote" | "tdx-tdreport"
+  bool simulated = false;                // tee_type is "simulated"
+  std::string nonce;                     // hex of the nonce sent (always set)
+  std::string model;                     // claims.model.name
+  std::string model_sha256;              // claims.model.sha256
+  std::string report_data;               // 128 hex
+  std::string measurement;               // from the evidence when it was verified, else the response's
+  std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
+  std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
   std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
 };
 

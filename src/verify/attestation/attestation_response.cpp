@@ -96,7 +96,8 @@ std::optional<AttestationResponse> parse_attestation_response(std::string_view b
     return std::nullopt;
   }
   if (!valid_pair(r.tee_type, r.evidence_format)) {
-    error = "evidence_format \"" + r.evidence_format + "\" does not belong to tee_type \"" + r.tee_type + "\"";
+    error =
+        "evidence_format \"" + r.evidence_format + "\" does not belong to tee_type \"" + r.tee_type + "\"";
     return std::nullopt;
   }
   auto report = decode_base64(report_b64);

@@ -14,8 +14,8 @@ inline constexpr const char* kClaimsSchema = "a3s-power.claims.v1";
 
 struct ClaimsView {
   std::string schema;
-  std::array<uint8_t, 32> nonce{};  // "nonce": 64 lowercase hex
-  std::string model_name;           // "model.name"
+  std::array<uint8_t, 32> nonce{};         // "nonce": 64 lowercase hex
+  std::string model_name;                  // "model.name"
   std::array<uint8_t, 32> model_sha256{};  // "model.sha256": 64 lowercase hex
   std::string model_sha256_hex;
 };

@@ -36,7 +36,8 @@ bool is_simulated_root(const std::string& der, std::string& why) {
     return false;
   }
   EVP_PKEY* key = X509_get0_pubkey(cert.get());
-  const bool self_signed = sev_snp::self_issued(cert.get()) && key != nullptr && X509_verify(cert.get(), key) == 1;
+  const bool self_signed =
+      sev_snp::self_issued(cert.get()) && key != nullptr && X509_verify(cert.get(), key) == 1;
   ERR_clear_error();
   if (!self_signed) {
     why = "the certificate table's ARK (" + subject + ") is not self-signed";

@@ -95,7 +95,8 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
         "report cannot be checked";
     return {};
   }
-  std::string detail = policy.vcek.empty() ? "VCEK from the response's certificate table" : "VCEK given by the client";
+  std::string detail =
+      policy.vcek.empty() ? "VCEK from the response's certificate table" : "VCEK given by the client";
   detail += opt.cert_chain.empty() ? ", pinned ASK" : ", ASK from the response's certificate table";
   detail += policy.root.empty() ? ", pinned AMD ARK" : ", the client's root";
   return detail;
@@ -126,13 +127,14 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
   r.measurement = resp->measurement;
   const auto claims = attestation::read_claims(resp->claims, error);
   if (!claims) return v.fail("response", steps::kMalformedResponse, error);
-  v.pass("response", "tee_type " + resp->tee_type + ", evidence_format " + resp->evidence_format + ", policy " +
-                         resp->policy);
+  v.pass("response", "tee_type " + resp->tee_type + ", evidence_format " + resp->evidence_format +
+                         ", policy " + resp->policy);
 
   // 2. Claims schema.
   if (claims->schema != attestation::kClaimsSchema)
-    return v.fail("claims_schema", steps::kUnsupportedClaimsSchema,
-                  "claims schema \"" + claims->schema.substr(0, 64) + "\" is not " + attestation::kClaimsSchema);
+    return v.fail(
+        "claims_schema", steps::kUnsupportedClaimsSchema,
+        "claims schema \"" + claims->schema.substr(0, 64) + "\" is not " + attestation::kClaimsSchema);
   v.pass("claims_schema", attestation::kClaimsSchema);
   r.model = claims->model_name;
   r.model_sha256 = claims->model_sha256_hex;
@@ -143,8 +145,9 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
     return v.fail("nonce", steps::kNonceMismatch,
                   "claims.nonce differs from the nonce sent: the attestation was made for another request");
   if (!equal(report_data.first(32), nonce))
-    return v.fail("nonce", steps::kNonceMismatch,
-                  "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
+    return v.fail(
+        "nonce", steps::kNonceMismatch,
+        "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
   v.pass("nonce", "claims.nonce and report_data[0..32] equal the nonce sent (" + r.nonce + ")");
 
   // 4. The claims are the ones the evidence binds.
@@ -157,7 +160,8 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
   if (!equal(*digest, resp->claims_sha256))
     return v.fail("claims_digest", steps::kClaimsDigestMismatch,
                   "claims_sha256 differs from the SHA-256 of the canonical claims (" + to_hex(*digest) + ")");
-  v.pass("claims_digest", "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
+  v.pass("claims_digest",
+         "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
 
   // 5–6. The model.
   if (claims->model_name != policy.model)
@@ -166,15 +170,16 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
   v.pass("model", "claims.model.name is \"" + policy.model + "\"");
   if (!equal(claims->model_sha256, policy.model_sha256))
     return v.fail("model_hash", steps::kModelHashMismatch,
-                  "claims.model.sha256 " + claims->model_sha256_hex + " differs from the expected sha256:" +
-                      to_hex(policy.model_sha256));
+                  "claims.model.sha256 " + claims->model_sha256_hex +
+                      " differs from the expected sha256:" + to_hex(policy.model_sha256));
   v.pass("model_hash", "claims.model.sha256 is the expected sha256:" + claims->model_sha256_hex);
 
   // 7. Evidence a remote verifier can check.
   if (resp->evidence_format == "tdx-tdreport")
-    return v.fail("evidence_kind", steps::kNotVerifiable,
-                  "the evidence is a TDX TDREPORT (MAC'd for the local platform only); a remote client cannot "
-                  "verify it");
+    return v.fail(
+        "evidence_kind", steps::kNotVerifiable,
+        "the evidence is a TDX TDREPORT (MAC'd for the local platform only); a remote client cannot "
+        "verify it");
   if (r.simulated) {
     if (!policy.allow_simulated)
       return v.fail("evidence_kind", steps::kSimulatedEvidence,
@@ -196,8 +201,9 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
                   "evidence_format is " + resp->evidence_format + " but the report bytes are a " +
                       std::string(to_string(detect_tee_type(resp->report))) + " evidence");
   if (!equal(*evidence_rd, report_data))
-    return v.fail("report_data", steps::kReportDataMismatch,
-                  "the evidence's REPORT_DATA (" + to_hex(*evidence_rd) + ") differs from the response's report_data");
+    return v.fail(
+        "report_data", steps::kReportDataMismatch,
+        "the evidence's REPORT_DATA (" + to_hex(*evidence_rd) + ") differs from the response's report_data");
   v.pass("report_data", "the evidence's REPORT_DATA equals report_data");
 
   // 9. Endorsements.
@@ -213,8 +219,8 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
   r.skipped = report.skipped;
   if (!report.measurement.empty()) r.measurement = report.measurement;
   if (!report.accepted)
-    return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence", report.failed_step,
-                  report.message);
+    return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",
+                  report.failed_step, report.message);
   v.pass("evidence", "signature and certificate chain verified, tcb_status " + report.tcb_status);
 
   // 11. What the response says about the measurement is what the evidence holds.

@@ -12,8 +12,8 @@
 #include "verify/cli/hex_arg.h"
 #include "verify/cli/min_tcb_arg.h"
 #include "verify/cli/model_hash_arg.h"
-#include "verify/cli/nonce_arg.h"
 #include "verify/cli/non_empty_arg.h"
+#include "verify/cli/nonce_arg.h"
 #include "verify/cli/read_file.h"
 #include "verify/cli/time_arg.h"
 #include "verify/hex.h"
@@ -24,10 +24,10 @@ namespace {
 constexpr const char* kApiKeyEnv = "A3S_POWER_API_KEY";
 
 // The live-mode flags, by name (attest_options_given looks them up).
-constexpr const char* kFlags[] = {"--url",   "--model",       "--expected-hash", "--expected-measurement",
-                                  "--nonce", "--api-key",     "--allow-simulated", "--vcek",
-                                  "--collateral", "--root",   "--no-tcb-check",  "--at",
-                                  "--min-tcb", "--format"};
+constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash",   "--expected-measurement",
+                                  "--nonce",      "--api-key", "--allow-simulated", "--vcek",
+                                  "--collateral", "--root",    "--no-tcb-check",    "--at",
+                                  "--min-tcb",    "--format"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -67,7 +67,9 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_flag("--allow-simulated", a.allow_simulated,
                "Accept a development server's simulated evidence (still checks its signature and chain)");
   cmd.add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd.add_option("--vcek", a.vcek, "SEV-SNP: VCEK (PEM or DER) when the server sends no certificate table")
+  cmd.add_option(
+         "--vcek", a.vcek,
+         "SEV-SNP: verify with this VCEK (PEM or DER) instead of the one in the server's certificate table")
       ->check(kNonEmpty);
   cmd.add_option("--collateral", a.collateral,
                  "TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem [, CRLs]")
@@ -76,7 +78,8 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
       ->check(kNonEmpty);
   cmd.add_flag("--no-tcb-check", a.no_tcb_check,
                "Verify signatures and certificate chains only (TCB status not checked)");
-  cmd.add_option("--at", a.at, "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
+  cmd.add_option("--at", a.at,
+                 "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
       ->check(kNonEmpty);
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
@@ -110,7 +113,8 @@ int run_attest(const AttestArgs& a) {
   }
   std::fflush(stdout);
   if (result.accepted) return kExitAccepted;
-  std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(), client::one_line(result.message).c_str());
+  std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),
+               client::one_line(result.message).c_str());
   return kExitRejected;
 }
 

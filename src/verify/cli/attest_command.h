@@ -19,7 +19,7 @@ struct AttestArgs {
   std::string api_key;                             // --api-key K (default: $A3S_POWER_API_KEY)
   bool allow_simulated = false;                    // --allow-simulated
   std::string format = "text";                     // --format text|json
-  std::string vcek;                                // --vcek F (SEV-SNP without a certificate table)
+  std::string vcek;                                // --vcek F (SEV-SNP: instead of the certificate table's)
   std::string collateral;                          // --collateral DIR (TDX)
   std::string root;                                // --root F
   bool no_tcb_check = false;                       // --no-tcb-check

@@ -25,7 +25,8 @@ std::string attestation_json(const AttestationResult& r) {
   j["tcb_status"] = r.tcb_status;
   j["skipped"] = r.skipped;
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();
-  for (const auto& c : r.checks) checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+  for (const auto& c : r.checks)
+    checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
   j["checks"] = std::move(checks);
   // Server-provided text (model names, messages) may hold invalid UTF-8: replace, never throw.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -37,11 +38,12 @@ std::string attestation_text(const AttestationResult& r) {
   for (const auto& c : r.checks)
     out += (c.passed ? "ok   " : "FAIL ") + c.name + ": " + client::one_line(c.detail, 1024) + "\n";
   if (r.accepted) {
-    out += "accepted: " + r.tee_type + " attestation of model \"" + client::one_line(r.model) + "\" (sha256:" +
-           r.model_sha256 + ")\n";
+    out += "accepted: " + r.tee_type + " attestation of model \"" + client::one_line(r.model) +
+           "\" (sha256:" + r.model_sha256 + ")\n";
     if (r.simulated)
-      out += "warning: the evidence is SIMULATED: no hardware attests this server; do not send it "
-             "confidential prompts\n";
+      out +=
+          "warning: the evidence is SIMULATED: no hardware attests this server; do not send it "
+          "confidential prompts\n";
   } else {
     out += "rejected: " + r.failed_step + "\n";
   }

@@ -30,7 +30,8 @@ std::string fetch_attestation(const AttestationRequest& request) {
   options.connect_timeout_ms = kConnectTimeoutMs;
   options.request_timeout_ms = kRequestTimeoutMs;
   const std::string what = "GET " + options.url.endpoint("/v1/attestation");
-  const std::string path = "/v1/attestation?nonce=" + request.nonce + "&model=" + percent_encode(request.model);
+  const std::string path =
+      "/v1/attestation?nonce=" + request.nonce + "&model=" + percent_encode(request.model);
   client::HttpResponse response;
   try {
     client::HttpClient http(options);

@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(A3S_POWER_VERSION));
   AttestArgs live_args, attest_args;
   add_attest_options(app, live_args);
-  CLI::App* attest =
-      app.add_subcommand("attest", "Verify a server's live attestation (the same flags as without a subcommand)");
+  CLI::App* attest = app.add_subcommand(
+      "attest", "Verify a server's live attestation (the same flags as without a subcommand)");
   add_attest_options(*attest, attest_args);
   ReportArgs report_args;
   CLI::App* report = add_report_command(app, report_args);
@@ -33,13 +33,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     const bool live = attest_options_given(app);
     if (live && (report->parsed() || attest->parsed()))
-      throw Error(codes::kInvalidArgument, "live-mode flags go after `attest` or without a subcommand, not both");
+      throw Error(codes::kInvalidArgument,
+                  "live-mode flags go after `attest` or without a subcommand, not both");
     if (report->parsed()) return run_report(report_args);
     if (attest->parsed()) return run_attest(attest_args);
     if (live) return run_attest(live_args);
-    throw Error(codes::kInvalidArgument,
-                "nothing to verify: give --url URL --model NAME --expected-hash sha256:HEX, or `report --file "
-                "EVIDENCE` (--help lists the flags)");
+    throw Error(
+        codes::kInvalidArgument,
+        "nothing to verify: give --url URL --model NAME --expected-hash sha256:HEX, or `report --file "
+        "EVIDENCE` (--help lists the flags)");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help / --version
     std::fprintf(stderr, "error: %s\n", e.what());

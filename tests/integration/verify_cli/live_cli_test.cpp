@@ -30,7 +30,8 @@ std::string ok(const std::string& body) {
 }
 
 std::vector<std::string> live_args(const ScriptedHttpServer& server, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"--url", server.url(), "--model", kModel, "--expected-hash", model_digest_arg()};
+  std::vector<std::string> args = {"--url", server.url(),      "--model",
+                                   kModel,  "--expected-hash", model_digest_arg()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -71,7 +72,8 @@ TEST(VerifyLive, AttestSubcommandIsTheSame) {
 
 TEST(VerifyLive, JsonOutput) {
   ScriptedHttpServer server({ok(genuine_body())});
-  const CliResult r = run_verify(live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--format", "json"}));
+  const CliResult r =
+      run_verify(live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--format", "json"}));
   EXPECT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = parse_json_output(r);
   EXPECT_EQ(j["accepted"], true);
@@ -118,9 +120,9 @@ TEST(VerifyLive, FreshNonceCatchesAReplayedAnswer) {
 
 TEST(VerifyLive, WrongExpectedHash) {
   ScriptedHttpServer server({ok(genuine_body())});
-  std::vector<std::string> args = {"--url",          server.url(), "--model", kModel,
-                                   "--expected-hash", "sha256:" + std::string(64, '0'),
-                                   "--nonce",        kNonceHex,    "--allow-simulated"};
+  std::vector<std::string> args = {"--url",   server.url(),      "--model",
+                                   kModel,    "--expected-hash", "sha256:" + std::string(64, '0'),
+                                   "--nonce", kNonceHex,         "--allow-simulated"};
   const CliResult r = run_verify(args);
   expect_one_line_error(r, 3);
   EXPECT_TRUE(contains(r.err, "model_hash_mismatch")) << r.err;
@@ -133,8 +135,8 @@ TEST(VerifyLive, ExpectedMeasurement) {
                                           std::string(96, 'b'), "--expected-measurement", simulated}))
                 .status,
             0);
-  const CliResult r = run_verify(
-      live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--expected-measurement", std::string(96, 'b')}));
+  const CliResult r = run_verify(live_args(
+      server, {"--nonce", kNonceHex, "--allow-simulated", "--expected-measurement", std::string(96, 'b')}));
   expect_one_line_error(r, 3);
   EXPECT_TRUE(contains(r.err, "measurement_mismatch")) << r.err;
 }
@@ -210,7 +212,8 @@ TEST(VerifyLive, UnreachableServerIsExit2) {
 
 TEST(VerifyLive, GarbageAnswerIsRejectedNotCrashed) {
   ScriptedHttpServer server({ok("<html>not an attestation</html>")});
-  const CliResult r = run_verify(live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--format", "json"}));
+  const CliResult r =
+      run_verify(live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--format", "json"}));
   expect_one_line_error(r, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "malformed_response");
 }
@@ -224,17 +227,19 @@ void expect_usage_error(const std::vector<std::string>& args) {
 TEST(VerifyLiveUsage, BadFlags) {
   const std::string url = "http://127.0.0.1:9";  // never contacted: the flags are checked first
   const std::string hash = model_digest_arg();
-  expect_usage_error({"--url", url, "--expected-hash", hash});                         // no --model
-  expect_usage_error({"--url", url, "--model", kModel});                               // no --expected-hash
-  expect_usage_error({"--model", kModel, "--expected-hash", hash});                    // no --url
+  expect_usage_error({"--url", url, "--expected-hash", hash});       // no --model
+  expect_usage_error({"--url", url, "--model", kModel});             // no --expected-hash
+  expect_usage_error({"--model", kModel, "--expected-hash", hash});  // no --url
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash.substr(7)});  // no sha256:
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", "sha256:abcd"});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--nonce", "00"});
-  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-measurement", "ab"});
+  expect_usage_error(
+      {"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-measurement", "ab"});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--format", "yaml"});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--api-key", ""});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--at", "yesterday"});
-  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--vcek", "/nonexistent.pem"});
+  expect_usage_error(
+      {"--url", url, "--model", kModel, "--expected-hash", hash, "--vcek", "/nonexistent.pem"});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--bogus"});
   expect_usage_error({"--url", "ftp://127.0.0.1/", "--model", kModel, "--expected-hash", hash});
   // Plain http only to loopback: an API key or prompt would cross the network in clear text.

@@ -64,7 +64,8 @@ nlohmann::json response_for(const tee::Evidence& ev, const tee::Claims& claims) 
   j["measurement"] = crypto::to_hex(parsed.measurement);
   j["claims"] = claims.to_json();
   j["claims_sha256"] = crypto::to_hex(claims.digest());
-  j["certificates"] = ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(base64(ev.certificates));
+  j["certificates"] =
+      ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(base64(ev.certificates));
   j["verifiable"] = ev.verifiable_remotely;
   j["generated_at"] = "2026-11-30T01:02:03Z";
   return j;

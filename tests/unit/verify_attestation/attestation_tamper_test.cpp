@@ -125,9 +125,9 @@ TEST_F(Tamper, UnlabelledRootIsNotTrusted) {
 
 // Labelled simulated, but not self-signed: an ARK issued by another key.
 TEST_F(Tamper, LabelledButNotSelfSignedRoot) {
-  const snp::LocalKeyHierarchy other(snp::LeafSpec{}, {verify::kSimulatedOrganization,
-                                                      std::string(verify::kSimulatedOrganization) + " ARK",
-                                                      std::string(verify::kSimulatedOrganization) + " ASK"});
+  const snp::LocalKeyHierarchy other(
+      snp::LeafSpec{}, {verify::kSimulatedOrganization, std::string(verify::kSimulatedOrganization) + " ARK",
+                        std::string(verify::kSimulatedOrganization) + " ASK"});
   tee::Evidence ev = provider.get_evidence(claims.report_data());
   std::string error;
   auto table = snp::parse_cert_table(ev.certificates, error);

@@ -1,8 +1,9 @@
 // The strict base64 decoder of attestation responses (RFC 4648 §4).
+#include "verify/attestation/base64.h"
+
 #include <gtest/gtest.h>
 
 #include "attestation_builder.h"
-#include "verify/attestation/base64.h"
 
 namespace a3s::power::verify_attestation_testing {
 namespace {
@@ -35,8 +36,8 @@ TEST(Base64, KnownVectors) {  // RFC 4648 §10
 }
 
 TEST(Base64, RejectsEverythingElse) {
-  for (const char* bad : {"Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "=Zm9", "Zm=v", "Zm9v\n", " Zm9v", "Zm9v=",
-                          "Zm9-", "Zm9_", "Zm9v\xff\xff\xff\xff"})
+  for (const char* bad : {"Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "=Zm9", "Zm=v", "Zm9v\n", " Zm9v",
+                          "Zm9v=", "Zm9-", "Zm9_", "Zm9v\xff\xff\xff\xff"})
     EXPECT_FALSE(decode_base64(bad)) << bad;
 }
 

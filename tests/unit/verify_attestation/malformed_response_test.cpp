@@ -61,8 +61,8 @@ TEST_F(Malformed, NotAnObject) {
 }
 
 TEST_F(Malformed, MissingMembers) {
-  for (const char* key : {"tee_type", "policy", "evidence_format", "report", "report_data", "measurement", "claims",
-                          "claims_sha256", "certificates", "verifiable", "generated_at"})
+  for (const char* key : {"tee_type", "policy", "evidence_format", "report", "report_data", "measurement",
+                          "claims", "claims_sha256", "certificates", "verifiable", "generated_at"})
     expect_malformed([&](json& j) { j.erase(key); }, std::string("missing ") + key);
 }
 
@@ -88,8 +88,8 @@ TEST_F(Malformed, UnknownEnumerations) {
 }
 
 TEST_F(Malformed, BadBase64) {
-  for (const char* bad : {"", "A", "AAA", "AA=A", "A===", "====", "AB==\n", "QR==", "QUJ=", "QUJD RA==",
-                          "QUJD\nRA==", "QUJDRA", "QUJDRA=", "-_-_", "QUJD*A=="})
+  for (const char* bad : {"", "A", "AAA", "AA=A", "A===", "====", "AB==\n",
+                          "QR==", "QUJ=", "QUJD RA==", "QUJD\nRA==", "QUJDRA", "QUJDRA=", "-_-_", "QUJD*A=="})
     expect_malformed([&](json& j) { j["report"] = bad; }, std::string("report ") + bad);
   expect_malformed([](json& j) { j["certificates"] = "QR=="; }, "certificates non-canonical");
   expect_malformed([](json& j) { j["certificates"] = ""; }, "certificates empty");

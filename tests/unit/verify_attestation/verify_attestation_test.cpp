@@ -1,9 +1,10 @@
 // verify_attestation on genuine responses: what is accepted, and the policy decisions (simulated
 // evidence, model name and digest, measurements, evidence kinds).
+#include "a3s/power/verify_attestation.h"
+
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
-#include "a3s/power/verify_attestation.h"
 #include "attestation_builder.h"
 
 namespace a3s::power::verify_attestation_testing {
