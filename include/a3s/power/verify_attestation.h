@@ -48,8 +48,8 @@
 //  11. "measurement" equals the evidence's measurement          measurement_mismatch
 //
 // Fail closed: any field that cannot be checked is a rejection. Never throws for anything in the
-// response; throws a3s::power::Error only for a bad policy ("invalid_argument": empty model name) or
-// an unreadable collateral directory ("io_error", TDX).
+// response; throws a3s::power::Error only for a bad policy ("invalid_argument": empty model name, a
+// time `at` outside 1970–2255) or an unreadable collateral directory ("io_error", TDX).
 #pragma once
 
 #include <array>

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "a3s/power/error.h"
 #include "attestation_builder.h"
 
@@ -165,6 +167,25 @@ TEST(LiveAttestationPolicy, EmptyModelNameIsAnError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), codes::kInvalidArgument);
   }
+}
+
+TEST_F(LiveAttestation, TimeOutsideRangeIsAnError) {
+  AttestationPolicy p = simulated_policy();
+  p.at = -1;
+  try {
+    verify_json(response, nonce, p);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+  }
+}
+
+TEST_F(LiveAttestation, VerifiesAtAGivenTime) {
+  AttestationPolicy p = simulated_policy();
+  p.at = std::time(nullptr) + 3600;  // the simulated certificates are valid for years around now
+  EXPECT_TRUE(verify_json(response, nonce, p).accepted);
+  p.at = std::time(nullptr) - 2 * 366 * 24 * 3600;  // before their notBefore
+  EXPECT_EQ(verify_json(response, nonce, p).failed_step, "collateral_expired");
 }
 
 TEST(LiveAttestationPolicy, SimulatedLabelIsTheProviders) {
