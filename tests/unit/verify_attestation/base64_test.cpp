@@ -1,0 +1,45 @@
+// The strict base64 decoder of attestation responses (RFC 4648 §4).
+#include "verify/attestation/base64.h"
+
+#include <gtest/gtest.h>
+
+#include "attestation_builder.h"
+
+namespace a3s::power::verify_attestation_testing {
+namespace {
+
+using verify::attestation::decode_base64;
+
+TEST(Base64, RoundTripsEveryLengthAndByte) {
+  std::vector<uint8_t> bytes;
+  for (int n = 0; n < 300; ++n) {
+    const auto decoded = decode_base64(base64(bytes));
+    ASSERT_TRUE(decoded) << n;
+    EXPECT_EQ(*decoded, bytes) << n;
+    bytes.push_back(static_cast<uint8_t>(n * 37 + 11));
+  }
+}
+
+TEST(Base64, KnownVectors) {  // RFC 4648 §10
+  auto text = [](const char* b64) {
+    const auto d = decode_base64(b64);
+    return d ? std::string(d->begin(), d->end()) : std::string("<rejected>");
+  };
+  EXPECT_EQ(text(""), "");
+  EXPECT_EQ(text("Zg=="), "f");
+  EXPECT_EQ(text("Zm8="), "fo");
+  EXPECT_EQ(text("Zm9v"), "foo");
+  EXPECT_EQ(text("Zm9vYg=="), "foob");
+  EXPECT_EQ(text("Zm9vYmE="), "fooba");
+  EXPECT_EQ(text("Zm9vYmFy"), "foobar");
+  EXPECT_EQ(text("+/+/"), "\xfb\xff\xbf");
+}
+
+TEST(Base64, RejectsEverythingElse) {
+  for (const char* bad : {"Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "=Zm9", "Zm=v", "Zm9v\n", " Zm9v",
+                          "Zm9v=", "Zm9-", "Zm9_", "Zm9v\xff\xff\xff\xff"})
+    EXPECT_FALSE(decode_base64(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace a3s::power::verify_attestation_testing
