@@ -33,6 +33,8 @@ std::optional<std::vector<uint8_t>> base64_decode(std::string_view text) {
                                 static_cast<int>(text.size()));
   if (n < 0 || static_cast<size_t>(n) < pad) return std::nullopt;
   out.resize(static_cast<size_t>(n) - pad);  // EVP_DecodeBlock counts padding as zero bytes
+  // One text per byte string: the unused low bits of the last group must be zero.
+  if (base64_encode(out) != text) return std::nullopt;
   return out;
 }
 

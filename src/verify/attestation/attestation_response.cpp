@@ -1,6 +1,6 @@
 #include "verify/attestation/attestation_response.h"
 
-#include "verify/attestation/base64.h"
+#include "crypto/base64.h"
 
 namespace a3s::power::verify::attestation {
 namespace {
@@ -100,7 +100,7 @@ std::optional<AttestationResponse> parse_attestation_response(std::string_view b
         "evidence_format \"" + r.evidence_format + "\" does not belong to tee_type \"" + r.tee_type + "\"";
     return std::nullopt;
   }
-  auto report = decode_base64(report_b64);
+  auto report = crypto::base64_decode(report_b64);
   if (!report || report->empty()) {
     error = "member \"report\" must be non-empty standard padded base64";
     return std::nullopt;
@@ -129,7 +129,7 @@ std::optional<AttestationResponse> parse_attestation_response(std::string_view b
     return std::nullopt;
   }
   if (!certs->is_null()) {
-    auto table = certs->is_string() ? decode_base64(certs->get<std::string>()) : std::nullopt;
+    auto table = certs->is_string() ? crypto::base64_decode(certs->get<std::string>()) : std::nullopt;
     if (!table || table->empty()) {
       error = "member \"certificates\" must be null or non-empty standard padded base64";
       return std::nullopt;

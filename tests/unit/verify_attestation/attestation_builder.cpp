@@ -1,5 +1,7 @@
 #include "attestation_builder.h"
 
+#include "crypto/base64.h"
+
 #include <cstring>
 
 #include "verify/sev_snp/cert_table.h"
@@ -7,22 +9,6 @@
 namespace a3s::power::verify_attestation_testing {
 
 namespace snp = verify::sev_snp;
-
-std::string base64(std::span<const uint8_t> bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t n = std::min<size_t>(3, bytes.size() - i);
-    uint32_t group = static_cast<uint32_t>(bytes[i]) << 16;
-    if (n > 1) group |= static_cast<uint32_t>(bytes[i + 1]) << 8;
-    if (n > 2) group |= bytes[i + 2];
-    out += kAlphabet[group >> 18 & 63];
-    out += kAlphabet[group >> 12 & 63];
-    out += n > 1 ? kAlphabet[group >> 6 & 63] : '=';
-    out += n > 2 ? kAlphabet[group & 63] : '=';
-  }
-  return out;
-}
 
 crypto::Sha256Digest model_digest() {
   crypto::Sha256Digest d{};
@@ -59,13 +45,13 @@ nlohmann::json response_for(const tee::Evidence& ev, const tee::Claims& claims) 
   j["tee_type"] = ev.tee_type;
   j["policy"] = tee::to_string(claims.tee_policy);
   j["evidence_format"] = ev.format;
-  j["report"] = base64(ev.raw);
+  j["report"] = crypto::base64_encode(ev.raw);
   j["report_data"] = crypto::to_hex(rd);
   j["measurement"] = crypto::to_hex(parsed.measurement);
   j["claims"] = claims.to_json();
   j["claims_sha256"] = crypto::to_hex(claims.digest());
   j["certificates"] =
-      ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(base64(ev.certificates));
+      ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(ev.certificates));
   j["verifiable"] = ev.verifiable_remotely;
   j["generated_at"] = "2026-11-30T01:02:03Z";
   return j;

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "crypto/base64.h"
 #include "tee/claims.h"
 #include "tee/evidence.h"
 #include "tee/simulated_provider.h"
@@ -17,8 +18,6 @@ namespace a3s::power::verify_attestation_testing {
 
 inline const std::string kModel = "stories-260k";
 
-// Standard padded base64 (RFC 4648 §4).
-std::string base64(std::span<const uint8_t> bytes);
 
 // Claims for `model` with a fixed digest pattern, the given nonce and development policy.
 tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model = kModel);

@@ -105,7 +105,7 @@ TEST_F(Tamper, TruncatedReport) {
   tee::Evidence ev = provider.get_evidence(claims.report_data());
   ev.raw.resize(ev.raw.size() - 1);
   nlohmann::json r = response_for(provider.get_evidence(claims.report_data()), claims);
-  r["report"] = base64(ev.raw);
+  r["report"] = crypto::base64_encode(ev.raw);
   EXPECT_EQ(step_of(r, nonce), "malformed_evidence");
 }
 

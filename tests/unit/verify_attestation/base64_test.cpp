@@ -1,5 +1,6 @@
-// The strict base64 decoder of attestation responses (RFC 4648 §4).
-#include "verify/attestation/base64.h"
+// Base64 (RFC 4648 §4) of attestation responses: the RFC's vectors, round trips over every length,
+// strict rejection of every non-canonical text.
+#include "crypto/base64.h"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +9,13 @@
 namespace a3s::power::verify_attestation_testing {
 namespace {
 
-using verify::attestation::decode_base64;
+using crypto::base64_decode;
+using crypto::base64_encode;
 
 TEST(Base64, RoundTripsEveryLengthAndByte) {
   std::vector<uint8_t> bytes;
   for (int n = 0; n < 300; ++n) {
-    const auto decoded = decode_base64(base64(bytes));
+    const auto decoded = base64_decode(base64_encode(bytes));
     ASSERT_TRUE(decoded) << n;
     EXPECT_EQ(*decoded, bytes) << n;
     bytes.push_back(static_cast<uint8_t>(n * 37 + 11));
@@ -22,7 +24,7 @@ TEST(Base64, RoundTripsEveryLengthAndByte) {
 
 TEST(Base64, KnownVectors) {  // RFC 4648 §10
   auto text = [](const char* b64) {
-    const auto d = decode_base64(b64);
+    const auto d = base64_decode(b64);
     return d ? std::string(d->begin(), d->end()) : std::string("<rejected>");
   };
   EXPECT_EQ(text(""), "");
@@ -32,13 +34,18 @@ TEST(Base64, KnownVectors) {  // RFC 4648 §10
   EXPECT_EQ(text("Zm9vYg=="), "foob");
   EXPECT_EQ(text("Zm9vYmE="), "fooba");
   EXPECT_EQ(text("Zm9vYmFy"), "foobar");
+  for (const char* plain : {"", "f", "fo", "foo", "foob", "fooba", "foobar"}) {
+    const std::string p(plain);
+    EXPECT_EQ(text(base64_encode(std::vector<uint8_t>(p.begin(), p.end())).c_str()), p);
+  }
+  EXPECT_EQ(base64_encode(std::vector<uint8_t>{'f', 'o', 'o', 'b'}), "Zm9vYg==");
   EXPECT_EQ(text("+/+/"), "\xfb\xff\xbf");
 }
 
 TEST(Base64, RejectsEverythingElse) {
   for (const char* bad : {"Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "=Zm9", "Zm=v", "Zm9v\n", " Zm9v",
-                          "Zm9v=", "Zm9-", "Zm9_", "Zm9v\xff\xff\xff\xff"})
-    EXPECT_FALSE(decode_base64(bad)) << bad;
+                          "Zm9v=", "Zm9-", "Zm9_", "Zg=a", "Zm 9v", "Zm9v\xff\xff\xff\xff"})
+    EXPECT_FALSE(base64_decode(bad)) << bad;
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ TEST_F(Malformed, BadBase64) {
     expect_malformed([&](json& j) { j["report"] = bad; }, std::string("report ") + bad);
   expect_malformed([](json& j) { j["certificates"] = "QR=="; }, "certificates non-canonical");
   expect_malformed([](json& j) { j["certificates"] = ""; }, "certificates empty");
-  expect_malformed([](json& j) { j["certificates"] = base64(std::vector<uint8_t>(24, 1)); },
+  expect_malformed([](json& j) { j["certificates"] = crypto::base64_encode(std::vector<uint8_t>(24, 1)); },
                    "certificate table without terminator");
 }
 
