@@ -43,6 +43,22 @@ std::string tee_config(const TempDir& dir, const std::string& extra = {}) {
                                     file_sha256_hex(stories_model()) + "\" }\n" + extra);
 }
 
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Run run(const std::string& command) {
+  Run r;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) r.output += buf;
+  const int status = pclose(p);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  return r;
+}
+
 class TeeE2E : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -124,6 +140,30 @@ TEST_F(TeeE2E, HealthAndMetricsReportTheTee) {
   EXPECT_NE(m.find("a3s_power_integrity_failures_total 0"), std::string::npos) << m;
 }
 
+// The client verifier against the real server (simulated evidence): accepted only with
+// --allow-simulated, and a wrong model digest is named.
+TEST_F(TeeE2E, VerifierAcceptsSimulatedEvidenceOnlyWhenAllowed) {
+  const std::string base = bin_dir() + "/a3s-power-verify --url http://127.0.0.1:" + std::to_string(server_->port()) +
+                           " --model stories260K --format json --expected-hash sha256:";
+  const std::string digest = file_sha256_hex(stories_model());
+  Run ok = run(base + digest + " --allow-simulated");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const json accepted = json::parse(ok.output);
+  EXPECT_EQ(accepted["accepted"], true);
+  EXPECT_EQ(accepted["simulated"], true);
+  EXPECT_EQ(accepted["model_sha256"], digest);
+
+  Run strict = run(base + digest);
+  EXPECT_EQ(strict.exit_code, 3) << strict.output;
+  EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
+
+  std::string wrong = digest;
+  wrong[0] = wrong[0] == '0' ? '1' : '0';
+  Run mismatch = run(base + wrong + " --allow-simulated");
+  EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
+  EXPECT_EQ(json::parse(mismatch.output)["failed_step"], "model_hash_mismatch") << mismatch.output;
+}
+
 TEST(TeeE2EConfig, AttestationWithoutTeeModeIs503) {
   ServerProcess s({"--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
@@ -148,16 +188,9 @@ TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
   TempDir dir;
   const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
                                                      dir.path() + "\"\n");
-  const std::string cmd = bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model() +
-                          " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  const Run r = run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  const std::string& out = r.output;
+  EXPECT_EQ(r.exit_code, 2) << out;
   EXPECT_NE(out.find("no TEE evidence provider"), std::string::npos) << out;
   EXPECT_EQ(out.find("listening on"), std::string::npos) << out;
 }
