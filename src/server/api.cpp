@@ -121,6 +121,11 @@ json model_status_json(const serving::ModelStatus& s) {
     j["size_bytes"] = d.file_size;
     j["n_params"] = d.n_params;
     j["chat_template"] = d.chat_template;
+    if (!d.sha256.empty()) {
+      j["sha256"] = d.sha256;
+      j["signature"] = d.signature;
+      if (!d.encrypted_sha256.empty()) j["encrypted_sha256"] = d.encrypted_sha256;
+    }
   } else {
     j["n_ctx"] = nullptr;
   }
