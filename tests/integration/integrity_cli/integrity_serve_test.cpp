@@ -30,11 +30,11 @@ std::string sha256_hex(const std::string& path) {
   return crypto::to_hex(md);
 }
 
-struct Setup {
+struct Fixture {
   Dir dir;
   std::string model = dir.file("story.gguf"), cfg = dir.file("c.hcl"), key = dir.file("sign.key");
   std::string pub;
-  Setup() {
+  Fixture() {
     fs::copy_file(kStories, model);
     const CliRun k = run({"keygen", "--type", "ed25519", "--out", key});
     EXPECT_EQ(k.status, 0) << k.err;
@@ -44,7 +44,7 @@ struct Setup {
 };
 
 TEST(IntegrityServe, PinMismatchIsAStartupError) {
-  Setup s;
+  Fixture s;
   const std::string wrong(64, '0');
   s.config("model_hashes = { story = \"sha256:" + wrong + "\" }\n");
   ServerProcess srv({"--config", s.cfg, "--model", "story=" + s.model, "--threads", "1"});
@@ -56,7 +56,7 @@ TEST(IntegrityServe, PinMismatchIsAStartupError) {
 }
 
 TEST(IntegrityServe, MissingOrWrongSignatureIsAStartupError) {
-  Setup s;
+  Fixture s;
   s.config("model_signing_key = \"" + s.pub + "\"\n");
   {
     ServerProcess srv({"--config", s.cfg, "--model", "story=" + s.model, "--threads", "1"});
@@ -76,7 +76,7 @@ TEST(IntegrityServe, MissingOrWrongSignatureIsAStartupError) {
 }
 
 TEST(IntegrityServe, PinnedPlaintextWithStreamedWeightsIsRefused) {
-  Setup s;
+  Fixture s;
   s.config("model_hash \"story\" {\n  digest = \"sha256:" + sha256_hex(s.model) + "\"\n}\n");
   ServerProcess srv({"--config", s.cfg, "--model", "story=" + s.model, "--threads", "1", "--weights", "stream"});
   EXPECT_FALSE(srv.ready());
@@ -88,7 +88,7 @@ TEST(IntegrityServe, PinnedPlaintextWithStreamedWeightsIsRefused) {
 }
 
 TEST(IntegrityServe, VerifiedModelServesAndShowsInHealth) {
-  Setup s;
+  Fixture s;
   ASSERT_EQ(run({"sign", "--key", s.key, "--model", s.model}).status, 0);
   const std::string digest = sha256_hex(s.model);
   s.config("model_hashes = { story = \"sha256:" + digest + "\" }\nmodel_signing_key = \"" + s.pub + "\"\n");
