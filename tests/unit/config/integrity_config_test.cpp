@@ -84,7 +84,7 @@ TEST(ConfigIntegrity, SigningKey) {
   ASSERT_TRUE(c.model_signing_key.has_value());
   EXPECT_EQ((*c.model_signing_key)[31], 0x0a);
   EXPECT_EQ((*c.model_signing_key)[0], 0x00);
-  for (const std::string bad : {std::string("/k.pem"), std::string(63, 'a'), std::string(65, 'a'),
+  for (const std::string& bad : {std::string("/k.pem"), std::string(63, 'a'), std::string(65, 'a'),
                                 std::string(62, 'a') + "+1", std::string(62, 'a') + "0x", std::string()}) {
     EXPECT_EQ(apply_error("\nmodel_signing_key = \"" + bad + "\"\n"),
               "c.hcl:2:21: 'model_signing_key' must be an Ed25519 public key: 64 hex digits")

@@ -103,7 +103,7 @@ TEST(IntegrityLoad, SignatureVerifiedMissingMalformedOrWrong) {
   EXPECT_NE(msg.find("does not verify"), std::string::npos) << msg;
 
   // Malformed text.
-  for (const std::string bad : {std::string("not hex\n"), std::string(127, 'a'), std::string(130, 'a'),
+  for (const std::string& bad : {std::string("not hex\n"), std::string(127, 'a'), std::string(130, 'a'),
                                 std::string(5000, 'a'), std::string()}) {
     std::ofstream(path + ".sig", std::ios::trunc) << bad;
     msg = error_of([&] { load_model(path, o); }, &code);

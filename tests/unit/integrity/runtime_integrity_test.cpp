@@ -50,10 +50,9 @@ TEST(RuntimeIntegrity, PinMismatchNamesTheServedModel) {
   std::string code;
   const std::string msg = error_of([&] { serving::load_engine_runtime("my-model", path, o); }, &code);
   EXPECT_EQ(code, codes::kIntegrity);
-  EXPECT_EQ(msg.rfind("model 'my-model': SHA-256 " + hex(openssl_sha256(read_bytes(path))) +
-                          " does not match its pin sha256:" + std::string(64, '0'),
-                      0))
-      << msg;
+  const std::string expected = "model 'my-model': SHA-256 " + hex(openssl_sha256(read_bytes(path))) +
+                               " does not match its pin sha256:" + std::string(64, '0');
+  EXPECT_EQ(msg, expected);
 }
 
 TEST(RuntimeIntegrity, EncryptedModelReportsBothDigests) {
