@@ -5,7 +5,9 @@
 //
 // Encrypted model files (docs/encrypted-weights.md) are decrypted into memory with the key from
 // --model-key-file, else model_key_source, else $A3S_MODEL_KEY. tee_mode = true is refused until
-// the TEE layer exists.
+// the TEE layer exists. Pinned (model_hashes, model_hash blocks) or signed (model_signing_key)
+// models are checked when they load (docs/model-integrity.md): a configured model that fails is a
+// startup error (exit 2).
 //
 // Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
 // line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real

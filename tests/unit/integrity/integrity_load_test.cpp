@@ -3,7 +3,10 @@
 // streamed plaintext weights are refused, and encrypted models use their authenticated digest.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "crypto/key_provider.h"
+#include "crypto/secure_memory.h"
 #include "engine/model_loader.h"
 #include "integrity_test_util.h"
 
@@ -59,6 +62,27 @@ TEST(IntegrityLoad, OneFlippedBitIsRefusedNamingBothDigests) {
   LoadOptions o = with_pin(pin);
   o.integrity.model_name.clear();
   EXPECT_NE(error_of([&] { load_model(path, o); }).find("model file '" + path + "'"), std::string::npos);
+}
+
+std::vector<size_t>* g_wipes = nullptr;
+void record_wipe(const void*, size_t n) {
+  if (g_wipes) g_wipes->push_back(n);
+}
+
+TEST(IntegrityLoad, ARefusedImageIsWiped) {
+  TempDir dir;
+  const std::string path = copy_model(dir, "story.gguf");
+  const size_t size = read_bytes(path).size();
+  std::vector<size_t> wipes;
+  g_wipes = &wipes;
+  crypto::set_wipe_observer_for_testing(record_wipe);
+  std::string code;
+  error_of([&] { load_model(path, with_pin(crypto::Sha256Digest{})); }, &code);
+  crypto::set_wipe_observer_for_testing(nullptr);
+  g_wipes = nullptr;
+  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_TRUE(std::any_of(wipes.begin(), wipes.end(), [&](size_t n) { return n >= size; }))
+      << "the image holding the model bytes was not wiped";
 }
 
 TEST(IntegrityLoad, MeasuringWithoutAPinReportsTheDigest) {
