@@ -7,6 +7,8 @@
 // --model-key-file, else model_key_source, else $A3S_MODEL_KEY. With tee_mode = true the server
 // attests (GET /v1/attestation, docs/tee.md): under tee_policy "strict" it refuses to start without
 // attestation hardware; under "development" it falls back to clearly labelled simulated evidence.
+// Pinned (model_hashes, model_hash blocks) or signed (model_signing_key) models are checked when
+// they load (docs/model-integrity.md): a configured model that fails is a startup error (exit 2).
 //
 // Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
 // line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real

@@ -62,6 +62,11 @@ struct Config {
   // layer streaming).
   std::string model_decrypt = "memory";
   ModelKeySource model_key_source;     // encrypted models: where the key comes from
+  // Model integrity (docs/model-integrity.md): the required SHA-256 of a model's plaintext GGUF
+  // bytes per served name (`model_hashes` and `model_hash` blocks), and the Ed25519 public key whose
+  // signature (`<model path>.sig`) every served model must carry.
+  std::map<std::string, std::array<uint8_t, 32>> model_hashes;
+  std::optional<std::array<uint8_t, 32>> model_signing_key;
   std::string config_file;             // the config file that was read ("" if none; not a setting)
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);

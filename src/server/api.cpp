@@ -125,6 +125,11 @@ json model_status_json(const serving::ModelStatus& s) {
     j["size_bytes"] = d.file_size;
     j["n_params"] = d.n_params;
     j["chat_template"] = d.chat_template;
+    if (!d.sha256.empty()) {
+      j["sha256"] = d.sha256;
+      j["signature"] = d.signature;
+      if (!d.encrypted_sha256.empty()) j["encrypted_sha256"] = d.encrypted_sha256;
+    }
   } else {
     j["n_ctx"] = nullptr;
   }
@@ -166,7 +171,7 @@ json Api::tee_health() const {
   int verified = 0;
   for (const auto& s : registry_->list()) {
     if (!s.description || s.description->sha256.empty()) continue;
-    if (s.description->signature == "verified") ++verified;
+    if (s.description->signature == "verified" || cfg_.model_hashes.count(s.name) > 0) ++verified;
   }
   return {{"enabled", true},
           {"type", attestor_->tee_type()},

@@ -64,8 +64,14 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
   } else if (!cfg.model_key_source.env.empty()) {
     eo.decrypt.key = crypto::env_key_provider(cfg.model_key_source.env);
   }
-  auto loader = [eo](const std::string& name, const std::string& path) {
-    return serving::load_engine_runtime(name, path, eo);
+  // Model integrity (docs/model-integrity.md): a pin per served name, one signing key for all. In TEE
+  // mode every model is measured from the bytes it is served from (the attestation claims carry it).
+  eo.integrity.measure = cfg.tee_mode;
+  if (cfg.model_signing_key) eo.integrity.signing_key = *cfg.model_signing_key;
+  auto loader = [eo, pins = cfg.model_hashes](const std::string& name, const std::string& path) {
+    serving::EngineRuntimeOptions o = eo;
+    if (auto it = pins.find(name); it != pins.end()) o.integrity.pin = it->second;
+    return serving::load_engine_runtime(name, path, o);
   };
   std::shared_ptr<store::Store> st;
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
