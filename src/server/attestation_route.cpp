@@ -19,6 +19,14 @@ namespace a3s::power::server {
 
 namespace {
 const std::string kNonceRule = "'nonce' must be 64 hex characters (32 random bytes chosen by the client)";
+// Runs on the blocking pool. A function, not a capturing lambda: a coroutine's parameters are copied
+// into its frame, a lambda's captures are not (the lambda object is gone when the coroutine resumes).
+asio::awaitable<nlohmann::json> attest_blocking(std::shared_ptr<serving::ModelRegistry> registry,
+                                                std::shared_ptr<Attestor> attestor, std::string model,
+                                                tee::Nonce nonce) {
+  auto runtime = registry->acquire(model);
+  co_return attestor->attest(nonce, runtime->description());
+}
 }  // namespace
 
 asio::awaitable<void> Api::attestation(Exchange& ex) {
@@ -53,17 +61,9 @@ asio::awaitable<void> Api::attestation(Exchange& ex) {
   }
 
   // Loading a store model and talking to the platform block: off the I/O threads.
-  auto registry = registry_;
-  auto attestor = attestor_;
   nlohmann::json body;
   try {
-    body = co_await asio::co_spawn(
-        blocking_,
-        [registry, attestor, model, nonce]() -> asio::awaitable<nlohmann::json> {
-          auto runtime = registry->acquire(model);
-          co_return attestor->attest(nonce, runtime->description());
-        },
-        asio::use_awaitable);
+    body = co_await asio::co_spawn(blocking_, attest_blocking(registry_, attestor_, model, nonce), asio::use_awaitable);
   } catch (const Error& e) {
     if (e.code() != codes::kModelNotFound) metrics_.record_attestation(false);
     throw;

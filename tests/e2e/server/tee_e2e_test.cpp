@@ -43,14 +43,14 @@ std::string tee_config(const TempDir& dir, const std::string& extra = {}) {
                                     file_sha256_hex(stories_model()) + "\" }\n" + extra);
 }
 
-struct Run {
+struct CommandResult {
   int exit_code = -1;
-  std::string output;  // stdout and stderr
+  std::string output;  // stdout, and stderr unless dropped
 };
 
-Run run(const std::string& command) {
-  Run r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
+CommandResult run(const std::string& command, bool with_stderr = true) {
+  CommandResult r;
+  FILE* p = popen((command + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
   if (p == nullptr) return r;
   char buf[512];
   while (fgets(buf, sizeof buf, p)) r.output += buf;
@@ -146,20 +146,20 @@ TEST_F(TeeE2E, VerifierAcceptsSimulatedEvidenceOnlyWhenAllowed) {
   const std::string base = bin_dir() + "/a3s-power-verify --url http://127.0.0.1:" + std::to_string(server_->port()) +
                            " --model stories260K --format json --expected-hash sha256:";
   const std::string digest = file_sha256_hex(stories_model());
-  Run ok = run(base + digest + " --allow-simulated");
+  CommandResult ok = run(base + digest + " --allow-simulated", false);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   const json accepted = json::parse(ok.output);
   EXPECT_EQ(accepted["accepted"], true);
   EXPECT_EQ(accepted["simulated"], true);
   EXPECT_EQ(accepted["model_sha256"], digest);
 
-  Run strict = run(base + digest);
+  CommandResult strict = run(base + digest, false);
   EXPECT_EQ(strict.exit_code, 3) << strict.output;
   EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
 
   std::string wrong = digest;
   wrong[0] = wrong[0] == '0' ? '1' : '0';
-  Run mismatch = run(base + wrong + " --allow-simulated");
+  CommandResult mismatch = run(base + wrong + " --allow-simulated", false);
   EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
   EXPECT_EQ(json::parse(mismatch.output)["failed_step"], "model_hash_mismatch") << mismatch.output;
 }
@@ -188,7 +188,7 @@ TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
   TempDir dir;
   const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
                                                      dir.path() + "\"\n");
-  const Run r = run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  const CommandResult r = run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
   const std::string& out = r.output;
   EXPECT_EQ(r.exit_code, 2) << out;
   EXPECT_NE(out.find("no TEE evidence provider"), std::string::npos) << out;
