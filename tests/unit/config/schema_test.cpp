@@ -237,8 +237,6 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair<std::string, std::string>{"ratls", "true"},
                       std::pair<std::string, std::string>{"model_hashes", "{ llama = \"sha256:00\" }"},
                       std::pair<std::string, std::string>{"model_signing_key", "\"/k.pem\""},
-                      std::pair<std::string, std::string>{"redact_logs", "true"},
-                      std::pair<std::string, std::string>{"suppress_token_metrics", "true"},
                       std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
                       std::pair<std::string, std::string>{"prompt_cache_ttl_seconds", "60"},
                       std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),
