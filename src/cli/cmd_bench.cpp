@@ -75,7 +75,7 @@ void run_bench(const BenchOptions& o) {
   ModelOptions mo = model_options(o.model_flags);
   mo.n_batch = o.batch_size;
   std::shared_ptr<Model> model =
-      load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt)});
+      load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt), .integrity = {}});
   const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
   Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
 

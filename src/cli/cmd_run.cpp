@@ -79,7 +79,8 @@ class LocalChat {
  public:
   explicit LocalChat(const RunOptions& o)
       : model_(load_model(resolve_model(o.model), LoadOptions{.model = model_options(o.model_flags),
-                                                              .decrypt = decrypt_options(o.decrypt)})),
+                                                              .decrypt = decrypt_options(o.decrypt),
+                                                              .integrity = {}})),
         ctx_(model_, ContextOptions{.n_ctx = o.ctx_size}),
         template_(chat::ChatTemplate::create(model_->info().chat_template)),
         n_predict_(o.n_predict) {

@@ -4,8 +4,11 @@
 //                   [--threads N] [--ctx-size N] [--model-key-file K] [--decrypt file|memory]
 //
 // Encrypted model files (docs/encrypted-weights.md) are decrypted into memory with the key from
-// --model-key-file, else model_key_source, else $A3S_MODEL_KEY. tee_mode = true is refused until
-// the TEE layer exists.
+// --model-key-file, else model_key_source, else $A3S_MODEL_KEY. With tee_mode = true the server
+// attests (GET /v1/attestation, docs/tee.md): under tee_policy "strict" it refuses to start without
+// attestation hardware; under "development" it falls back to clearly labelled simulated evidence.
+// Pinned (model_hashes, model_hash blocks) or signed (model_signing_key) models are checked when
+// they load (docs/model-integrity.md): a configured model that fails is a startup error (exit 2).
 //
 // Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
 // line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real
@@ -75,10 +78,6 @@ void run_serve(const ServeArgs& a) {
   if (!a.decrypt.empty()) o.model_decrypt = a.decrypt;
   if (!a.model_key_file.empty()) o.model_key_file = a.model_key_file;
   config::Config cfg = config::load(o, config::process_env());
-  if (cfg.tee_mode) {
-    throw Error("config_error",
-                "'tee_mode' is not supported yet: attestation and the TEE privacy policy are not built");
-  }
   configure_logging(cfg.log_level);
   server::check_bind_policy(cfg);
 

@@ -29,6 +29,16 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMaxConfigBytes = 1u << 20;
 
 // $A3S_POWER_HOME, else $HOME/.a3s/power, else the passwd home directory + /.a3s/power.
+std::string hex_of(const std::array<uint8_t, 32>& bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : bytes) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
 std::string default_home(const Env& env) {
   if (auto it = env.find("A3S_POWER_HOME"); it != env.end() && !it->second.empty()) return it->second;
   if (auto it = env.find("HOME"); it != env.end() && !it->second.empty()) return it->second + "/.a3s/power";
@@ -152,6 +162,8 @@ nlohmann::json Config::effective_json() const {
   j["log_level"] = log_level;
   j["offline"] = offline;
   j["tee_mode"] = tee_mode;
+  j["tee_policy"] = tee_policy;
+  j["tee_device_root"] = tee_device_root;
   j["redact_logs"] = redact_logs;
   j["suppress_token_metrics"] = suppress_token_metrics;
   j["model_decrypt"] = model_decrypt;
@@ -161,6 +173,11 @@ nlohmann::json Config::effective_json() const {
   } else {
     j["model_key_source"] = {{"env", model_key_source.env.empty() ? "A3S_MODEL_KEY" : model_key_source.env}};
   }
+  // Pins and the signing key are public values (digests and a public key).
+  nlohmann::json pins = nlohmann::json::object();
+  for (const auto& [name, digest] : model_hashes) pins[name] = "sha256:" + hex_of(digest);
+  j["model_hashes"] = std::move(pins);
+  j["model_signing_key"] = model_signing_key ? nlohmann::json(hex_of(*model_signing_key)) : nlohmann::json(nullptr);
   return j;
 }
 

@@ -54,9 +54,10 @@ struct Config {
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
-  bool tee_mode = false;               // TEE layer on (serve refuses it until that layer is built;
-                                       // `a3s-power decrypt` refuses to run when it is on)
+  bool tee_mode = false;               // TEE layer on: attestation, privacy policy (docs/tee.md);
+                                       // `a3s-power decrypt` refuses to run when it is on
   std::string tee_policy = "strict";
+  std::string tee_device_root = "/";   // where /sys/kernel/config/tsm and /dev/* are looked up
   // Privacy policy (docs/privacy.md). The *_setting fields hold what the sources set (nullopt: not
   // set); load() derives the effective values below, which every consumer reads:
   //   redact_logs            = redact_logs_setting, else tee_mode
@@ -69,6 +70,11 @@ struct Config {
   // layer streaming).
   std::string model_decrypt = "memory";
   ModelKeySource model_key_source;     // encrypted models: where the key comes from
+  // Model integrity (docs/model-integrity.md): the required SHA-256 of a model's plaintext GGUF
+  // bytes per served name (`model_hashes` and `model_hash` blocks), and the Ed25519 public key whose
+  // signature (`<model path>.sig`) every served model must carry.
+  std::map<std::string, std::array<uint8_t, 32>> model_hashes;
+  std::optional<std::array<uint8_t, 32>> model_signing_key;
   std::string config_file;             // the config file that was read ("" if none; not a setting)
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);
@@ -92,7 +98,8 @@ struct CliOverrides {
 // Builds the effective configuration, then derives the effective privacy settings (see Config).
 // tee_mode = true with tee_policy "strict" and redact_logs = false set explicitly is an error naming
 // `redact_logs`; suppress_token_metrics = false set explicitly while redact_logs is effective is an
-// error naming `suppress_token_metrics` (the two are never silently overridden). `env` is the process environment (injectable for tests).
+// error naming `suppress_token_metrics` (the two are never silently overridden). `env` is the process
+// environment (injectable for tests).
 // Throws Error("config_error") with file:line:col for file errors, the variable name for env errors
 // and the flag for CLI errors; a given --config that does not exist is an error, a missing
 // $A3S_POWER_HOME/config.hcl is not. Keys, types, ranges and precedence: docs/configuration.md.

@@ -1,6 +1,7 @@
 #include "config/schema.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -172,6 +173,49 @@ ModelKeySource key_source(const Value& v, const Ctx& x) {
   return ks;
 }
 
+// ---- model integrity ----
+
+constexpr const char* kDigestShape = "must be \"sha256:\" followed by 64 hex digits";
+
+// A model pin: exactly "sha256:" + 64 hex digits.
+std::array<uint8_t, 32> pin_digest(const Value& v, const std::string& what) {
+  const std::string& text = as_string(v, what);
+  auto d = text.rfind("sha256:", 0) == 0 ? parse_key_digest(text) : std::nullopt;
+  if (!d) fail(v.pos, quoted(what) + " " + kDigestShape);
+  return *d;
+}
+
+void add_pin(Config& c, const std::string& name, const std::array<uint8_t, 32>& digest, const SourcePos& where) {
+  if (name.empty()) fail(where, "a pinned model name must not be empty");
+  auto [it, inserted] = c.model_hashes.emplace(name, digest);
+  if (!inserted && it->second != digest) {
+    fail(where, "model '" + name + "' is pinned twice with different digests");
+  }
+}
+
+// model_hashes = { "<name>" = "sha256:<hex>", ... }
+void model_hashes_object(Config& c, const Value& v, const Ctx& x) {
+  if (v.kind != Value::Kind::Object) type_error(v, x.key, "an object");
+  for (const hcl::ObjectItem& item : v.object) {
+    add_pin(c, item.key, pin_digest(item.value, x.key + "." + item.key), item.key_pos);
+  }
+}
+
+// model_signing_key = "<64 hex digits>" (an Ed25519 public key)
+std::array<uint8_t, 32> signing_key(const Value& v, const std::string& key) {
+  const std::string& text = as_string(v, key);
+  std::array<uint8_t, 32> k{};
+  bool ok = text.size() == 64;
+  for (size_t i = 0; ok && i < 32; ++i) {
+    unsigned byte = 0;
+    auto [p, ec] = std::from_chars(text.data() + 2 * i, text.data() + 2 * i + 2, byte, 16);
+    ok = ec == std::errc() && p == text.data() + 2 * i + 2;
+    k[i] = static_cast<uint8_t>(byte);
+  }
+  if (!ok) fail(v.pos, quoted(key) + " must be an Ed25519 public key: 64 hex digits");
+  return k;
+}
+
 const std::vector<std::string>& template_families() {
   static const std::vector<std::string> f = {"",        "chatml", "llama2", "llama3", "mistral",
                                              "gemma",   "phi3",   "deepseek", "plain"};
@@ -284,6 +328,16 @@ const std::vector<Setting>& settings() {
     add("suppress_token_metrics", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
       c.suppress_token_metrics_setting = as_bool(v, x.key);
     });
+    add("tee_policy", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& p = as_string(v, x.key);
+      if (p != "strict" && p != "development") fail(v.pos, quoted(x.key) + " must be one of strict, development");
+      c.tee_policy = p;
+    });
+    add("tee_device_root", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      const std::string& r = as_string(v, x.key);
+      if (r.empty() || r.front() != '/') fail(v.pos, quoted(x.key) + " must be an absolute path");
+      c.tee_device_root = r;
+    });
     add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& m = as_string(v, x.key);
       if (m != "file" && m != "memory" && m != "stream") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
@@ -295,13 +349,14 @@ const std::vector<Setting>& settings() {
     add("model_key_source", KeyType::Object, [](Config& c, const Value& v, const Ctx& x) {
       c.model_key_source = key_source(v, x);
     });
+    add("model_hashes", KeyType::Object, model_hashes_object);
+    add("model_signing_key", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      c.model_signing_key = signing_key(v, x.key);
+    });
 
     // Features not built yet: parsed and type-checked, then refused.
     add("tls_port", KeyType::Int, nullptr);
-    add("tee_policy", KeyType::String, nullptr);
     add("ratls", KeyType::Bool, nullptr);
-    add("model_hashes", KeyType::Object, nullptr);
-    add("model_signing_key", KeyType::String, nullptr);
     add("prompt_cache_max_entries", KeyType::Int, nullptr);
     add("prompt_cache_ttl_seconds", KeyType::Number, nullptr);
     add("kv_cache_type", KeyType::String, nullptr);
@@ -349,6 +404,19 @@ ModelSpec model_block(const hcl::Block& b) {
   }
   if (!path) fail(b.pos, "block 'model' needs 'path'");
   return ModelSpec{b.labels[0], as_nonempty_string(*path, "path")};
+}
+
+// model_hash "<name>" { digest = "sha256:<hex>" }
+void model_hash_block(Config& c, const hcl::Block& b) {
+  need_one_label(b, "the served model name");
+  reject_nested_blocks(b);
+  const hcl::Attribute* digest = nullptr;
+  for (const auto& a : b.body.attributes) {
+    if (a.name != "digest") fail(a.pos, "unknown key '" + a.name + "' in block 'model_hash'");
+    digest = &a;
+  }
+  if (!digest) fail(b.pos, "block 'model_hash' needs 'digest'");
+  add_pin(c, b.labels[0], pin_digest(digest->value, "digest"), b.label_pos[0]);
 }
 
 ApiKey api_key_block(const hcl::Block& b) {
@@ -551,7 +619,7 @@ void apply_file(Config& cfg, const hcl::Body& body, const Env& env) {
       }
       cfg.api_keys.push_back(k);
     } else if (b.type == "model_hash") {
-      fail(b.pos, "'model_hash' is not supported yet");
+      model_hash_block(cfg, b);
     } else if (find_setting(b.type)) {
       fail(b.pos, quoted(b.type) + " is a key, not a block (write " + b.type + " = ...)");
     } else {

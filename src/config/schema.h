@@ -28,7 +28,7 @@ struct KeyInfo {
 
 // Every attribute key (aliases included), in a stable order.
 const std::vector<KeyInfo>& attribute_keys();
-// Block types: "model", "api_key" (supported) and "model_hash" (not supported yet).
+// Block types: "model", "api_key" and "model_hash".
 const std::vector<std::string>& block_types();
 
 // Applies a parsed config file. `env` supplies HOME for "~" in `home`.

@@ -37,6 +37,9 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {codes::kModelKeyMismatch, {500, 2}},
       {codes::kDecryptionFailed, {500, 2}},   // a served model file that fails authentication
       {codes::kRefusedInTeeMode, {403, 2}},
+      {"tee_not_enabled", {503, 2}},      // /v1/attestation on a server without tee_mode
+      {"tee_unavailable", {500, 2}},      // tee_policy strict without attestation hardware (startup)
+      {"attestation_failed", {500, 1}},   // the platform failed to produce evidence
       {"offline", {503, 2}},
       {"unsupported_chat_template", {400, 2}},
       {"size_limit_exceeded", {413, 2}},  // model larger than the pull's max_bytes

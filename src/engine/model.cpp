@@ -189,7 +189,8 @@ std::shared_ptr<Model> Model::load(const std::string& path, const ModelOptions& 
 
 std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
                                    std::optional<EncryptionInfo> encryption,
-                                   std::shared_ptr<weights::ByteReader> tensor_bytes) {
+                                   std::shared_ptr<weights::ByteReader> tensor_bytes,
+                                   std::optional<IntegrityInfo> integrity) {
   using namespace engine;
   if (!file) throw Error(codes::kInternal, "no model file");
   const std::string path = file->path();
@@ -226,6 +227,14 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
     }
     plan_opts.weights = WeightsMode::Resident;
     image_bytes = file->bytes().size();
+  } else if (integrity && integrity->plaintext_image) {
+    // Measured plaintext: resident in the image that was hashed, never re-read from the file.
+    if (opts.weights == WeightsMode::Stream) {
+      throw Error(codes::kInvalidArgument,
+                  integrity->subject + ": integrity checks need resident weights or encrypted streaming "
+                                       "(--decrypt stream)");
+    }
+    image_bytes = file->bytes().size();
   }
   const uint64_t rss = current_rss_bytes();
   const uint64_t baseline = (rss > image_bytes ? rss - image_bytes : 0) + kBaselineMargin;
@@ -250,6 +259,11 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
   const int output_id = find_desc(arch->output).value_or(*embd);
   const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline);
+  if (plan.weights == WeightsMode::Stream && integrity && integrity->plaintext_image) {
+    throw Error(codes::kInvalidArgument,
+                integrity->subject + ": integrity checks need resident weights or encrypted streaming "
+                                     "(--decrypt stream), and the model does not fit the memory budget resident");
+  }
   std::unique_ptr<weights::WeightSource> weights;
   if (plan.weights == WeightsMode::Stream) {
     std::vector<uint64_t> offsets;
@@ -290,6 +304,7 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   info.n_ctx_train = hp.n_ctx_train;
   info.chat_template = file->get_string("tokenizer.chat_template");
   info.encryption = std::move(encryption);
+  info.integrity = std::move(integrity);
 
   return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
                                      std::move(tok), effective);

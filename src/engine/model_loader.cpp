@@ -1,9 +1,18 @@
 #include "engine/model_loader.h"
 
+#include "a3s/power/error.h"
+
 namespace a3s::power {
 
 std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& opts) {
-  weights::OpenedModel opened = weights::open_model_file(path, opts.decrypt);
+  const weights::IntegrityOptions& integrity = opts.integrity;
+  if (integrity.needs_digest() && opts.model.weights == WeightsMode::Stream && !weights::is_encrypted_model_file(path)) {
+    // Refused before a possibly large file is read: streamed weights would be re-read from disk.
+    throw Error(codes::kInvalidArgument, weights::integrity_subject(path, integrity) +
+                                             ": integrity checks need resident weights or encrypted streaming "
+                                             "(--decrypt stream)");
+  }
+  weights::OpenedModel opened = weights::open_model_file(path, opts.decrypt, integrity);
   std::optional<EncryptionInfo> enc;
   if (opened.encrypted) {
     EncryptionInfo e;
@@ -15,7 +24,17 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& op
     e.memory_locked = opened.locked;
     enc = std::move(e);
   }
-  return Model::load(std::move(opened.file), opts.model, std::move(enc), std::move(opened.stream_reader));
+  std::optional<IntegrityInfo> measured;
+  if (!opened.sha256.empty()) {
+    IntegrityInfo m;
+    m.sha256 = opened.sha256;
+    m.signature_verified = opened.signature_verified;
+    m.plaintext_image = opened.measured_image;
+    m.subject = weights::integrity_subject(path, integrity);
+    measured = std::move(m);
+  }
+  return Model::load(std::move(opened.file), opts.model, std::move(enc), std::move(opened.stream_reader),
+                     std::move(measured));
 }
 
 }  // namespace a3s::power

@@ -134,6 +134,7 @@ inline __m256i q3k_scales16(const uint8_t* s) {
 void install_avx2_vec_dot(KernelTable& t);  // vec_dot_avx2.cpp
 void install_avx2_convert(KernelTable& t);  // convert_avx2.cpp
 void install_avx2_tile(KernelTable& t);     // tile_avx2.cpp
+void install_avx2_bf16(KernelTable& t);     // bf16_pairs_avx2.cpp
 void install_avx2_exp(KernelTable& t);      // exp_avx2.cpp
 void install_avx2_dot_f16_lanes16(KernelTable& t);  // dot_f16_lanes16_avx2.cpp
 

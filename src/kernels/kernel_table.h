@@ -36,6 +36,9 @@ using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t 
 // code that runs on CPUs without those instructions.
 struct KernelTable {
   VecDotFn vec_dot[kTypeSlots] = {};             // indexed by weight type
+  // The dot product of matmul with two or more tokens, for types whose reference backend orders it
+  // differently from the one-token product (BF16: bf16_pairs.h); null → vec_dot.
+  VecDotFn vec_dot_batch[kTypeSlots] = {};
   TileFn tile[kTypeSlots] = {};                  // optional; null → loop over vec_dot
   QuantizeFn quantize[kTypeSlots] = {};          // indexed by destination type
   QuantizeFn quantize_backend[kTypeSlots] = {};  // Q8_0 / Q8_1 with Q8Rounding::CpuBackend

@@ -13,7 +13,9 @@
 // the Q8_K `bsums`. The float order is that of llama.cpp's x86 (AVX2) kernels: integer sums in the
 // eight int32 lanes of 32-byte vectors, one FMA per lane and block, lanes summed at the end
 // (src/kernels/lanes8.h). Every ISA path returns the same bits as the scalar reference, which defines
-// the arithmetic; `matmul` returns the same bits as `vec_dot` row by row. Activation quants are
+// the arithmetic; `matmul` returns the same bits as `vec_dot` row by row — except BF16 with two or
+// more tokens, which follows llama.cpp's prompt-processing GEMM order (src/kernels/bf16_pairs.h; one
+// token follows its ggml_vec_dot_bf16, both as on AVX512-BF16 CPUs). Activation quants are
 // expected in [-127, 127], the range the quantizers below produce.
 //
 // ISA dispatch. A scalar reference path is always built; an AVX2+FMA+F16C path is compiled separately

@@ -76,8 +76,11 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   }
   if (n_rows == 0 || n_tokens == 0) return;
   const KernelTable& table = active_table();
-  MatmulCtx c{table.vec_dot[slot(w)],
-              table.tile[slot(w)],
+  // Two or more tokens take the batch order where a type has one (BF16: bf16_pairs.h); its rows are
+  // then computed one dot product at a time.
+  const VecDotFn batch = n_tokens >= 2 ? table.vec_dot_batch[slot(w)] : nullptr;
+  MatmulCtx c{batch != nullptr ? batch : table.vec_dot[slot(w)],
+              batch != nullptr ? nullptr : table.tile[slot(w)],
               static_cast<const uint8_t*>(W),
               static_cast<const uint8_t*>(X_act),
               Y,

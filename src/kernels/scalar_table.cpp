@@ -20,6 +20,7 @@ const KernelTable& scalar_table() {
 void overlay(KernelTable& base, const KernelTable& over) {
   for (size_t i = 0; i < kTypeSlots; ++i) {
     if (over.vec_dot[i] != nullptr) base.vec_dot[i] = over.vec_dot[i];
+    if (over.vec_dot_batch[i] != nullptr) base.vec_dot_batch[i] = over.vec_dot_batch[i];
     if (over.tile[i] != nullptr) base.tile[i] = over.tile[i];
     if (over.quantize[i] != nullptr) base.quantize[i] = over.quantize[i];
     if (over.quantize_backend[i] != nullptr) base.quantize_backend[i] = over.quantize_backend[i];

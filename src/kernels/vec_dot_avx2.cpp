@@ -18,39 +18,26 @@ inline __m256 load_f32(const void* p, int64_t i) {
 inline __m256 load_f16(const void* p, int64_t i) {
   return _mm256_cvtph_ps(load128(static_cast<const uint16_t*>(p) + i));
 }
-inline __m256 load_bf16(const void* p, int64_t i) {
-  const __m256i w = _mm256_cvtepu16_epi32(load128(static_cast<const uint16_t*>(p) + i));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
-}
 inline float scalar_f32(const void* p, int64_t i) {
   return static_cast<const float*>(p)[i];
 }
 inline float scalar_f16(const void* p, int64_t i) {
   return h2f(static_cast<const uint16_t*>(p)[i]);
 }
-inline float scalar_bf16(const void* p, int64_t i) {
-  const uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
-// kAcc 8-lane FMA accumulators over 8·kAcc elements per step, the remaining whole 8-element steps
-// into the first; the tail (< 8 elements) in double. F32 and F16 use two accumulators, the order of
-// their matmul tiles (tile_avx2.cpp), so vec_dot and matmul agree; BF16 (no tile) uses four.
-template <int kAcc, __m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
+// Two 8-lane FMA accumulators over 16 elements per step, the remaining whole 8-element step into the
+// first; the tail (< 8 elements) in double. The order of the F32 / F16 matmul tiles (tile_avx2.cpp),
+// so vec_dot and matmul agree. (BF16: bf16_pairs_avx2.cpp.)
+template <__m256 (*Load)(const void*, int64_t), float (*Scalar)(const void*, int64_t)>
 void dot_float_row(int64_t n, float* out, const void* a, const void* b) {
-  static_assert(kAcc == 2 || kAcc == 4);
-  __m256 acc[kAcc];
-  for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_setzero_ps();
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 8 * kAcc <= n; i += 8 * kAcc) {
-    for (int k = 0; k < kAcc; ++k) acc[k] = _mm256_fmadd_ps(Load(a, i + 8 * k), Load(b, i + 8 * k), acc[k]);
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
+    acc1 = _mm256_fmadd_ps(Load(a, i + 8), Load(b, i + 8), acc1);
   }
-  for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc[0]);
-  const __m256 v = kAcc == 2 ? _mm256_add_ps(acc[0], acc[1])
-                             : _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
-  double sum = hsum(v);
+  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(Load(a, i), Load(b, i), acc0);
+  double sum = hsum(_mm256_add_ps(acc0, acc1));
   for (; i < n; ++i) sum += static_cast<double>(Scalar(a, i) * Scalar(b, i));
   *out = static_cast<float>(sum);
 }
@@ -296,9 +283,8 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
 }  // namespace
 
 void install_avx2_vec_dot(KernelTable& t) {
-  t.vec_dot[idx(TensorType::F32)] = dot_float_row<2, load_f32, scalar_f32>;
-  t.vec_dot[idx(TensorType::F16)] = dot_float_row<2, load_f16, scalar_f16>;
-  t.vec_dot[idx(TensorType::BF16)] = dot_float_row<4, load_bf16, scalar_bf16>;
+  t.vec_dot[idx(TensorType::F32)] = dot_float_row<load_f32, scalar_f32>;
+  t.vec_dot[idx(TensorType::F16)] = dot_float_row<load_f16, scalar_f16>;
   t.vec_dot[idx(TensorType::Q4_0)] = dot_q4_0;
   t.vec_dot[idx(TensorType::Q4_1)] = dot_q4_1;
   t.vec_dot[idx(TensorType::Q5_0)] = dot_q5_0;
@@ -315,6 +301,7 @@ void install_avx2(KernelTable& t) {
   install_avx2_vec_dot(t);
   install_avx2_convert(t);
   install_avx2_tile(t);
+  install_avx2_bf16(t);
   install_avx2_exp(t);
   install_avx2_dot_f16_lanes16(t);
 }

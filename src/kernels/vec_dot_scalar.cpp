@@ -6,11 +6,14 @@
 //     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K and Q6_K add the
 //     (super-)block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
 //     unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
-//   - float rows: 8-lane FMA accumulators, the last n % 8 products added in double.
+//   - F32 / F16 rows: 8-lane FMA accumulators, the last n % 8 products added in double;
+//   - BF16 rows: the pair order of llama.cpp's AVX512-BF16 kernels (bf16_pairs.h), one order for a
+//     single token (vec_dot) and one for matmul with two or more tokens (vec_dot_batch).
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/bf16_pairs.h"
 #include "kernels/blocks.h"
 #include "kernels/half.h"
 #include "kernels/lanes8.h"
@@ -30,17 +33,13 @@ float f32_at(const void* p, int64_t i) {
 float f16_at(const void* p, int64_t i) {
   return fp16_to_fp32(static_cast<const uint16_t*>(p)[i]);
 }
-float bf16_at(const void* p, int64_t i) {
-  return half::bf16_to_fp32(static_cast<const uint16_t*>(p)[i]);
-}
 
-// kAcc 8-lane accumulators over steps of 8·kAcc elements, the remaining whole 8-element steps into
-// the first; the accumulators added lane by lane (a0 + a1, or (a0 + a1) + (a2 + a3)), the lanes
-// summed by hsum, then the last n % 8 products (rounded to float) added in double.
-template <int kAcc, float (*At)(const void*, int64_t)>
+// Two 8-lane accumulators over steps of 16 elements, the remaining whole 8-element step into the
+// first; the accumulators added lane by lane, the lanes summed by hsum, then the last n % 8 products
+// (rounded to float) added in double.
+template <float (*At)(const void*, int64_t)>
 void dot_float(int64_t n, float* out, const void* w, const void* x) {
-  static_assert(kAcc == 2 || kAcc == 4);
-  lanes8::Acc acc[kAcc];
+  lanes8::Acc acc[2];
   auto step = [&](int64_t i, lanes8::Acc& a) {
     float wv[kLanes], xv[kLanes];
     for (int l = 0; l < kLanes; ++l) {
@@ -50,17 +49,24 @@ void dot_float(int64_t n, float* out, const void* w, const void* x) {
     a.fma(wv, xv);
   };
   int64_t i = 0;
-  for (; i + kLanes * kAcc <= n; i += kLanes * kAcc) {
-    for (int k = 0; k < kAcc; ++k) step(i + kLanes * k, acc[k]);
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    step(i, acc[0]);
+    step(i + kLanes, acc[1]);
   }
   for (; i + kLanes <= n; i += kLanes) step(i, acc[0]);
   float v[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    v[l] = kAcc == 2 ? acc[0].v[l] + acc[1].v[l] : (acc[0].v[l] + acc[1].v[l]) + (acc[2].v[l] + acc[3].v[l]);
-  }
+  for (int l = 0; l < kLanes; ++l) v[l] = acc[0].v[l] + acc[1].v[l];
   double sum = lanes8::hsum(v);
   for (; i < n; ++i) sum += static_cast<double>(At(w, i) * At(x, i));
   *out = static_cast<float>(sum);
+}
+
+void dot_bf16(int64_t n, float* out, const void* w, const void* x) {
+  *out = bf16_pairs::dot_one_token(n, static_cast<const uint16_t*>(w), static_cast<const uint16_t*>(x));
+}
+
+void dot_bf16_batch(int64_t n, float* out, const void* w, const void* x) {
+  *out = bf16_pairs::dot_batch(n, static_cast<const uint16_t*>(w), static_cast<const uint16_t*>(x));
 }
 
 // ---- 32-element blocks ---------------------------------------------------------------------------
@@ -294,10 +300,11 @@ void dot_q6_k(int64_t n, float* out, const void* w, const void* x) {
 }  // namespace
 
 void install_scalar_vec_dot(KernelTable& t) {
-  // F32 / F16: two accumulators, the order of the AVX2 matmul tiles; BF16: four.
-  t.vec_dot[slot(TensorType::F32)] = dot_float<2, f32_at>;
-  t.vec_dot[slot(TensorType::F16)] = dot_float<2, f16_at>;
-  t.vec_dot[slot(TensorType::BF16)] = dot_float<4, bf16_at>;
+  // F32 / F16: two accumulators, the order of the AVX2 matmul tiles; BF16: bf16_pairs.h.
+  t.vec_dot[slot(TensorType::F32)] = dot_float<f32_at>;
+  t.vec_dot[slot(TensorType::F16)] = dot_float<f16_at>;
+  t.vec_dot[slot(TensorType::BF16)] = dot_bf16;
+  t.vec_dot_batch[slot(TensorType::BF16)] = dot_bf16_batch;
   t.vec_dot[slot(TensorType::Q4_0)] = dot_q4_0;
   t.vec_dot[slot(TensorType::Q4_1)] = dot_q_1<false>;
   t.vec_dot[slot(TensorType::Q5_0)] = dot_q5_0;

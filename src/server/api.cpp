@@ -5,6 +5,8 @@
 #include <ctime>
 
 #include "server/api_error.h"
+#include "server/attestation.h"
+#include "tee/tee_policy.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 
@@ -60,6 +62,7 @@ asio::awaitable<void> Api::handle(Exchange& ex) {
   try {
     co_await dispatch(ex, m);
   } catch (const Error& e) {
+    if (e.code() == "integrity_error" || e.code() == codes::kDecryptionFailed) metrics_.record_integrity_failure();
     failure = error_response(e);  // keeps an ApiError's param
   } catch (const std::exception&) {
     failure = error_response(Error(codes::kInternal, "internal server error"));
@@ -110,6 +113,7 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     case RouteId::GetModel: co_await get_model(ex, m.param); break;
     case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;
     case RouteId::PullModel: co_await pull(ex); break;
+    case RouteId::Attestation: co_await attestation(ex); break;
   }
 }
 
@@ -127,6 +131,11 @@ json model_status_json(const serving::ModelStatus& s) {
     j["size_bytes"] = d.file_size;
     j["n_params"] = d.n_params;
     j["chat_template"] = d.chat_template;
+    if (!d.sha256.empty()) {
+      j["sha256"] = d.sha256;
+      j["signature"] = d.signature;
+      if (!d.encrypted_sha256.empty()) j["encrypted_sha256"] = d.encrypted_sha256;
+    }
   } else {
     j["n_ctx"] = nullptr;
   }
@@ -156,9 +165,27 @@ asio::awaitable<void> Api::health(Exchange& ex) {
             {"uptime_seconds", static_cast<int64_t>(uptime)},
             {"models", models},
             {"settings", cfg_.effective_json()},
-            {"tee", {{"enabled", false}, {"type", "none"}}},
+            {"tee", tee_health()},
             {"privacy", {{"redact_logs", cfg_.redact_logs}, {"suppress_token_metrics", cfg_.suppress_token_metrics}}}};
   co_await ex.respond(json_response(stopping_ ? 503 : 200, j));
+}
+
+// {enabled, type, policy, verifiable, models_verified}: models_verified counts the loaded models
+// whose bytes were measured at load and matched their pin or signature.
+json Api::tee_health() const {
+  if (!attestor_) return {{"enabled", false}, {"type", "none"}, {"policy", nullptr}, {"verifiable", false},
+                          {"models_verified", 0}};
+  int verified = 0;
+  for (const auto& s : registry_->list()) {
+    if (!s.description || s.description->sha256.empty()) continue;
+    if (s.description->signature == "verified" || cfg_.model_hashes.count(s.name) > 0) ++verified;
+  }
+  return {{"enabled", true},
+          {"type", attestor_->tee_type()},
+          {"provider", attestor_->provider_name()},
+          {"policy", tee::to_string(attestor_->policy())},
+          {"verifiable", attestor_->verifiable()},
+          {"models_verified", verified}};
 }
 
 asio::awaitable<void> Api::metrics_text(Exchange& ex) {

@@ -1,5 +1,5 @@
 // The OpenAI-compatible API: routing, authentication, the per-request log line and metrics, and
-// the route handlers (completions, models, pull, health, metrics).
+// the route handlers (completions, models, pull, attestation, health, metrics).
 #pragma once
 
 #include <atomic>
@@ -20,6 +20,7 @@
 namespace a3s::power::server {
 
 struct ParsedCompletion;
+class Attestor;
 
 class Api final : public HttpHandler {
  public:
@@ -34,6 +35,8 @@ class Api final : public HttpHandler {
   void set_stopping() { stopping_ = true; }
   bool stopping() const { return stopping_.load(); }
   Metrics& metrics() { return metrics_; }
+  // Enables GET /v1/attestation and the TEE block of /health (tee_mode). Call before serving.
+  void set_attestor(std::shared_ptr<Attestor> attestor) { attestor_ = std::move(attestor); }
 
  private:
   asio::awaitable<void> dispatch(Exchange& ex, const RouteMatch& m);
@@ -44,6 +47,8 @@ class Api final : public HttpHandler {
   asio::awaitable<void> get_model(Exchange& ex, const std::string& id);
   asio::awaitable<void> delete_model(Exchange& ex, const std::string& id);
   asio::awaitable<void> metrics_text(Exchange& ex);
+  asio::awaitable<void> attestation(Exchange& ex);
+  nlohmann::json tee_health() const;
   void finish_record(Exchange& ex, std::chrono::steady_clock::time_point start);
 
   const config::Config& cfg_;
@@ -53,6 +58,7 @@ class Api final : public HttpHandler {
   Authenticator auth_;
   Router router_;
   Metrics metrics_;
+  std::shared_ptr<Attestor> attestor_;  // null unless tee_mode
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   int64_t started_unix_ = 0;
   std::atomic<bool> stopping_{false};

@@ -95,6 +95,16 @@ void Metrics::record_tokens(int prompt_tokens, int completion_tokens) {
   if (completion_tokens > 0) completion_tokens_ += static_cast<uint64_t>(completion_tokens);
 }
 
+void Metrics::record_attestation(bool ok) {
+  std::lock_guard lk(mu_);
+  ++(ok ? attestations_ok_ : attestations_failed_);
+}
+
+void Metrics::record_integrity_failure() {
+  std::lock_guard lk(mu_);
+  ++integrity_failures_;
+}
+
 std::string Metrics::render(const GaugeSnapshot& g) const {
   std::lock_guard lk(mu_);
   PrometheusWriter w;
@@ -113,6 +123,12 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
   w.sample("a3s_power_prompt_tokens_total", {}, static_cast<double>(prompt_tokens_));
   w.family("a3s_power_completion_tokens_total", "counter", "Completion tokens generated.");
   w.sample("a3s_power_completion_tokens_total", {}, static_cast<double>(completion_tokens_));
+  w.family("a3s_power_attestations_total", "counter", "Attestation requests by result.");
+  w.sample("a3s_power_attestations_total", {{"result", "ok"}}, static_cast<double>(attestations_ok_));
+  w.sample("a3s_power_attestations_total", {{"result", "error"}}, static_cast<double>(attestations_failed_));
+  w.family("a3s_power_integrity_failures_total", "counter",
+           "Models refused because their bytes failed a pin, signature or authentication check.");
+  w.sample("a3s_power_integrity_failures_total", {}, static_cast<double>(integrity_failures_));
   w.family("a3s_power_active_requests", "gauge", "Generations running in a slot.");
   w.sample("a3s_power_active_requests", {}, g.active_requests);
   w.family("a3s_power_queued_requests", "gauge", "Generations waiting for a slot.");

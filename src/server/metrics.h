@@ -61,6 +61,8 @@ class Metrics {
   void record_request(const std::string& method, const std::string& route, int status, double seconds);
   void record_ttft(const std::string& route, double seconds);
   void record_tokens(int prompt_tokens, int completion_tokens);
+  void record_attestation(bool ok);  // GET /v1/attestation answered with evidence (ok) or failed
+  void record_integrity_failure();   // a model refused for its bytes (pin, signature, authentication)
   std::string render(const GaugeSnapshot& g) const;
 
  private:
@@ -69,6 +71,7 @@ class Metrics {
   std::map<std::string, Histogram> durations_;                        // route → seconds
   std::map<std::string, Histogram> ttft_;                              // route → seconds
   uint64_t prompt_tokens_ = 0, completion_tokens_ = 0;
+  uint64_t attestations_ok_ = 0, attestations_failed_ = 0, integrity_failures_ = 0;
 };
 
 }  // namespace a3s::power::server

@@ -10,6 +10,7 @@ Router::Router() {
       {"POST", "/v1/completions", false, "/v1/completions", RouteId::Completions},
       {"GET", "/v1/models", false, "/v1/models", RouteId::ListModels},
       {"POST", "/v1/models/pull", false, "/v1/models/pull", RouteId::PullModel},
+      {"GET", "/v1/attestation", false, "/v1/attestation", RouteId::Attestation},
       {"GET", "/v1/models/", true, "/v1/models/{id}", RouteId::GetModel},
       {"DELETE", "/v1/models/", true, "/v1/models/{id}", RouteId::DeleteModel},
   };
@@ -36,6 +37,30 @@ std::optional<std::string> percent_decode(const std::string& s) {
     if (c == '\0') return std::nullopt;
     out += c;
     i += 2;
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> parse_query(const std::string& query) {
+  std::map<std::string, std::string> out;
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string::npos) end = query.size();
+    std::string part = query.substr(start, end - start);
+    start = end + 1;
+    if (part.empty()) {
+      if (end == query.size()) break;
+      continue;
+    }
+    for (char& c : part) {
+      if (c == '+') c = ' ';
+    }
+    const size_t eq = part.find('=');
+    auto name = percent_decode(part.substr(0, eq));
+    auto value = percent_decode(eq == std::string::npos ? std::string() : part.substr(eq + 1));
+    if (!name || !value) return std::nullopt;
+    if (!out.emplace(std::move(*name), std::move(*value)).second) return std::nullopt;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // distinguishes "no such path" (404) from "path exists, method not allowed" (405, with Allow).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ enum class RouteId {
   GetModel,
   DeleteModel,
   PullModel,
+  Attestation,
 };
 
 struct RouteMatch {
@@ -47,5 +49,9 @@ class Router {
 
 // Percent-decoding of a path segment; nullopt for malformed escapes or a decoded NUL.
 std::optional<std::string> percent_decode(const std::string& s);
+
+// Query string ("a=1&b=x%20y", without '?') → name/value pairs, percent-decoded ('+' is a space).
+// nullopt for a malformed escape, a decoded NUL or a name given twice.
+std::optional<std::map<std::string, std::string>> parse_query(const std::string& query);
 
 }  // namespace a3s::power::server

@@ -14,6 +14,7 @@
 #include "a3s/power/error.h"
 #include "crypto/key_provider.h"
 #include "server/api.h"
+#include "server/attestation.h"
 #include "server/http_server.h"
 #include "serving/engine_runtime.h"
 #include "serving/scheduler.h"
@@ -63,8 +64,14 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
   } else if (!cfg.model_key_source.env.empty()) {
     eo.decrypt.key = crypto::env_key_provider(cfg.model_key_source.env);
   }
-  auto loader = [eo](const std::string& name, const std::string& path) {
-    return serving::load_engine_runtime(name, path, eo);
+  // Model integrity (docs/model-integrity.md): a pin per served name, one signing key for all. In TEE
+  // mode every model is measured from the bytes it is served from (the attestation claims carry it).
+  eo.integrity.measure = cfg.tee_mode;
+  if (cfg.model_signing_key) eo.integrity.signing_key = *cfg.model_signing_key;
+  auto loader = [eo, pins = cfg.model_hashes](const std::string& name, const std::string& path) {
+    serving::EngineRuntimeOptions o = eo;
+    if (auto it = pins.find(name); it != pins.end()) o.integrity.pin = it->second;
+    return serving::load_engine_runtime(name, path, o);
   };
   std::shared_ptr<store::Store> st;
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
@@ -150,6 +157,13 @@ const config::Config& Server::config() const { return impl_->cfg; }
 
 uint16_t Server::start() {
   check_bind_policy(impl_->cfg);
+  if (impl_->cfg.tee_mode) {
+    // Before the models load: a strict server without attestation hardware stops here.
+    auto attestor = std::make_shared<Attestor>(impl_->cfg);
+    spdlog::info("tee: {} evidence from {} (policy {}{})", attestor->tee_type(), attestor->provider_name(),
+                 tee::to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
+    impl_->api.set_attestor(std::move(attestor));
+  }
   impl_->registry->load_all();
   if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error("config_error", "port out of range");
   uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));

@@ -45,6 +45,11 @@ std::string fingerprint_for(const ModelInfo& info) {
   return out;
 }
 
+weights::IntegrityOptions named(weights::IntegrityOptions o, const std::string& name) {
+  o.model_name = name;
+  return o;
+}
+
 class EngineRuntime final : public ModelRuntime {
  public:
   EngineRuntime(const std::string& name, const std::string& path, const EngineRuntimeOptions& opts)
@@ -52,7 +57,8 @@ class EngineRuntime final : public ModelRuntime {
                                                       .n_batch = opts.n_batch,
                                                       .weights = opts.weights,
                                                       .memory_budget = opts.memory_budget},
-                                            .decrypt = opts.decrypt})),
+                                            .decrypt = opts.decrypt,
+                                            .integrity = named(opts.integrity, name)})),
         n_ctx_option_(opts.n_ctx) {
     const ModelInfo& info = model_->info();
     if (n_ctx_option_ == 0 && info.n_ctx_max > 0 && opts.n_parallel > 1) {
@@ -80,6 +86,11 @@ class EngineRuntime final : public ModelRuntime {
     desc_.n_vocab = info.n_vocab;
     desc_.chat_template = template_ ? template_->family() : "unsupported";
     desc_.system_fingerprint = fingerprint_for(info);
+    if (info.integrity) {
+      desc_.sha256 = info.integrity->sha256;
+      if (info.integrity->signature_verified) desc_.signature = "verified";
+    }
+    if (info.encryption) desc_.encrypted_sha256 = info.encryption->ciphertext_sha256;
   }
 
   const ModelDescription& description() const override { return desc_; }

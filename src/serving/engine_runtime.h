@@ -21,12 +21,15 @@ struct EngineRuntimeOptions {
   uint64_t memory_budget = 0;  // bytes; 0 = none
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error on chat)
   weights::DecryptOptions decrypt;     // encrypted model files (plaintext files load as they are)
+  // Pin, signing key, or measurement only (weights/integrity.h); model_name is set by the loader.
+  weights::IntegrityOptions integrity;
 };
 
 // Loads the GGUF file at `path` (plaintext, or encrypted: see engine/model_loader.h) and serves it as
 // `name`. Throws the engine's load errors ("io_error", "invalid_model", "unsupported_tensor_type",
 // "unsupported_architecture") and the decryption errors ("model_key_error", "model_key_mismatch",
-// "decryption_failed", "integrity_error").
+// "decryption_failed", "integrity_error" — also for a pin or signature that does not match, naming
+// the model — and "invalid_argument" for a measured plaintext model whose weights would stream).
 // An unsupported chat template does not fail the load: chat_prompt() throws it instead, so the
 // model still serves /v1/completions.
 std::shared_ptr<ModelRuntime> load_engine_runtime(const std::string& name, const std::string& path,

@@ -32,6 +32,10 @@ struct ModelDescription {
   uint64_t memory_budget = 0;        // bytes (0 = none); caps n_ctx
   std::string chat_template;       // recognised template family ("plain" when the model has none)
   std::string system_fingerprint;  // stable per model file + server version
+  // Integrity (docs/model-integrity.md), for /health and attestation claims:
+  std::string sha256;            // hex of the plaintext GGUF bytes ("" when not measured)
+  std::string encrypted_sha256;  // hex of the encrypted file (encrypted models only, else "")
+  std::string signature = "absent";  // "verified" | "absent"
 };
 
 // One sequence's state (its KV cache) for one model. Owned by a scheduler slot and reused across

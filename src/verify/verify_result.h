@@ -31,6 +31,11 @@ inline constexpr const char* kNonceMismatch = "nonce_mismatch";
 inline constexpr const char* kClaimsDigestMismatch = "claims_digest_mismatch";
 inline constexpr const char* kModelHashMismatch = "model_hash_mismatch";
 inline constexpr const char* kSimulatedEvidence = "simulated_evidence";
+// Live attestation (a3s/power/verify_attestation.h).
+inline constexpr const char* kMalformedResponse = "malformed_response";              // response shape / encodings
+inline constexpr const char* kUnsupportedClaimsSchema = "unsupported_claims_schema";  // claims.schema
+inline constexpr const char* kModelMismatch = "model_mismatch";                      // claims.model.name
+inline constexpr const char* kNotVerifiable = "not_verifiable";                      // TDREPORT / verifiable false
 }  // namespace steps
 
 struct VerifyResult {

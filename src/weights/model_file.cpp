@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "crypto/encrypted_reader.h"
 #include "crypto/key_provider.h"
+#include "crypto/sha256.h"
 #include "gguf/gguf_file.h"
 #include "weights/encrypted_byte_reader.h"
 #include "weights/plaintext_image.h"
@@ -58,7 +59,7 @@ bool is_encrypted_model_file(const std::string& path) {
   return n == static_cast<ssize_t>(magic.size()) && crypto::has_encrypted_magic(magic);
 }
 
-OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts) {
+OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts, const IntegrityOptions& integrity) {
   OpenedModel out;
   const std::string shown = printable_name(path);
   if (!is_encrypted_model_file(path)) {
@@ -66,7 +67,24 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
       throw Error(codes::kInvalidArgument,
                   "model file '" + shown + "' is not encrypted, but a model key or decrypt mode was given");
     }
-    out.file = gguf::File::open(path);
+    if (!integrity.needs_digest()) {
+      out.file = gguf::File::open(path);
+      return out;
+    }
+    // Hash the bytes that will be served: read into locked memory, never mapped from the file.
+    const auto t0 = std::chrono::steady_clock::now();
+    crypto::Sha256Digest digest{};
+    std::shared_ptr<PlaintextImage> image = read_file_image(path, digest);
+    const IntegrityResult checked = check_integrity(path, digest, integrity);  // before parsing
+    out.sha256 = checked.sha256;
+    out.signature_verified = checked.signature_verified;
+    out.measured_image = true;
+    out.locked = image->locked();
+    log_debug("read model '" + shown + "' (" + std::to_string(image->bytes().size()) + " bytes) into " +
+              (out.locked ? "locked" : "unlocked") + " memory and measured it in " +
+              std::to_string(elapsed_ms(t0)) + " ms");
+    const std::span<const uint8_t> bytes = image->bytes();
+    out.file = gguf::File::from_memory(bytes, path, std::move(image));
     return out;
   }
 
@@ -100,6 +118,9 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
     const crypto::EncryptedDigests digests = reader->decrypt_each([](std::span<const uint8_t>) {});
     out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
     out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+    const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);
+    out.sha256 = checked.sha256;
+    out.signature_verified = checked.signature_verified;
     auto bytes = std::make_unique<EncryptedByteReader>(std::move(reader));
     EncryptedByteReader* source = bytes.get();
     out.file = gguf::File::from_prefix([source](uint64_t off, std::span<uint8_t> dst) { source->read(off, dst); },
@@ -118,6 +139,9 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts)
 
   out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
   out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+  const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);  // before parsing
+  out.sha256 = checked.sha256;
+  out.signature_verified = checked.signature_verified;
   out.locked = image->locked();
   const auto ms = elapsed_ms(t0);
   log_debug("decrypted model '" + shown + "' (" + std::to_string(size) + " bytes) into " +

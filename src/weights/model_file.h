@@ -14,15 +14,23 @@
 // stream mode in one pass that keeps a single chunk in memory at a time. The plaintext and ciphertext
 // (whole file) SHA-256 are reported.
 //
+// Integrity (weights/integrity.h): with `integrity.needs_digest()`, a plaintext file is not mapped
+// but read into locked anonymous memory while it is hashed (plaintext_image.h, read_file_image) and
+// served from there; an encrypted model's authenticated plaintext digest is used as it is. The pin
+// and the signature are checked before the GGUF is parsed.
+//
 // Errors: those of gguf::File, crypto::EncryptedReader and crypto::KeyProvider, plus
 // Error("invalid_argument") when decryption was requested explicitly (`required`) for a file that
-// is not encrypted, and Error("model_key_error") for an encrypted file without a key.
+// is not encrypted, Error("model_key_error") for an encrypted file without a key, and
+// check_integrity's Error("integrity_error").
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "weights/integrity.h"
 
 namespace a3s::power::gguf {
 class File;
@@ -61,12 +69,19 @@ struct OpenedModel {
   bool locked = false;            // memory mode: every page mlocked
   // Stream mode: the source of the tensor bytes (`file` is then header_only()).
   std::shared_ptr<ByteReader> stream_reader;
+  // Integrity: hex SHA-256 of the plaintext bytes (every encrypted model; a plaintext one when a
+  // digest was needed, else ""), and whether `<path>.sig` was verified.
+  std::string sha256;
+  bool signature_verified = false;
+  // A plaintext model read into locked memory to be measured: its weights must stay resident.
+  bool measured_image = false;
 };
 
 // True when the file at `path` starts with the encrypted-model magic. Unreadable → false (the open
 // that follows reports the error).
 bool is_encrypted_model_file(const std::string& path);
 
-OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts);
+OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
+                            const IntegrityOptions& integrity = {});
 
 }  // namespace a3s::power::weights

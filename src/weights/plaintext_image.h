@@ -11,10 +11,14 @@
 //     RLIMIT_MEMLOCK allows (otherwise a debug log says so), MADV_DONTDUMP, read-only once filled,
 //     and wiped (OPENSSL_cleanse) when the image is released.
 //
+// A plaintext model whose digest is needed (weights/integrity.h) is read into a locked-memory image
+// as well (read_file_image), so the bytes that were hashed are the bytes that are served.
+//
 // `fill` writes all `size` bytes (the decryption). If it throws, the partly filled bytes are wiped
 // before the memory is released and the exception propagates.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,5 +44,11 @@ std::shared_ptr<PlaintextImage> make_locked_image(size_t size, const ImageFill& 
 // `name` is the memfd's debugging name (shown as /memfd:<name> in /proc/<pid>/maps).
 std::shared_ptr<PlaintextImage> make_sealed_memfd_image(size_t size, const std::string& name,
                                                         const ImageFill& fill);
+
+// Reads the regular file at `path` into a locked-memory image and hashes the image's bytes as they
+// land (chunk by chunk, after each chunk is in place): `sha256_out` is the SHA-256 of exactly the
+// returned bytes. Errors: Error("io_error") when the file cannot be read completely (not a regular
+// file, truncated meanwhile), Error("invalid_model") for an empty file.
+std::shared_ptr<PlaintextImage> read_file_image(const std::string& path, std::array<uint8_t, 32>& sha256_out);
 
 }  // namespace a3s::power::weights

@@ -63,6 +63,18 @@ struct EncryptionInfo {
   bool memory_locked = false;     // "memory" mode: every page locked in RAM (RLIMIT_MEMLOCK allowing)
 };
 
+// What is known about the model's plaintext bytes (docs/model-integrity.md), from load_model() with
+// integrity options or an encrypted model. Digests are lowercase hex.
+struct IntegrityInfo {
+  std::string sha256;               // SHA-256 of the plaintext GGUF bytes the engine serves
+  bool signature_verified = false;  // `<path>.sig` verified with the configured signing key
+  // A plaintext file read into memory to be measured (not an encrypted model): its weights must stay
+  // resident, a streamed read would go back to the file (stream / auto choosing stream → Error
+  // "invalid_argument").
+  bool plaintext_image = false;
+  std::string subject;  // how messages name the model, e.g. "model 'x'"
+};
+
 struct ModelInfo {
   std::string path;
   std::string name;          // general.name, else file stem
@@ -78,6 +90,7 @@ struct ModelInfo {
   int n_ctx_max = 0;           // largest context the budget allows (0 = no budget limit)
   int n_batch = 0;             // prefill batch in use
   std::optional<EncryptionInfo> encryption;  // set when the model file was encrypted
+  std::optional<IntegrityInfo> integrity;    // set when the plaintext digest is known
 };
 
 class Model {
@@ -90,10 +103,11 @@ class Model {
   // keeps alive). info().path is file->path(); `encryption` becomes info().encryption.
   // `tensor_bytes`: for a header-only file (stream decryption), where the tensor bytes are read
   // (at each tensor's file offset); the weights are then streamed: opts.weights auto or stream
-  // (resident → Error "invalid_argument").
+  // (resident → Error "invalid_argument"). `integrity` becomes info().integrity.
   static std::shared_ptr<Model> load(std::shared_ptr<const gguf::File> file, const ModelOptions& opts,
                                      std::optional<EncryptionInfo> encryption = std::nullopt,
-                                     std::shared_ptr<weights::ByteReader> tensor_bytes = nullptr);
+                                     std::shared_ptr<weights::ByteReader> tensor_bytes = nullptr,
+                                     std::optional<IntegrityInfo> integrity = std::nullopt);
   virtual ~Model() = default;
 
   virtual const ModelInfo& info() const = 0;

@@ -6,22 +6,15 @@
 #include "verify/cli/exit_status.h"
 #include "verify/cli/hex_arg.h"
 #include "verify/cli/min_tcb_arg.h"
+#include "verify/cli/non_empty_arg.h"
 #include "verify/cli/read_file.h"
 #include "verify/cli/report_output.h"
 #include "verify/cli/time_arg.h"
 
 namespace a3s::power::verify::cli {
 
-namespace {
-
-// An option given with an empty value is an error, never "not given": an unset shell variable must
-// not switch a check off.
-const CLI::Validator kNonEmpty(
-    [](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "NONEMPTY");
-
-}  // namespace
-
 CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
+  const CLI::Validator& kNonEmpty = non_empty();
   CLI::App* cmd = app.add_subcommand("report", "Verify a raw SEV-SNP report or TDX quote file (offline)");
   cmd->add_option("--file", a.file, "Evidence: a raw SEV-SNP report or TDX quote (type detected)")
       ->required()

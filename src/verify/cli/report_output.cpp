@@ -3,17 +3,13 @@
 #include <nlohmann/json.hpp>
 
 namespace a3s::power::verify::cli {
-namespace {
-
-std::string describe_skipped(const Report& r, const std::string& check) {
+std::string describe_skipped(TeeType tee, const std::string& check) {
   if (check == "tcb") return "tcb (signatures and certificate chains only)";
   if (check == "crl")
-    return r.tee_type == TeeType::kSevSnp ? "crl (AMD's revocation list is not consulted)"
-                                          : "crl (no collateral: the PCK chain's CRLs were not applied)";
+    return tee == TeeType::kSevSnp ? "crl (AMD's revocation list is not consulted)"
+                                   : "crl (no collateral: the PCK chain's CRLs were not applied)";
   return check;
 }
-
-}  // namespace
 
 std::string report_json(const Report& r) {
   nlohmann::ordered_json j;
@@ -40,7 +36,7 @@ std::string report_text(const Report& r) {
   if (!r.measurement.empty()) out += "measurement: " + r.measurement + "\n";
   if (!r.report_data.empty()) out += "report_data: " + r.report_data + "\n";
   out += "tcb_status: " + r.tcb_status + "\n";
-  for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(r, s) + "\n";
+  for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(r.tee_type, s) + "\n";
   return out;
 }
 

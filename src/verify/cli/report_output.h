@@ -17,4 +17,7 @@ std::string report_json(const Report& report);
 // tcb_status, and what was skipped.
 std::string report_text(const Report& report);
 
+// A skipped check (Report::skipped: "tcb", "crl") with what it means for evidence of type `tee`.
+std::string describe_skipped(TeeType tee, const std::string& check);
+
 }  // namespace a3s::power::verify::cli

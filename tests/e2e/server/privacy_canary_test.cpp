@@ -1,5 +1,5 @@
-// End-to-end privacy canary: the real server with the privacy policy on (redact_logs, which implies
-// suppress_token_metrics), an API key, and requests that carry a unique canary string in every place a
+// End-to-end privacy canary: the real server with the privacy policy on (tee_mode, or redact_logs alone;
+// either implies suppress_token_metrics), an API key, and requests that carry a unique canary string in every place a
 // client can put text — prompts, chat messages, a streamed chat, a malformed body, the model name, an
 // unknown field, a role, a path, the API key itself, and a stream cut by shutdown. The canary must not
 // appear in any log line, response body, error, /metrics or /health (stories260K cannot produce it, so
@@ -44,13 +44,14 @@ void expect_rounded_usage(const json& usage, const std::string& what) {
       << what;
 }
 
-TEST(E2EPrivacy, CanaryNeverLeavesTheServer) {
+// Runs every request against a server started with `policy` (config lines) and checks the outputs.
+void run_canary(const std::string& policy) {
   const std::string canary = new_canary();
   TempDir dir;
-  const std::string cfg = dir.write("power.hcl",
-                                    "redact_logs = true\n"
-                                    "log_level = \"debug\"\n"
-                                    "api_key \"tester\" {\n  key = \"" + std::string(kKey) + "\"\n}\n");
+  const std::string cfg = dir.write("power.hcl", policy +
+                                                     "log_level = \"debug\"\n"
+                                                     "api_key \"tester\" {\n  key = \"" + std::string(kKey) +
+                                                     "\"\n}\n");
   ServerProcess s({"--config", cfg, "--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
 
@@ -175,6 +176,15 @@ TEST(E2EPrivacy, CanaryNeverLeavesTheServer) {
   }
   EXPECT_GE(counted, 6) << log;  // three generations, two counts each
 }
+
+// TEE mode (development policy: simulated evidence on machines without attestation hardware) implies
+// the whole policy.
+TEST(E2EPrivacy, CanaryNeverLeavesATeeModeServer) {
+  run_canary("tee_mode = true\ntee_policy = \"development\"\n");
+}
+
+// The same policy without TEE mode, from redact_logs alone.
+TEST(E2EPrivacy, CanaryNeverLeavesARedactingServer) { run_canary("redact_logs = true\n"); }
 
 }  // namespace
 }  // namespace a3s::power::testing

@@ -15,7 +15,6 @@
 #include <map>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <span>
 
 #include "a3s/power/engine.h"
@@ -217,15 +216,6 @@ TEST_P(Parity, GreedyTokens) {
   const size_t same = static_cast<size_t>(
       std::mismatch(res.tokens.begin(), res.tokens.end(), expect.begin(), expect.end()).first -
       res.tokens.begin());
-  // Known divergences (open work): the BF16 runs differ from llama.cpp's build by ~3e-3 per logits
-  // row (from the first token), so at a near-tie (top-2 margin ≤ 0.02) greedy decoding takes the other
-  // branch. Logits stay within tolerance (Parity.Logits). Skipped with the match count, never passed.
-  static const std::set<std::string> kKnownDivergent = {"tiny-llama-BF16.p1", "tiny-llama-BF16.p2",
-                                                        "tiny-qwen2-BF16.p2"};
-  if (kKnownDivergent.count(c.model + ".p" + std::to_string(c.prompt)) && res.tokens != expect) {
-    GTEST_SKIP() << "known greedy divergence from llama.cpp after " << same << "/" << expect.size()
-                 << " tokens";
-  }
   const Kind k = kind_of(c.model);
   if (k == Kind::Quantized) {
     const size_t n = std::min<size_t>(8, expect.size());

@@ -218,9 +218,9 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback", "ctx_size",
                       "home", "host", "log_level", "max_body_bytes", "max_concurrent_requests", "max_queue",
-                      "memory_budget_mb", "metrics_public", "model_decrypt", "model_key_source", "models", "offline",
-                      "port", "queue_timeout_seconds", "redact_logs", "suppress_token_metrics", "tee_mode", "threads",
-                      "weights"}));
+                      "memory_budget_mb", "metrics_public", "model_decrypt", "model_hashes", "model_key_source",
+                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "redact_logs",
+                      "suppress_token_metrics", "tee_device_root", "tee_mode", "tee_policy", "threads", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));
   EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));
   EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));

@@ -233,18 +233,16 @@ TEST_P(ConfigNotSupported, IsRefusedAtTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     EveryKey, ConfigNotSupported,
     ::testing::Values(std::pair<std::string, std::string>{"tls_port", "8443"},
-                      std::pair<std::string, std::string>{"tee_policy", "\"/etc/policy.json\""},
                       std::pair<std::string, std::string>{"ratls", "true"},
-                      std::pair<std::string, std::string>{"model_hashes", "{ llama = \"sha256:00\" }"},
-                      std::pair<std::string, std::string>{"model_signing_key", "\"/k.pem\""},
                       std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
                       std::pair<std::string, std::string>{"prompt_cache_ttl_seconds", "60"},
                       std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),
     [](const auto& info) { return info.param.first; });
 
-TEST(ConfigSchema, ModelHashBlockIsRefused) {
-  EXPECT_EQ(apply_error("\nmodel_hash \"llama\" {\n  sha256 = \"00\"\n}\n"),
-            "c.hcl:2:1: 'model_hash' is not supported yet");
+TEST(ConfigSchema, TeePolicyAndDeviceRoot) {
+  EXPECT_EQ(apply_error("tee_policy = \"lenient\"\n"), "c.hcl:1:14: 'tee_policy' must be one of strict, development");
+  EXPECT_EQ(apply_error("tee_device_root = \"relative/dir\"\n"), "c.hcl:1:19: 'tee_device_root' must be an absolute path");
+  EXPECT_EQ(apply_error("tee_device_root = \"\"\n"), "c.hcl:1:19: 'tee_device_root' must be an absolute path");
 }
 
 TEST(ConfigSchema, ModelsFromListAndBlocks) {
@@ -386,7 +384,9 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("tls_port").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 35u);  // 25 settings (3 aliases) + 10 not supported yet
+  EXPECT_EQ(by_name.size(), 36u);  // 29 settings (3 aliases) + 7 not supported yet
+  EXPECT_TRUE(by_name.at("model_hashes").supported);
+  EXPECT_EQ(by_name.at("model_signing_key").env, "A3S_POWER_MODEL_SIGNING_KEY");
   EXPECT_TRUE(by_name.at("weights").supported);
   EXPECT_EQ(by_name.at("memory_budget_mb").env, "A3S_POWER_MEMORY_BUDGET_MB");
 }

@@ -180,6 +180,23 @@ inline float scalar_dot(TensorType w, int64_t n, const void* w_row, const void* 
   return out;
 }
 
+// The scalar reference of one matmul output with n_tokens tokens (the batch order where the type has
+// one, matmul.cpp).
+inline float scalar_matmul_dot(TensorType w, int64_t n_tokens, int64_t n, const void* w_row, const void* x_act) {
+  float out = 0.0f;
+  const VecDotFn batch = scalar_table().vec_dot_batch[slot(w)];
+  (n_tokens >= 2 && batch != nullptr ? batch : scalar_table().vec_dot[slot(w)])(n, &out, w_row, x_act);
+  return out;
+}
+
+// The same with the active ISA's kernels.
+inline float active_matmul_dot(TensorType w, int64_t n_tokens, int64_t n, const void* w_row, const void* x_act) {
+  float out = 0.0f;
+  const VecDotFn batch = active_table().vec_dot_batch[slot(w)];
+  (n_tokens >= 2 && batch != nullptr ? batch : active_table().vec_dot[slot(w)])(n, &out, w_row, x_act);
+  return out;
+}
+
 inline std::vector<float> dequantized(TensorType t, const void* src, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   dequantize_row(t, src, out.data(), n);

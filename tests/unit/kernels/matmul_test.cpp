@@ -46,12 +46,11 @@ TEST_P(Matmul, TiledEqualsNaiveLoopAndScalarPath) {
         for (int64_t r = 0; r < n_rows; ++r) {
           const uint8_t* w_row = W.data() + r * wb;
           const uint8_t* x_row = X.data() + t * xb;
-          float want = 0.0f;
-          vec_dot(type, n_cols, &want, w_row, x_row);
+          const float want = active_matmul_dot(type, n_tokens, n_cols, w_row, x_row);
           const size_t i = static_cast<size_t>(t * n_rows + r);
           ASSERT_EQ(float_bits(Y1[i]), float_bits(want))
               << type_name(type) << " rows=" << n_rows << " tokens=" << n_tokens << " t=" << t << " r=" << r;
-          ASSERT_EQ(float_bits(Y1[i]), float_bits(scalar_dot(type, n_cols, w_row, x_row)))
+          ASSERT_EQ(float_bits(Y1[i]), float_bits(scalar_matmul_dot(type, n_tokens, n_cols, w_row, x_row)))
               << type_name(type) << " rows=" << n_rows << " tokens=" << n_tokens << " t=" << t << " r=" << r;
           ASSERT_EQ(float_bits(Y1[i]), float_bits(Y3[i])) << "thread count changed the result";
           if (r >= 2) continue;  // the tolerance check on a few rows per token is enough

@@ -211,3 +211,70 @@ INSTANTIATE_TEST_SUITE_P(QuantizedTypesAllIsas, VecDotQuantized, testing::Values
 
 }  // namespace
 }  // namespace a3s::power::kernels::test
+
+// ---- BF16: the pair order of llama.cpp's AVX512-BF16 kernels (src/kernels/bf16_pairs.h) ---------
+
+namespace a3s::power::kernels::test {
+namespace {
+
+uint16_t bf16_bits(float f) { return static_cast<uint16_t>(float_bits(f) >> 16); }  // exact for these values
+
+// Lane 0 sees 1 (the odd element of the first pair), then +2^-24 (odd) and -2^-24 (even) in the next
+// 32-value step. One accumulator, odd before even: 1 + 2^-24 rounds to 1 (tie to even), then
+// 1 - 2^-24 is exact. Even before odd, or a second accumulator for the next step, gives exactly 1.
+struct OrderCase {
+  std::vector<uint16_t> w = std::vector<uint16_t>(64, bf16_bits(1.0f));
+  std::vector<uint16_t> x = std::vector<uint16_t>(64, 0);
+  OrderCase() {
+    x[1] = bf16_bits(1.0f);
+    x[33] = bf16_bits(std::ldexp(1.0f, -24));
+    x[32] = bf16_bits(-std::ldexp(1.0f, -24));
+  }
+};
+
+TEST(VecDotBf16, BatchOrderIsOneAccumulatorOddBeforeEven) {
+  OrderCase c;
+  for (Isa isa : supported_isas()) {
+    IsaGuard guard(isa);
+    EXPECT_EQ(active_matmul_dot(TensorType::BF16, 2, 64, c.w.data(), c.x.data()), 1.0f - std::ldexp(1.0f, -24))
+        << isa_name(isa);
+  }
+}
+
+TEST(VecDotBf16, OneTokenOrderHasTwoAccumulatorsOver64Values) {
+  OrderCase c;
+  for (Isa isa : supported_isas()) {
+    IsaGuard guard(isa);
+    float out = 0.0f;
+    vec_dot(TensorType::BF16, 64, &out, c.w.data(), c.x.data());
+    EXPECT_EQ(out, 1.0f) << isa_name(isa);
+  }
+}
+
+TEST(VecDotBf16, EveryIsaMatchesTheScalarReferenceInBothOrders) {
+  std::mt19937 rng(1234);
+  for (int64_t n : {1, 31, 32, 63, 64, 96, 100, 256, 768, 4096}) {
+    std::vector<uint16_t> w(static_cast<size_t>(n)), x(static_cast<size_t>(n));
+    const auto wf = random_floats(rng, n), xf = random_floats(rng, n);
+    for (int64_t i = 0; i < n; ++i) {
+      w[static_cast<size_t>(i)] = fp32_to_bf16(wf[static_cast<size_t>(i)]);
+      x[static_cast<size_t>(i)] = fp32_to_bf16(xf[static_cast<size_t>(i)]);
+    }
+    double exact = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      exact += static_cast<double>(bf16_to_fp32(w[static_cast<size_t>(i)])) * bf16_to_fp32(x[static_cast<size_t>(i)]);
+    }
+    for (int64_t tokens : {1, 2}) {
+      const float want = scalar_matmul_dot(TensorType::BF16, tokens, n, w.data(), x.data());
+      EXPECT_NEAR(want, exact, 1e-5 * std::max(1.0, std::fabs(exact)) * static_cast<double>(n)) << n;
+      for (Isa isa : supported_isas()) {
+        IsaGuard guard(isa);
+        EXPECT_EQ(float_bits(active_matmul_dot(TensorType::BF16, tokens, n, w.data(), x.data())), float_bits(want))
+            << isa_name(isa) << " n=" << n << " tokens=" << tokens;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::kernels::test

@@ -229,6 +229,26 @@ TEST(Router, TemplatesMethodsAndUnknownPaths) {
   EXPECT_FALSE(percent_decode("%4").has_value());
 }
 
+TEST(Router, AttestationRouteAndQueryStrings) {
+  Router r;
+  EXPECT_EQ(r.match("GET", "/v1/attestation").id, RouteId::Attestation);
+  EXPECT_EQ(r.match("POST", "/v1/attestation").kind, RouteMatch::Kind::MethodNotAllowed);
+
+  auto q = parse_query("nonce=ab%43d&model=org%2Frepo+x&empty=&flag");
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->at("nonce"), "abCd");
+  EXPECT_EQ(q->at("model"), "org/repo x");
+  EXPECT_EQ(q->at("empty"), "");
+  EXPECT_EQ(q->at("flag"), "");
+  EXPECT_EQ(parse_query("a=%2B")->at("a"), "+");
+  EXPECT_TRUE(parse_query("")->empty());
+  EXPECT_EQ(parse_query("&&a=1&")->size(), 1u);
+  EXPECT_FALSE(parse_query("a=1&a=2").has_value());  // a name given twice is ambiguous
+  EXPECT_FALSE(parse_query("a=%zz").has_value());
+  EXPECT_FALSE(parse_query("a=%00").has_value());
+  EXPECT_FALSE(parse_query("%4=1").has_value());
+}
+
 TEST(ApiError, StatusTypeAndRetryAfter) {
   auto body = [](const HttpResponse& r) { return json::parse(r.body)["error"]; };
   HttpResponse r = error_response(Error("rate_limited", "busy"));

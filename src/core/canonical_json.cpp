@@ -1,4 +1,4 @@
-#include "tee/canonical_json.h"
+#include "core/canonical_json.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 #include "a3s/power/error.h"
 
-namespace a3s::power::tee {
+namespace a3s::power {
 namespace {
 
 [[noreturn]] void reject(const std::string& path, const std::string& why) {
@@ -147,4 +147,4 @@ std::string canonical_json(const nlohmann::json& value) {
   return out;
 }
 
-}  // namespace a3s::power::tee
+}  // namespace a3s::power

@@ -1,0 +1,120 @@
+// A3S Power live attestation: checking a server's GET /v1/attestation response before sending it a
+// prompt (library a3s_verify; no HTTP code here — the caller fetches the response).
+//
+//   Nonce nonce = 32 random bytes;                    // sent as ?nonce=<64 hex>&model=<name>
+//   AttestationPolicy p;
+//   p.model = "llama3"; p.model_sha256 = golden_model_digest;
+//   p.expected_measurements.push_back(golden_measurement);
+//   AttestationResult r = verify_attestation(response_body, nonce, p);
+//   if (!r.accepted) refuse(r.failed_step, r.message);
+//
+// Response (application/json, one object; every member required, no other types accepted):
+//   "tee_type":        "sev-snp" | "tdx" | "simulated"
+//   "policy":          "strict" | "development"
+//   "evidence_format": "sev-snp-report" | "tdx-quote" | "tdx-tdreport"
+//   "report":          standard padded base64 (RFC 4648 §4) of the raw evidence bytes
+//   "report_data":     128 lowercase hex digits (the 64 bytes the evidence binds)
+//   "measurement":     lowercase hex (SNP MEASUREMENT / TDX MRTD, 96 digits)
+//   "claims":          the claims object (schema "a3s-power.claims.v1", below)
+//   "claims_sha256":   64 lowercase hex digits
+//   "certificates":    base64 of the SEV-SNP certificate table (AMD 56421 / configfs-tsm auxblob:
+//                      VCEK, ASK, ARK) or null
+//   "verifiable":      boolean (false for TDX TDREPORTs and simulated evidence)
+//   "generated_at":    RFC 3339 UTC time, informational
+// Claims: {"schema":"a3s-power.claims.v1","nonce":"<64 hex>","model":{"name":"…","sha256":"<64 hex>",
+//   "encrypted_sha256":"<64 hex>" (encrypted models), "signature":"verified|absent"},
+//   "runtime":{"version":"…","config_sha256":"<64 hex>","tee_policy":"strict|development"},
+//   "tls":{"spki_sha256":"<64 hex>"} (RA-TLS only)}.
+// Binding: report_data = nonce (32 bytes) || SHA-256(RFC 8785 canonical JSON of claims).
+//
+// Checks, in order; the first failure stops verification and names its step (AttestationResult::
+// failed_step, stable strings):
+//   1. response shape, types, hex / base64 encodings          malformed_response
+//   2. claims.schema is "a3s-power.claims.v1"                   unsupported_claims_schema
+//   3. claims.nonce and report_data[0..32] equal the nonce sent nonce_mismatch
+//   4. SHA-256(canonical(claims)) equals report_data[32..64],   claims_digest_mismatch
+//      and claims_sha256 agrees (computed here, never trusted)
+//   5. claims.model.name equals the model asked for             model_mismatch
+//   6. claims.model.sha256 equals the expected digest           model_hash_mismatch
+//   7. evidence kind: a TDREPORT or "verifiable": false         not_verifiable
+//      hardware evidence; simulated evidence unless allowed     simulated_evidence
+//   8. the REPORT_DATA field parsed from the evidence bytes     report_data_mismatch
+//      equals "report_data" (malformed_evidence if it does not parse)
+//   9. endorsements: SEV-SNP VCEK from the certificate table    certificate_missing
+//      (or the caller's vcek); simulated: the table's ARK must  chain_invalid
+//      be self-signed and labelled "A3S Power SIMULATED"
+//  10. verify_evidence (a3s/power/verify.h): signature, chain,  its steps (signature_invalid, ...)
+//      TCB, debug policy, measurement policy                    measurement_mismatch
+//  11. "measurement" equals the evidence's measurement          measurement_mismatch
+//
+// Fail closed: any field that cannot be checked is a rejection. Never throws for anything in the
+// response; throws a3s::power::Error only for a bad policy ("invalid_argument": empty model name, a
+// time `at` outside 1970–2255) or an unreadable collateral directory ("io_error", TDX).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "a3s/power/verify.h"
+
+namespace a3s::power::verify {
+
+using Nonce = std::array<uint8_t, 32>;
+using Sha256 = std::array<uint8_t, 32>;
+
+// Organization (O) of every certificate in the server's simulated hierarchy (src/tee simulated
+// provider); the only root a response may bring for itself, and only with allow_simulated.
+inline constexpr const char* kSimulatedOrganization = "A3S Power SIMULATED";
+
+struct AttestationPolicy {
+  std::string model;      // the model name asked for; claims.model.name must equal it (required)
+  Sha256 model_sha256{};  // required: SHA-256 of the plaintext GGUF the client expects
+  std::vector<Measurement> expected_measurements;  // any of; empty: not checked
+  // Accept simulated evidence (development servers). Its signature and chain are still verified,
+  // against the response's own ARK, which must be self-signed and labelled kSimulatedOrganization.
+  bool allow_simulated = false;
+  // Offline options of verify_evidence that apply to live evidence (EvidenceOptions has the details):
+  std::string vcek;            // SEV-SNP: verify with this VCEK instead of the certificate table's
+  std::string root;            // trust this root (PEM) instead of the pinned AMD ARK / Intel root
+  std::string collateral_dir;  // TDX TCB collateral
+  std::optional<std::time_t> at;
+  bool no_tcb_check = false;
+  std::optional<SnpTcb> snp_minimum_tcb;
+  std::vector<std::string> tdx_accepted_tcb_statuses;
+};
+
+// One line of the verdict: a check that ran (passed or failed).
+struct AttestationCheck {
+  std::string name;  // "response", "claims_schema", "nonce", "claims_digest", "model", "model_hash",
+                     // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
+  bool passed = false;
+  std::string detail;  // one line
+};
+
+struct AttestationResult {
+  bool accepted = false;
+  std::string failed_step;  // empty when accepted
+  std::string message;      // one line; empty when accepted
+  // From the response, once its shape is valid (empty before).
+  std::string tee_type;                  // "sev-snp" | "tdx" | "simulated"
+  std::string evidence_format;           // "sev-snp-report" | "tdx-quote" | "tdx-tdreport"
+  bool simulated = false;                // tee_type is "simulated"
+  std::string nonce;                     // hex of the nonce sent (always set)
+  std::string model;                     // claims.model.name
+  std::string model_sha256;              // claims.model.sha256
+  std::string report_data;               // 128 hex
+  std::string measurement;               // from the evidence when it was verified, else the response's
+  std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
+  std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
+  std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
+};
+
+AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
+                                     const AttestationPolicy& policy);
+
+}  // namespace a3s::power::verify

@@ -1,0 +1,98 @@
+#include "crypto/ed25519.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <memory>
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::crypto {
+namespace {
+
+struct PkeyFree {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
+[[noreturn]] void openssl_failed(const char* what) {
+  throw Error(codes::kInternal, std::string("Ed25519: ") + what + " failed");
+}
+
+Pkey private_key(Ed25519Seed seed) {
+  Pkey k(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
+  if (!k) openssl_failed("building the private key");
+  return k;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void ed25519_random_seed(std::span<uint8_t, kEd25519KeyBytes> seed_out) {
+  if (RAND_priv_bytes(seed_out.data(), static_cast<int>(seed_out.size())) != 1) openssl_failed("random seed");
+}
+
+Ed25519PublicKey ed25519_public_key(Ed25519Seed seed) {
+  const Pkey k = private_key(seed);
+  Ed25519PublicKey pub{};
+  size_t len = pub.size();
+  if (EVP_PKEY_get_raw_public_key(k.get(), pub.data(), &len) != 1 || len != pub.size())
+    openssl_failed("deriving the public key");
+  return pub;
+}
+
+Ed25519Signature ed25519_sign(Ed25519Seed seed, std::span<const uint8_t> message) {
+  const Pkey k = private_key(seed);
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx) openssl_failed("allocating a context");
+  // Pure Ed25519: no message digest (NULL md), one-shot.
+  if (EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) openssl_failed("sign init");
+  Ed25519Signature sig{};
+  size_t len = sig.size();
+  if (EVP_DigestSign(ctx.get(), sig.data(), &len, message.data(), message.size()) != 1 || len != sig.size())
+    openssl_failed("signing");
+  return sig;
+}
+
+bool ed25519_verify(const Ed25519PublicKey& public_key, std::span<const uint8_t> message,
+                    const Ed25519Signature& signature) {
+  Pkey k(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(), public_key.size()));
+  if (!k) return false;
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx) openssl_failed("allocating a context");
+  if (EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) return false;
+  return EVP_DigestVerify(ctx.get(), signature.data(), signature.size(), message.data(), message.size()) == 1;
+}
+
+bool parse_hex_exact(std::string_view text, std::span<uint8_t> out) {
+  if (text.size() != 2 * out.size()) return false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = hex_value(text[2 * i]);
+    const int lo = hex_value(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      OPENSSL_cleanse(out.data(), out.size());
+      return false;
+    }
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return true;
+}
+
+std::optional<Ed25519PublicKey> parse_ed25519_public_key(std::string_view hex) {
+  Ed25519PublicKey k{};
+  if (!parse_hex_exact(hex, k)) return std::nullopt;
+  return k;
+}
+
+}  // namespace a3s::power::crypto

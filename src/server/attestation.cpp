@@ -1,0 +1,109 @@
+#include "server/attestation.h"
+
+#include <ctime>
+
+#include "a3s/power/error.h"
+#include "crypto/base64.h"
+#include "tee/claims.h"
+#include "tee/detect.h"
+#include "tee/evidence_check.h"
+#include "tee/tee_errors.h"
+
+namespace a3s::power::server {
+namespace {
+
+std::unique_ptr<tee::EvidenceProvider> detect_for(const config::Config& cfg) {
+  tee::DetectOptions o;
+  o.root = cfg.tee_device_root;
+  o.policy = tee::parse_tee_policy(cfg.tee_policy);
+  return tee::detect_provider(o);
+}
+
+std::optional<crypto::Sha256Digest> digest_from_hex(const std::string& hex) {
+  if (hex.size() != 64) return std::nullopt;
+  try {
+    return tee::parse_nonce(hex);  // the same 64-hex → 32-byte rule
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// MEASUREMENT (SEV-SNP) or MRTD (TDX), from the evidence bytes; the checks also confirm the evidence
+// carries `report_data`.
+std::string measurement_of(const tee::Evidence& e, const tee::ReportData& report_data) {
+  if (e.format == tee::evidence_formats::kSevSnpReport) {
+    return crypto::to_hex(tee::check_sev_snp_report(e.raw, report_data).measurement);
+  }
+  if (e.format == tee::evidence_formats::kTdxQuote) return crypto::to_hex(tee::check_tdx_quote(e.raw, report_data).mrtd);
+  if (e.format == tee::evidence_formats::kTdReport) return crypto::to_hex(tee::check_tdreport(e.raw, report_data).mrtd);
+  throw Error(tee::codes::kAttestationFailed, "the platform returned evidence of an unknown format");
+}
+
+}  // namespace
+
+Attestor::Attestor(const config::Config& cfg) : Attestor(cfg, detect_for(cfg)) {}
+
+Attestor::Attestor(const config::Config& cfg, std::unique_ptr<tee::EvidenceProvider> provider)
+    : provider_(std::move(provider)), policy_(tee::parse_tee_policy(cfg.tee_policy)) {
+  const std::string settings = cfg.effective_json().dump();
+  config_sha256_ = crypto::sha256({reinterpret_cast<const uint8_t*>(settings.data()), settings.size()});
+  provider_name_ = provider_->name();
+  // Self-test: the platform answers, with evidence that parses and carries what was asked for.
+  tee::Evidence e = evidence_for(tee::ReportData{});
+  tee_type_ = e.tee_type;
+  verifiable_ = e.verifiable_remotely;
+}
+
+Attestor::~Attestor() = default;
+
+tee::Evidence Attestor::evidence_for(const tee::ReportData& report_data) {
+  std::lock_guard lk(mu_);
+  return provider_->get_evidence(report_data);
+}
+
+nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDescription& model) {
+  tee::Claims c;
+  c.nonce = nonce;
+  c.model_name = model.name;
+  const auto sha = digest_from_hex(model.sha256);
+  if (!sha) throw Error(tee::codes::kAttestationFailed, "the model's bytes were not measured when it was loaded");
+  c.model_sha256 = *sha;
+  if (!model.encrypted_sha256.empty()) {
+    c.encrypted_sha256 = digest_from_hex(model.encrypted_sha256);
+    if (!c.encrypted_sha256) throw Error(tee::codes::kAttestationFailed, "the encrypted model digest is malformed");
+  }
+  c.signature = model.signature == "verified" ? tee::SignatureStatus::kVerified : tee::SignatureStatus::kAbsent;
+  c.runtime_version = A3S_POWER_VERSION_STRING;
+  c.config_sha256 = config_sha256_;
+  c.tee_policy = policy_;
+
+  const crypto::Sha256Digest claims_digest = c.digest();
+  const tee::ReportData report_data = tee::make_report_data(nonce, claims_digest);
+  tee::Evidence e = evidence_for(report_data);
+  const std::string measurement = measurement_of(e, report_data);
+
+  nlohmann::json j;
+  j["tee_type"] = e.tee_type;
+  j["policy"] = tee::to_string(policy_);
+  j["evidence_format"] = e.format;
+  j["report"] = crypto::base64_encode(e.raw);
+  j["report_data"] = crypto::to_hex(report_data);
+  j["measurement"] = measurement;
+  j["claims"] = c.to_json();
+  j["claims_sha256"] = crypto::to_hex(claims_digest);
+  j["certificates"] = e.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(e.certificates));
+  j["verifiable"] = e.verifiable_remotely;
+  j["generated_at"] = utc_now();
+  return j;
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,69 @@
+// Attestation as the server offers it: GET /v1/attestation and the TEE block of /health.
+//
+// With tee_mode on, the evidence provider is chosen at startup (tee/detect.h: configfs-tsm,
+// /dev/sev-guest, /dev/tdx_guest under cfg.tee_device_root; the simulated provider only under
+// tee_policy "development") and checked once with a self-test (evidence for an all-zero report_data):
+// a present but failing device is a startup error under either policy.
+//
+// attest() builds the claims (tee/claims.h) for one served model and one client nonce, binds
+// report_data = nonce || SHA-256(canonical claims) into fresh evidence and returns the response body:
+//
+//   {"tee_type": "sev-snp"|"tdx"|"simulated", "policy": "strict"|"development",
+//    "evidence_format": "sev-snp-report"|"tdx-quote"|"tdx-tdreport",
+//    "report": base64 (RFC 4648, padded) of the raw evidence, "report_data": 128 hex,
+//    "measurement": hex (SEV-SNP MEASUREMENT, TDX MRTD), "claims": {…}, "claims_sha256": 64 hex,
+//    "certificates": base64 of the SEV-SNP certificate table | null, "verifiable": bool,
+//    "generated_at": "YYYY-MM-DDThh:mm:ssZ"}
+//
+// Errors: Error("tee_unavailable") from the constructor (strict policy, no provider);
+// Error("attestation_failed") when the platform fails or the model was not measured at load.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "crypto/sha256.h"
+#include "serving/model_runtime.h"
+#include "tee/evidence.h"
+#include "tee/report_data.h"
+#include "tee/tee_policy.h"
+
+namespace a3s::power::server {
+
+class Attestor {
+ public:
+  // Detects the provider for cfg and runs the self-test. Throws as described above.
+  explicit Attestor(const config::Config& cfg);
+  // With a given provider (tests); runs the self-test.
+  Attestor(const config::Config& cfg, std::unique_ptr<tee::EvidenceProvider> provider);
+  ~Attestor();
+
+  // The response body for `model` (see above). Thread-safe: evidence requests are serialised.
+  nlohmann::json attest(const tee::Nonce& nonce, const serving::ModelDescription& model);
+
+  const std::string& tee_type() const { return tee_type_; }
+  bool verifiable() const { return verifiable_; }
+  tee::TeePolicy policy() const { return policy_; }
+  const std::string& provider_name() const { return provider_name_; }
+  // SHA-256 of the effective non-secret configuration as /health shows it under "settings": its
+  // compact JSON text (keys sorted, no whitespace; Config::effective_json().dump()).
+  const crypto::Sha256Digest& config_sha256() const { return config_sha256_; }
+
+ private:
+  tee::Evidence evidence_for(const tee::ReportData& report_data);
+
+  std::unique_ptr<tee::EvidenceProvider> provider_;
+  std::mutex mu_;  // the provider is not thread-safe
+  tee::TeePolicy policy_;
+  crypto::Sha256Digest config_sha256_{};
+  std::string tee_type_;
+  std::string provider_name_;
+  bool verifiable_ = false;
+};
+
+}  // namespace a3s::power::server

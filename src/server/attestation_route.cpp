@@ -1,0 +1,82 @@
+// GET /v1/attestation?nonce=<64 hex>&model=<name>: fresh evidence binding the client's nonce and the
+// claims about the served model (server/attestation.h). `model` may be left out when exactly one model
+// is served. Errors: 503 tee_not_enabled (tee_mode off), 400 for a missing or malformed nonce, an
+// unknown query parameter or a missing model, 404 for an unknown model, 500 attestation_failed.
+// Requires an API key when api_keys are configured (like every /v1 route). Messages never echo the
+// query.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "server/api.h"
+#include "server/api_error.h"
+#include "server/attestation.h"
+#include "server/openai_response.h"
+#include "tee/report_data.h"
+
+namespace a3s::power::server {
+
+namespace {
+const std::string kNonceRule = "'nonce' must be 64 hex characters (32 random bytes chosen by the client)";
+}  // namespace
+
+asio::awaitable<void> Api::attestation(Exchange& ex) {
+  if (!attestor_) {
+    throw ApiError("tee_not_enabled", "attestation is not available: the server does not run with tee_mode = true");
+  }
+  const auto query = parse_query(ex.request().query);
+  if (!query) throw ApiError("invalid_request_error", "the query string is malformed");
+  for (const auto& [name, value] : *query) {
+    if (name != "nonce" && name != "model") {
+      throw ApiError("invalid_request_error", "unknown query parameter; accepted: nonce, model");
+    }
+  }
+  auto nonce_it = query->find("nonce");
+  if (nonce_it == query->end()) throw ApiError("invalid_request_error", kNonceRule, "nonce");
+  tee::Nonce nonce{};
+  try {
+    nonce = tee::parse_nonce(nonce_it->second);
+  } catch (const Error&) {
+    throw ApiError("invalid_request_error", kNonceRule, "nonce");
+  }
+  std::string model;
+  if (auto it = query->find("model"); it != query->end()) {
+    model = it->second;
+  } else {
+    const auto all = registry_->list();
+    if (all.size() != 1) throw ApiError("invalid_request_error", "'model' is required when several models are served", "model");
+    model = all.front().name;
+  }
+  if (model.empty() || !registry_->contains(model)) {
+    throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+  }
+
+  // Loading a store model and talking to the platform block: off the I/O threads.
+  auto registry = registry_;
+  auto attestor = attestor_;
+  nlohmann::json body;
+  try {
+    body = co_await asio::co_spawn(
+        blocking_,
+        [registry, attestor, model, nonce]() -> asio::awaitable<nlohmann::json> {
+          auto runtime = registry->acquire(model);
+          co_return attestor->attest(nonce, runtime->description());
+        },
+        asio::use_awaitable);
+  } catch (const Error& e) {
+    if (e.code() != codes::kModelNotFound) metrics_.record_attestation(false);
+    throw;
+  } catch (...) {
+    metrics_.record_attestation(false);
+    throw;
+  }
+  metrics_.record_attestation(true);
+  HttpResponse r;
+  r.status = 200;
+  r.body = json_text(body);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  co_await ex.respond(std::move(r));
+}
+
+}  // namespace a3s::power::server

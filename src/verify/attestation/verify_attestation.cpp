@@ -1,0 +1,237 @@
+// verify_attestation: the checks of a3s/power/verify_attestation.h, in its order.
+#include "a3s/power/verify_attestation.h"
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <span>
+
+#include "a3s/power/error.h"
+#include "verify/attestation/attestation_response.h"
+#include "verify/attestation/claims_view.h"
+#include "verify/attestation/evidence_report_data.h"
+#include "verify/attestation/simulated_root.h"
+#include "verify/hex.h"
+#include "verify/sev_snp/cert_table.h"
+#include "verify/verify_result.h"
+
+namespace a3s::power::verify {
+namespace {
+
+using attestation::AttestationResponse;
+
+bool equal(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Records the checks as they run; fail() ends verification.
+class Verdict {
+ public:
+  explicit Verdict(AttestationResult& r) : r_(r) {}
+  void pass(const char* check, std::string detail) { r_.checks.push_back({check, true, std::move(detail)}); }
+  AttestationResult& fail(const char* check, const std::string& step, std::string message) {
+    r_.checks.push_back({check, false, message});
+    r_.accepted = false;
+    r_.failed_step = step;
+    r_.message = std::move(message);
+    return r_;
+  }
+
+ private:
+  AttestationResult& r_;
+};
+
+// EvidenceOptions for verify_evidence: the policy's offline options that apply to this evidence, plus
+// the endorsements (check 9). Returns the check's detail, or sets `step` / `message` on failure.
+std::string endorse(const AttestationResponse& resp, const AttestationPolicy& policy, bool simulated,
+                    EvidenceOptions& opt, std::string& step, std::string& message) {
+  opt.expected_measurements = policy.expected_measurements;
+  opt.expected_report_data = resp.report_data;
+  opt.at = policy.at;
+  opt.no_tcb_check = policy.no_tcb_check;
+  opt.allow_simulated = policy.allow_simulated;
+  if (resp.evidence_format == "tdx-quote") {
+    opt.collateral_dir = policy.collateral_dir;
+    opt.root = policy.root;
+    opt.tdx_accepted_tcb_statuses = policy.tdx_accepted_tcb_statuses;
+    return "TDX: the PCK certificate chain from the quote";
+  }
+  if (!policy.no_tcb_check) opt.snp_minimum_tcb = policy.snp_minimum_tcb;
+  std::optional<sev_snp::CertTable> table;
+  if (resp.certificates) {
+    std::string error;
+    table = sev_snp::parse_cert_table(*resp.certificates, error);
+    if (!table) {
+      step = steps::kMalformedResponse;
+      message = "certificates: " + error;
+      return {};
+    }
+  }
+  if (simulated) {
+    if (!table || table->vcek.empty() || table->ask.empty() || table->ark.empty()) {
+      step = steps::kCertificateMissing;
+      message = "simulated evidence without a certificate table holding its VCEK, ASK and ARK";
+      return {};
+    }
+    std::string why;
+    if (!attestation::is_simulated_root(table->ark, why)) {
+      step = steps::kChainInvalid;
+      message = why;
+      return {};
+    }
+    opt.vcek = table->vcek;
+    opt.cert_chain = table->ask + table->ark;
+    opt.root = table->ark;  // the only root trusted for this response
+    return "VCEK, ASK and the self-signed simulated ARK from the response's certificate table";
+  }
+  opt.root = policy.root;
+  const std::string table_vcek = table ? (table->vcek.empty() ? table->vlek : table->vcek) : std::string();
+  opt.vcek = policy.vcek.empty() ? table_vcek : policy.vcek;
+  if (table && !table->ask.empty()) opt.cert_chain = table->ask + table->ark;
+  if (opt.vcek.empty()) {
+    step = steps::kCertificateMissing;
+    message =
+        "the response carries no certificate table with a VCEK or VLEK and no VCEK was given (--vcek): the "
+        "report cannot be checked";
+    return {};
+  }
+  std::string detail =
+      policy.vcek.empty() ? "VCEK from the response's certificate table" : "VCEK given by the client";
+  detail += opt.cert_chain.empty() ? ", pinned ASK" : ", ASK from the response's certificate table";
+  detail += policy.root.empty() ? ", pinned AMD ARK" : ", the client's root";
+  return detail;
+}
+
+TeeType format_type(const std::string& evidence_format) {
+  return evidence_format == "tdx-quote" ? TeeType::kTdx : TeeType::kSevSnp;
+}
+
+}  // namespace
+
+AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
+                                     const AttestationPolicy& policy) {
+  if (policy.model.empty()) throw Error(codes::kInvalidArgument, "the model name to verify is empty");
+  AttestationResult r;
+  r.nonce = to_hex(nonce);
+  r.tcb_status = "unknown";
+  Verdict v(r);
+
+  // 1. Shape.
+  std::string error;
+  const auto resp = attestation::parse_attestation_response(response_json, error);
+  if (!resp) return v.fail("response", steps::kMalformedResponse, error);
+  r.tee_type = resp->tee_type;
+  r.evidence_format = resp->evidence_format;
+  r.simulated = resp->tee_type == "simulated";
+  r.report_data = resp->report_data_hex;
+  r.measurement = resp->measurement;
+  const auto claims = attestation::read_claims(resp->claims, error);
+  if (!claims) return v.fail("response", steps::kMalformedResponse, error);
+  v.pass("response", "tee_type " + resp->tee_type + ", evidence_format " + resp->evidence_format +
+                         ", policy " + resp->policy);
+
+  // 2. Claims schema.
+  if (claims->schema != attestation::kClaimsSchema)
+    return v.fail(
+        "claims_schema", steps::kUnsupportedClaimsSchema,
+        "claims schema \"" + claims->schema.substr(0, 64) + "\" is not " + attestation::kClaimsSchema);
+  v.pass("claims_schema", attestation::kClaimsSchema);
+  r.model = claims->model_name;
+  r.model_sha256 = claims->model_sha256_hex;
+
+  // 3. Freshness.
+  const std::span<const uint8_t> report_data(resp->report_data);
+  if (!equal(claims->nonce, nonce))
+    return v.fail("nonce", steps::kNonceMismatch,
+                  "claims.nonce differs from the nonce sent: the attestation was made for another request");
+  if (!equal(report_data.first(32), nonce))
+    return v.fail(
+        "nonce", steps::kNonceMismatch,
+        "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
+  v.pass("nonce", "claims.nonce and report_data[0..32] equal the nonce sent (" + r.nonce + ")");
+
+  // 4. The claims are the ones the evidence binds.
+  const auto digest = attestation::claims_digest(resp->claims, error);
+  if (!digest) return v.fail("claims_digest", steps::kMalformedResponse, error);
+  if (!equal(*digest, report_data.last(32)))
+    return v.fail("claims_digest", steps::kClaimsDigestMismatch,
+                  "SHA-256 of the canonical claims (" + to_hex(*digest) +
+                      ") differs from report_data[32..64]: the claims are not the ones the evidence binds");
+  if (!equal(*digest, resp->claims_sha256))
+    return v.fail("claims_digest", steps::kClaimsDigestMismatch,
+                  "claims_sha256 differs from the SHA-256 of the canonical claims (" + to_hex(*digest) + ")");
+  v.pass("claims_digest",
+         "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
+
+  // 5–6. The model.
+  if (claims->model_name != policy.model)
+    return v.fail("model", steps::kModelMismatch,
+                  "claims.model.name differs from the model asked for (\"" + policy.model + "\")");
+  v.pass("model", "claims.model.name is \"" + policy.model + "\"");
+  if (!equal(claims->model_sha256, policy.model_sha256))
+    return v.fail("model_hash", steps::kModelHashMismatch,
+                  "claims.model.sha256 " + claims->model_sha256_hex +
+                      " differs from the expected sha256:" + to_hex(policy.model_sha256));
+  v.pass("model_hash", "claims.model.sha256 is the expected sha256:" + claims->model_sha256_hex);
+
+  // 7. Evidence a remote verifier can check.
+  if (resp->evidence_format == "tdx-tdreport")
+    return v.fail(
+        "evidence_kind", steps::kNotVerifiable,
+        "the evidence is a TDX TDREPORT (MAC'd for the local platform only); a remote client cannot "
+        "verify it");
+  if (r.simulated) {
+    if (!policy.allow_simulated)
+      return v.fail("evidence_kind", steps::kSimulatedEvidence,
+                    "the server's TEE is simulated (development policy): no hardware attests it "
+                    "(--allow-simulated accepts it for development)");
+    v.pass("evidence_kind", "SIMULATED evidence (allowed): no hardware attests this server");
+  } else {
+    if (!resp->verifiable)
+      return v.fail("evidence_kind", steps::kNotVerifiable,
+                    "the server marks its " + resp->tee_type + " evidence as not remotely verifiable");
+    v.pass("evidence_kind", "hardware " + resp->evidence_format);
+  }
+
+  // 8. The evidence itself carries report_data.
+  const auto evidence_rd = attestation::evidence_report_data(resp->report, error);
+  if (!evidence_rd) return v.fail("report_data", steps::kMalformedEvidence, error);
+  if (detect_tee_type(resp->report) != format_type(resp->evidence_format))
+    return v.fail("report_data", steps::kMalformedEvidence,
+                  "evidence_format is " + resp->evidence_format + " but the report bytes are a " +
+                      std::string(to_string(detect_tee_type(resp->report))) + " evidence");
+  if (!equal(*evidence_rd, report_data))
+    return v.fail(
+        "report_data", steps::kReportDataMismatch,
+        "the evidence's REPORT_DATA (" + to_hex(*evidence_rd) + ") differs from the response's report_data");
+  v.pass("report_data", "the evidence's REPORT_DATA equals report_data");
+
+  // 9. Endorsements.
+  EvidenceOptions opt;
+  std::string step, message;
+  const std::string endorsed_by = endorse(*resp, policy, r.simulated, opt, step, message);
+  if (!step.empty()) return v.fail("endorsements", step, message);
+  v.pass("endorsements", endorsed_by);
+
+  // 10. Signature, chain, TCB and the measurement policy.
+  const Report report = verify_evidence(resp->report, opt);
+  r.tcb_status = report.tcb_status;
+  r.skipped = report.skipped;
+  if (!report.measurement.empty()) r.measurement = report.measurement;
+  if (!report.accepted)
+    return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",
+                  report.failed_step, report.message);
+  v.pass("evidence", "signature and certificate chain verified, tcb_status " + report.tcb_status);
+
+  // 11. What the response says about the measurement is what the evidence holds.
+  if (resp->measurement != report.measurement)
+    return v.fail("measurement", steps::kMeasurementMismatch,
+                  "the response's measurement differs from the evidence's (" + report.measurement + ")");
+  v.pass("measurement", report.measurement + (policy.expected_measurements.empty()
+                                                  ? " (no expected measurement given: not compared)"
+                                                  : " is an expected measurement"));
+  r.accepted = true;
+  return r;
+}
+
+}  // namespace a3s::power::verify

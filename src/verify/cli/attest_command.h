@@ -1,0 +1,41 @@
+// Live attestation: `a3s-power-verify --url URL --model NAME --expected-hash sha256:HEX [...]` (also
+// as the explicit subcommand `a3s-power-verify attest --url ...`). Sends a fresh nonce to the
+// server's GET /v1/attestation, verifies the answer (a3s/power/verify_attestation.h) and prints one
+// line per check.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace a3s::power::verify::cli {
+
+struct AttestArgs {
+  std::string url;                                 // --url URL (required)
+  std::string model;                               // --model NAME (required)
+  std::string expected_hash;                       // --expected-hash sha256:HEX (required)
+  std::vector<std::string> expected_measurements;  // --expected-measurement HEX, repeatable: any of
+  std::string nonce;                               // --nonce HEX (default: 32 fresh random bytes)
+  std::string api_key;                             // --api-key K (default: $A3S_POWER_API_KEY)
+  bool allow_simulated = false;                    // --allow-simulated
+  std::string format = "text";                     // --format text|json
+  std::string vcek;                                // --vcek F (SEV-SNP: instead of the certificate table's)
+  std::string collateral;                          // --collateral DIR (TDX)
+  std::string root;                                // --root F
+  bool no_tcb_check = false;                       // --no-tcb-check
+  std::string at;                                  // --at TIME
+  std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+};
+
+// Adds the live-mode flags to `cmd` (the root command or the `attest` subcommand).
+void add_attest_options(CLI::App& cmd, AttestArgs& args);
+
+// True when any live-mode flag was given on `cmd`.
+bool attest_options_given(const CLI::App& cmd);
+
+// Fetches, verifies and prints (stdout; on rejection also one line on stderr); returns the exit status
+// (exit_status.h). Throws a3s::power::Error "invalid_argument" / "io_error" for usage errors, a
+// server that cannot be reached or answers with an HTTP error (exit 2).
+int run_attest(const AttestArgs& args);
+
+}  // namespace a3s::power::verify::cli

@@ -1,0 +1,199 @@
+// TEE mode end to end with the real server binary in development policy (simulated evidence):
+// GET /v1/attestation binds the client's nonce and the claims about the pinned model into the
+// evidence; bad requests are refused; /health and /metrics report the TEE state; strict policy on a
+// machine without attestation hardware refuses to start.
+#include <gtest/gtest.h>
+#include <openssl/rand.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../support/http_client.h"
+#include "../support/server_process.h"
+#include "crypto/base64.h"
+#include "crypto/sha256.h"
+#include "tee/canonical_json.h"
+#include "verify/sev_snp/sev_snp_report.h"
+
+namespace a3s::power::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string file_sha256_hex(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  return crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+}
+
+std::string fresh_nonce() {
+  std::array<uint8_t, 32> n{};
+  EXPECT_EQ(RAND_bytes(n.data(), static_cast<int>(n.size())), 1);
+  return crypto::to_hex(n);
+}
+
+std::string tee_config(const TempDir& dir, const std::string& extra = {}) {
+  return dir.write("power.hcl", "tee_mode = true\ntee_policy = \"development\"\n"
+                                "tee_device_root = \"" + dir.path() + "\"\n"
+                                "model_hashes = { \"stories260K\" = \"sha256:" +
+                                    file_sha256_hex(stories_model()) + "\" }\n" + extra);
+}
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Run run(const std::string& command) {
+  Run r;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) r.output += buf;
+  const int status = pclose(p);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  return r;
+}
+
+class TeeE2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    server_ = new ServerProcess({"--config", tee_config(*dir_), "--model", stories_model()});
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_TRUE(server_->ready()) << server_->log(); }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline ServerProcess* server_ = nullptr;
+};
+
+TEST_F(TeeE2E, AttestationBindsTheNonceAndTheModelDigest) {
+  const std::string nonce = fresh_nonce();
+  HttpResult r = http("GET", server_->url("/v1/attestation?nonce=" + nonce + "&model=stories260K"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers["cache-control"], "no-store");
+  const json j = json::parse(r.body);
+  const json& claims = j["claims"];
+  EXPECT_EQ(claims["nonce"], nonce);
+  EXPECT_EQ(claims["model"]["name"], "stories260K");
+  EXPECT_EQ(claims["model"]["sha256"], file_sha256_hex(stories_model()));
+  EXPECT_EQ(claims["runtime"]["tee_policy"], "development");
+
+  // report_data = nonce || SHA-256(canonical claims), computed here from what was received.
+  const std::string canonical = tee::canonical_json(claims);
+  const std::string digest =
+      crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(canonical.data()), canonical.size()}));
+  EXPECT_EQ(j["claims_sha256"], digest);
+  EXPECT_EQ(j["report_data"], nonce + digest);
+  const auto raw = crypto::base64_decode(j["report"].get<std::string>());
+  ASSERT_TRUE(raw.has_value());
+  EXPECT_EQ(crypto::to_hex(verify::sev_snp::parse_report(*raw).report_data), nonce + digest);
+  EXPECT_EQ(j["tee_type"], "simulated");
+  EXPECT_FALSE(j["verifiable"].get<bool>());
+
+  // The model may be left out when one model is served; a new nonce gives new evidence.
+  const std::string other = fresh_nonce();
+  HttpResult again = http("GET", server_->url("/v1/attestation?nonce=" + other));
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(json::parse(again.body)["claims"]["nonce"], other);
+  EXPECT_NE(json::parse(again.body)["report"], j["report"]);
+}
+
+TEST_F(TeeE2E, MissingOrMalformedNoncesAndUnknownModelsAreRefused) {
+  const std::string nonce = fresh_nonce();
+  const std::vector<std::string> queries = {"model=stories260K", "nonce=&model=stories260K",
+                                   "nonce=" + nonce.substr(1), "nonce=" + nonce + "00",
+                                   "nonce=" + std::string(63, 'a') + "g", "nonce=0x" + nonce.substr(2),
+                                   "nonce=" + nonce + "&nonce=" + nonce, "nonce=" + nonce + "&extra=1",
+                                   "nonce=%zz"};
+  for (const std::string& query : queries) {
+    HttpResult r = http("GET", server_->url("/v1/attestation?" + query));
+    EXPECT_EQ(r.status, 400) << query << ": " << r.body;
+    EXPECT_EQ(r.body.find("CANARY"), std::string::npos);
+  }
+  HttpResult unknown = http("GET", server_->url("/v1/attestation?nonce=" + nonce + "&model=CANARY-model"));
+  EXPECT_EQ(unknown.status, 404) << unknown.body;
+  EXPECT_EQ(unknown.body.find("CANARY"), std::string::npos) << "the model name is not echoed";
+  EXPECT_EQ(http("POST", server_->url("/v1/attestation?nonce=" + nonce)).status, 405);
+}
+
+TEST_F(TeeE2E, HealthAndMetricsReportTheTee) {
+  ASSERT_EQ(http("GET", server_->url("/v1/attestation?nonce=" + fresh_nonce())).status, 200);
+  ASSERT_EQ(http("GET", server_->url("/v1/attestation?nonce=bad")).status, 400);
+  const json h = json::parse(http("GET", server_->url("/health")).body);
+  EXPECT_EQ(h["tee"]["enabled"], true);
+  EXPECT_EQ(h["tee"]["type"], "simulated");
+  EXPECT_EQ(h["tee"]["policy"], "development");
+  EXPECT_EQ(h["tee"]["verifiable"], false);
+  EXPECT_EQ(h["tee"]["models_verified"], 1);
+  const std::string m = http("GET", server_->url("/metrics")).body;
+  EXPECT_NE(m.find("a3s_power_attestations_total{result=\"ok\"} "), std::string::npos) << m;
+  EXPECT_EQ(m.find("a3s_power_attestations_total{result=\"ok\"} 0\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("a3s_power_integrity_failures_total 0"), std::string::npos) << m;
+}
+
+// The client verifier against the real server (simulated evidence): accepted only with
+// --allow-simulated, and a wrong model digest is named.
+TEST_F(TeeE2E, VerifierAcceptsSimulatedEvidenceOnlyWhenAllowed) {
+  const std::string base = bin_dir() + "/a3s-power-verify --url http://127.0.0.1:" + std::to_string(server_->port()) +
+                           " --model stories260K --format json --expected-hash sha256:";
+  const std::string digest = file_sha256_hex(stories_model());
+  Run ok = run(base + digest + " --allow-simulated");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const json accepted = json::parse(ok.output);
+  EXPECT_EQ(accepted["accepted"], true);
+  EXPECT_EQ(accepted["simulated"], true);
+  EXPECT_EQ(accepted["model_sha256"], digest);
+
+  Run strict = run(base + digest);
+  EXPECT_EQ(strict.exit_code, 3) << strict.output;
+  EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
+
+  std::string wrong = digest;
+  wrong[0] = wrong[0] == '0' ? '1' : '0';
+  Run mismatch = run(base + wrong + " --allow-simulated");
+  EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
+  EXPECT_EQ(json::parse(mismatch.output)["failed_step"], "model_hash_mismatch") << mismatch.output;
+}
+
+TEST(TeeE2EConfig, AttestationWithoutTeeModeIs503) {
+  ServerProcess s({"--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  HttpResult r = http("GET", s.url("/v1/attestation?nonce=" + fresh_nonce()));
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(json::parse(r.body)["error"]["code"], "tee_not_enabled");
+  EXPECT_EQ(json::parse(http("GET", s.url("/health")).body)["tee"]["enabled"], false);
+}
+
+TEST(TeeE2EConfig, AttestationNeedsAnApiKeyWhenKeysAreSet) {
+  TempDir dir;
+  ServerProcess s({"--config", tee_config(dir, "api_keys = [\"sk-tee-key\"]\n"), "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  const std::string path = "/v1/attestation?nonce=" + fresh_nonce();
+  EXPECT_EQ(http("GET", s.url(path)).status, 401);
+  HttpOptions key;
+  key.headers = {"Authorization: Bearer sk-tee-key"};
+  EXPECT_EQ(http("GET", s.url(path), "", key).status, 200);
+}
+
+TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
+  TempDir dir;
+  const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
+                                                     dir.path() + "\"\n");
+  const Run r = run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  const std::string& out = r.output;
+  EXPECT_EQ(r.exit_code, 2) << out;
+  EXPECT_NE(out.find("no TEE evidence provider"), std::string::npos) << out;
+  EXPECT_EQ(out.find("listening on"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace a3s::power::testing
