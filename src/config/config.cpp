@@ -119,6 +119,20 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   }
 }
 
+// Effective privacy settings from what the sources set (config.h).
+void derive_privacy(Config& cfg) {
+  if (cfg.tee_mode && cfg.tee_policy == "strict" && cfg.redact_logs_setting == false) {
+    throw Error(kConfigErrorCode,
+                "'redact_logs' cannot be false when tee_mode is on with tee_policy \"strict\"");
+  }
+  cfg.redact_logs = cfg.redact_logs_setting.value_or(cfg.tee_mode);
+  if (cfg.redact_logs && cfg.suppress_token_metrics_setting == false) {
+    throw Error(kConfigErrorCode,
+                "'suppress_token_metrics' cannot be false while log redaction is on (redact_logs or tee_mode)");
+  }
+  cfg.suppress_token_metrics = cfg.suppress_token_metrics_setting.value_or(false) || cfg.redact_logs;
+}
+
 }  // namespace
 
 nlohmann::json Config::effective_json() const {
@@ -150,6 +164,8 @@ nlohmann::json Config::effective_json() const {
   j["tee_mode"] = tee_mode;
   j["tee_policy"] = tee_policy;
   j["tee_device_root"] = tee_device_root;
+  j["redact_logs"] = redact_logs;
+  j["suppress_token_metrics"] = suppress_token_metrics;
   j["model_decrypt"] = model_decrypt;
   // Where the key comes from (a variable name or a path), never the key.
   if (!model_key_source.file.empty()) {
@@ -184,6 +200,7 @@ Config load(const CliOverrides& cli, const Env& env) {
   }
   apply_env(cfg, env);
   apply_cli(cfg, cli);
+  derive_privacy(cfg);
   return cfg;
 }
 

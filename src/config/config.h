@@ -58,6 +58,14 @@ struct Config {
                                        // `a3s-power decrypt` refuses to run when it is on
   std::string tee_policy = "strict";
   std::string tee_device_root = "/";   // where /sys/kernel/config/tsm and /dev/* are looked up
+  // Privacy policy (docs/privacy.md). The *_setting fields hold what the sources set (nullopt: not
+  // set); load() derives the effective values below, which every consumer reads:
+  //   redact_logs            = redact_logs_setting, else tee_mode
+  //   suppress_token_metrics = suppress_token_metrics_setting || redact_logs
+  std::optional<bool> redact_logs_setting;
+  std::optional<bool> suppress_token_metrics_setting;
+  bool redact_logs = false;             // effective: no user text in logs (length and salted hash at most)
+  bool suppress_token_metrics = false;  // effective: token counts leave the process rounded to 10
   // Encrypted models: "memory" (locked RAM) | "file" (sealed memfd) | "stream" (per tensor, with
   // layer streaming).
   std::string model_decrypt = "memory";
@@ -87,7 +95,11 @@ struct CliOverrides {
   std::optional<std::string> model_key_file;  // --model-key-file
 };
 
-// Builds the effective configuration. `env` is the process environment (injectable for tests).
+// Builds the effective configuration, then derives the effective privacy settings (see Config).
+// tee_mode = true with tee_policy "strict" and redact_logs = false set explicitly is an error naming
+// `redact_logs`; suppress_token_metrics = false set explicitly while redact_logs is effective is an
+// error naming `suppress_token_metrics` (the two are never silently overridden). `env` is the process
+// environment (injectable for tests).
 // Throws Error("config_error") with file:line:col for file errors, the variable name for env errors
 // and the flag for CLI errors; a given --config that does not exist is an error, a missing
 // $A3S_POWER_HOME/config.hcl is not. Keys, types, ranges and precedence: docs/configuration.md.

@@ -321,6 +321,13 @@ const std::vector<Setting>& settings() {
     add("tee_mode", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
       c.tee_mode = as_bool(v, x.key);
     });
+    // As configured; config::load derives the effective redact_logs / suppress_token_metrics.
+    add("redact_logs", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
+      c.redact_logs_setting = as_bool(v, x.key);
+    });
+    add("suppress_token_metrics", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
+      c.suppress_token_metrics_setting = as_bool(v, x.key);
+    });
     add("tee_policy", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& p = as_string(v, x.key);
       if (p != "strict" && p != "development") fail(v.pos, quoted(x.key) + " must be one of strict, development");
@@ -350,8 +357,6 @@ const std::vector<Setting>& settings() {
     // Features not built yet: parsed and type-checked, then refused.
     add("tls_port", KeyType::Int, nullptr);
     add("ratls", KeyType::Bool, nullptr);
-    add("redact_logs", KeyType::Bool, nullptr);
-    add("suppress_token_metrics", KeyType::Bool, nullptr);
     add("prompt_cache_max_entries", KeyType::Int, nullptr);
     add("prompt_cache_ttl_seconds", KeyType::Number, nullptr);
     add("kv_cache_type", KeyType::String, nullptr);

@@ -13,12 +13,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
+#include <vector>
 
 namespace a3s::power::crypto {
 
 // Zeroes [p, p+n) (not elided). Calls the test observer, if one is set, after the bytes are zero
 // and while they are still mapped.
 void wipe(void* p, size_t n);
+
+// Zeroes a vector's whole allocation (size and spare capacity) with wipe(); size and capacity stay.
+template <typename T>
+void wipe_allocation(std::vector<T>& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if (v.capacity() != 0) wipe(v.data(), v.capacity() * sizeof(T));
+}
 
 // Test hook: observe every wipe (pointer and length). Not thread-safe against concurrent wipes;
 // set it before and clear it (nullptr) after the code under test.

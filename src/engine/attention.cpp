@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "crypto/secure_memory.h"
 #include "engine/ops.h"
 #include "kernels/kernels.h"
 
@@ -51,6 +52,12 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
     }
   };
   pool.run(n_tasks, std::ref(body));
+}
+
+void Attention::wipe() noexcept {
+  crypto::wipe_allocation(scores_);
+  crypto::wipe_allocation(probs_);
+  crypto::wipe_allocation(q16_);
 }
 
 }  // namespace a3s::power::engine

@@ -24,6 +24,9 @@ class Attention {
   // [0, pos0 + n_tokens) of layer il must be in the cache.
   void run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out, ThreadPool& pool);
 
+  // Zeroes the scratch (scores and probabilities of the last request).
+  void wipe() noexcept;
+
  private:
   int n_head_, n_head_kv_, head_dim_, n_ctx_, n_slots_;
   float scale_;

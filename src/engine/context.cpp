@@ -6,8 +6,10 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "crypto/secure_memory.h"
 #include "engine/forward.h"
 #include "engine/kv_cache.h"
+#include "engine/context_inspect.h"
 #include "engine/model_impl.h"
 
 namespace a3s::power {
@@ -86,6 +88,17 @@ void Context::reset() {
   impl_->tokens.clear();
   impl_->kv.clear();
 }
+
+void Context::wipe() {
+  Impl& c = *impl_;  // every buffer is this context's own: no model lock needed
+  crypto::wipe_allocation(c.tokens);
+  c.tokens.clear();
+  c.kv.clear();
+  crypto::wipe_allocation(c.logits);
+  c.fwd.wipe();
+}
+
+const engine::KvCache& engine::kv_cache_of(const Context& ctx) { return ctx.impl_->kv; }
 
 void Context::truncate(int n) {
   if (n < 0 || n > n_past()) throw Error(codes::kInvalidArgument, "truncate beyond the cached tokens");

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 #include "a3s/power/error.h"
+#include "crypto/secure_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/model_impl.h"
 #include "engine/ops.h"
@@ -152,6 +154,16 @@ void Forward::head(int n, int n_out, float* logits) {
     }
   }
   act_.invalidate();
+}
+
+void Forward::wipe() noexcept {
+  for (auto* v : {&x_, &xn_, &q_, &k_, &v_, &att_, &o_, &gate_, &up_, &vec_a_, &vec_b_, &head_out_}) {
+    crypto::wipe_allocation(*v);
+  }
+  crypto::wipe_allocation(act_buf_);
+  act_.invalidate();  // its converted activations are gone
+  crypto::wipe_allocation(row_scratch_);
+  attn_.wipe();
 }
 
 }  // namespace a3s::power::engine

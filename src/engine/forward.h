@@ -34,6 +34,9 @@ class Forward {
   // ([n_out, n_vocab] row-major).
   void run(KvCache& kv, std::span<const Token> tokens, int pos0, int n_out, float* logits);
 
+  // Zeroes every activation buffer (they hold data derived from the last request's tokens).
+  void wipe() noexcept;
+
  private:
   void embed(std::span<const Token> tokens);
   void layer(KvCache& kv, int il, int n, int pos0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "kernels/kernels.h"
 
@@ -27,14 +28,14 @@ void KvCache::reserve(int n) {
   for (size_t l = 0; l < static_cast<size_t>(n_layer_); ++l) {
     const size_t old = static_cast<size_t>(layer_cap_[l]);
     if (old >= static_cast<size_t>(cap)) continue;
-    std::vector<uint16_t> k(static_cast<size_t>(cap) * d, 0), v(static_cast<size_t>(cap) * d, 0);
+    KvBuffer k(static_cast<size_t>(cap) * d), v(static_cast<size_t>(cap) * d);  // zero-filled
     if (old > 0) {
       std::memcpy(k.data(), k_[l].data(), old * d * sizeof(uint16_t));
       for (size_t j = 0; j < d; ++j)
         std::memcpy(v.data() + j * static_cast<size_t>(cap), v_[l].data() + j * old, old * sizeof(uint16_t));
     }
-    k_[l].swap(k);
-    v_[l].swap(v);
+    k_[l] = std::move(k);  // the old buffers are wiped as they are released
+    v_[l] = std::move(v);
     layer_cap_[l] = cap;
   }
   capacity_ = cap;
@@ -50,8 +51,8 @@ void KvCache::store(int il, int pos, const float* k, const float* v) {
 }
 
 void KvCache::clear() {
-  for (auto& layer : k_) std::fill(layer.begin(), layer.end(), uint16_t{0});
-  for (auto& layer : v_) std::fill(layer.begin(), layer.end(), uint16_t{0});
+  for (auto& layer : k_) layer.wipe();
+  for (auto& layer : v_) layer.wipe();
 }
 
 }  // namespace a3s::power::engine

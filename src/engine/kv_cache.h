@@ -6,11 +6,16 @@
 // head h occupies columns [h*head_dim, (h+1)*head_dim)); V is stored transposed, [n_embd_kv, capacity],
 // so that attention's probability-weighted sum over positions is a contiguous dot product per
 // output dimension (as llama.cpp does without flash attention).
+//
+// Storage is KvBuffer (kv_buffer.h): excluded from core dumps and wiped before it is released, so a
+// growth step leaves no copy of the old entries in freed memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "engine/kv_buffer.h"
 
 namespace a3s::power::engine {
 
@@ -45,14 +50,19 @@ class KvCache {
     return v_[static_cast<size_t>(il)].data() + static_cast<size_t>(dim) * layer_cap_[static_cast<size_t>(il)];
   }
 
-  // Zeroes every allocated entry.
+  // Zeroes every allocated entry (crypto::wipe: not elided).
   void clear();
+
+  // The storage of layer il (tests check that a wiped cache is all zero).
+  const KvBuffer& k_buffer(int il) const { return k_[static_cast<size_t>(il)]; }
+  const KvBuffer& v_buffer(int il) const { return v_[static_cast<size_t>(il)]; }
+  int n_layer() const { return n_layer_; }
 
  private:
   int n_layer_, n_ctx_, n_embd_kv_;
   int capacity_ = 0;              // min over layer_cap_
   std::vector<int> layer_cap_;    // positions allocated per layer (the V column stride)
-  std::vector<std::vector<uint16_t>> k_, v_;  // per layer
+  std::vector<KvBuffer> k_, v_;   // per layer
 };
 
 }  // namespace a3s::power::engine

@@ -8,6 +8,7 @@
 #include "server/attestation.h"
 #include "tee/tee_policy.h"
 #include "server/openai_response.h"
+#include "server/privacy.h"
 
 namespace a3s::power::server {
 
@@ -34,7 +35,12 @@ Api::Api(const config::Config& cfg, std::shared_ptr<serving::ModelRegistry> regi
       started_unix_(static_cast<int64_t>(std::time(nullptr))) {}
 
 void Api::finish_record(Exchange& ex, std::chrono::steady_clock::time_point start) {
-  const ExchangeRecord& rec = ex.record();
+  // Token counts in the record are already as shown (completion_route.cpp); rounding again is a no-op
+  // and keeps this line and /metrics rounded whatever path filled the record.
+  ExchangeRecord& rec = ex.record();
+  const ShownTokenCounts shown = shown_token_counts(rec.prompt_tokens, rec.completion_tokens, cfg_.suppress_token_metrics);
+  rec.prompt_tokens = shown.prompt;
+  rec.completion_tokens = shown.completion;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   metrics_.record_request(ex.request().method, rec.route, rec.status, seconds);
   if (rec.prompt_tokens >= 0) metrics_.record_tokens(rec.prompt_tokens, std::max(rec.completion_tokens, 0));
@@ -159,7 +165,8 @@ asio::awaitable<void> Api::health(Exchange& ex) {
             {"uptime_seconds", static_cast<int64_t>(uptime)},
             {"models", models},
             {"settings", cfg_.effective_json()},
-            {"tee", tee_health()}};
+            {"tee", tee_health()},
+            {"privacy", {{"redact_logs", cfg_.redact_logs}, {"suppress_token_metrics", cfg_.suppress_token_metrics}}}};
   co_await ex.respond(json_response(stopping_ ? 503 : 200, j));
 }
 

@@ -4,14 +4,6 @@
 
 namespace a3s::power::server {
 
-std::string shown_field_name(const std::string& name) {
-  constexpr size_t kMax = 64;
-  if (name.size() <= kMax) return name;
-  size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-  return name.substr(0, cut);
-}
-
 const char* error_type_for_status(int status) {
   switch (status) {
     case 401:

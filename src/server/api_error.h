@@ -28,10 +28,6 @@ class ApiError : public Error {
 
 const char* error_type_for_status(int status);
 
-// A request field name as shown in an error: at most 64 bytes, cut on a UTF-8 character boundary
-// (the name came from parsed JSON, so it is valid UTF-8 and stays so).
-std::string shown_field_name(const std::string& name);
-
 // {"error": {...}}; param null when empty.
 nlohmann::json error_body(const std::string& message, const std::string& type, const std::string& code,
                           const std::string& param = {});

@@ -1,5 +1,6 @@
 // POST /v1/chat/completions and POST /v1/completions: parse, admit, run on a slot, and answer
-// with one JSON document or an SSE stream.
+// with one JSON document or an SSE stream. The request's text and the completion held here are wiped
+// when the request ends (docs/privacy.md, "Memory").
 #include <chrono>
 #include <ctime>
 #include <variant>
@@ -9,6 +10,8 @@
 #include "server/async_queue.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
+#include "server/privacy.h"
+#include "tee/wipe_text.h"
 
 namespace a3s::power::server {
 
@@ -61,8 +64,14 @@ class QueueSink final : public serving::CompletionSink {
 asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   const auto start = Clock::now();
   nlohmann::json body = parse_json_object(ex.request().body);
-  ParsedCompletion p = chat ? parse_chat_completion(body) : parse_text_completion(body);
-  body = nullptr;
+  ParsedCompletion p;
+  try {
+    p = chat ? parse_chat_completion(body) : parse_text_completion(body);
+  } catch (...) {
+    tee::wipe_json(body);
+    throw;
+  }
+  tee::wipe_json(body);  // the parsed copy of the request text; p.request wipes its own on destruction
   if (!registry_->contains(p.request.model)) {
     throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
   }
@@ -106,6 +115,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   bool usage_null = p.include_usage;
   bool ttft_recorded = false;
   std::string text;  // non-streaming: the whole completion
+  tee::WipeOnExit wipe_text(text);
   for (;;) {
     std::optional<GenEvent> ev = co_await queue->pop();
     if (!ev) {
@@ -114,7 +124,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       co_return;
     }
     if (auto* st = std::get_if<Started>(&*ev)) {
-      ex.record().prompt_tokens = st->prompt_tokens;
+      ex.record().prompt_tokens = shown_token_counts(st->prompt_tokens, 0, cfg_.suppress_token_metrics).prompt;
       if (auto s = registry_->status(request->model); s && s->description) {
         meta.system_fingerprint = s->description->system_fingerprint;
       }
@@ -137,10 +147,13 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         metrics_.record_ttft(ex.record().route, std::chrono::duration<double>(d->at - start).count());
       }
       if (d->text.empty()) continue;
+      tee::WipeOnExit wipe_delta(d->text);
       if (streaming) {
         nlohmann::json chunk = chat ? chat_chunk_delta(meta, d->text, usage_null)
                                     : text_chunk(meta, d->text, nullptr, usage_null);
-        if (!co_await ex.write_chunk(sse_event(chunk))) {
+        std::string event = sse_event(chunk);
+        tee::wipe_json(chunk);
+        if (!co_await ex.write_chunk(std::move(event))) {
           cancel->store(true);  // failed write: the client is gone or not reading
           co_return;
         }
@@ -149,6 +162,12 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       }
     } else if (auto* f = std::get_if<Finished>(&*ev)) {
       serving::CompletionResult r = std::move(f->result);
+      tee::WipeOnExit wipe_result(r.text);
+      // Counts leave the process only as shown (rounded under suppress_token_metrics).
+      const ShownTokenCounts shown =
+          shown_token_counts(r.prompt_tokens, r.completion_tokens, cfg_.suppress_token_metrics);
+      r.prompt_tokens = shown.prompt;
+      r.completion_tokens = shown.completion;
       ex.record().prompt_tokens = r.prompt_tokens;
       ex.record().completion_tokens = r.completion_tokens;
       if (r.finish == FinishReason::Cancelled && stopping()) {
@@ -172,9 +191,11 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         co_await ex.end_stream();
       } else {
         if (r.text.empty()) r.text = std::move(text);
+        nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
         HttpResponse res;
-        res.body = json_text(chat ? chat_completion(meta, r) : text_completion(meta, r));
-        co_await ex.respond(std::move(res));
+        res.body = json_text(doc);
+        tee::wipe_json(doc);
+        co_await ex.respond(std::move(res));  // the HTTP layer wipes the body once it is written
       }
       co_return;
     } else if (auto* fl = std::get_if<Failed>(&*ev)) {

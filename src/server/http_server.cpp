@@ -18,6 +18,8 @@
 #include <boost/beast/http.hpp>
 
 #include "server/api_error.h"
+#include "tee/wipe_text.h"
+#include "tee/wiping_allocator.h"
 
 namespace a3s::power::server {
 
@@ -27,6 +29,9 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 namespace {
+
+// Request parser whose header storage (the Authorization header among it) is wiped when freed.
+using RequestParser = http::request_parser<http::string_body, tee::WipingAllocator<char>>;
 
 // Shared by an exchange and its pending disconnect watch (which may complete after the exchange).
 struct WatchState {
@@ -95,7 +100,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error);
 
   beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
+  // Raw request bytes (headers with credentials, bodies): freed memory is wiped (WipingAllocator) and
+  // the consumed part is released after every exchange.
+  beast::basic_flat_buffer<tee::WipingAllocator<char>> buffer_;
   HttpHandler& handler_;
   HttpLimits limits_;
   std::shared_ptr<HttpServer::State> state_;
@@ -104,6 +111,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 // ---- ExchangeImpl -----------------------------------------------------------------------------
 
 ExchangeImpl::~ExchangeImpl() {
+  // The request's text and credentials do not outlive the exchange (docs/privacy.md, "Memory").
+  tee::wipe_string(req_.body);
+  if (auto it = req_.headers.find("authorization"); it != req_.headers.end()) tee::wipe_string(it->second);
   if (watch_) {
     watch_->active = false;
     watch_->on_close = nullptr;
@@ -135,6 +145,7 @@ asio::awaitable<void> ExchangeImpl::respond(HttpResponse r) {
   conn_.stream().expires_after(conn_.limits().write_timeout);
   co_await http::async_write(conn_.stream(), res, asio::redirect_error(asio::use_awaitable, ec));
   conn_.stream().expires_never();
+  tee::wipe_string(res.body());  // a completion's text, once sent
   if (ec) broken_ = true;
 }
 
@@ -166,6 +177,7 @@ asio::awaitable<bool> ExchangeImpl::write_chunk(std::string data) {
   co_await asio::async_write(conn_.stream(), http::make_chunk(asio::buffer(data)),
                              asio::redirect_error(asio::use_awaitable, ec));
   conn_.stream().expires_never();
+  tee::wipe_string(data);
   if (ec) broken_ = true;
   co_return !broken_;
 }
@@ -203,8 +215,9 @@ void ExchangeImpl::watch_disconnect(std::function<void()> on_close) {
 
 // ---- Connection -------------------------------------------------------------------------------
 
-HttpRequest to_request(const http::request_parser<http::string_body>& parser, bool with_body) {
-  const auto& m = parser.get();
+// Moves the body out of the parser (no copy of the request text is left behind).
+HttpRequest to_request(RequestParser& parser, bool with_body) {
+  auto& m = parser.get();
   HttpRequest r;
   r.method = std::string(m.method_string());
   std::string target(m.target());
@@ -218,7 +231,8 @@ HttpRequest to_request(const http::request_parser<http::string_body>& parser, bo
     auto [it, inserted] = r.headers.emplace(name, value);
     if (!inserted) it->second += ", " + value;
   }
-  if (with_body) r.body = m.body();
+  if (with_body) r.body = std::move(m.body());
+  tee::wipe_string(m.body());  // what a move leaves (a short body stays in the inline buffer)
   return r;
 }
 
@@ -249,7 +263,7 @@ asio::awaitable<void> Connection::run_handler(ExchangeImpl& ex, bool rejected, c
 
 // Reads and serves one request. Returns false when the connection should close.
 asio::awaitable<bool> Connection::serve_one() {
-  http::request_parser<http::string_body> parser;
+  RequestParser parser;
   parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
   parser.body_limit(limits_.max_body_bytes);
   error_code ec;
@@ -292,6 +306,7 @@ asio::awaitable<bool> Connection::serve_one() {
   bool keep_alive = parser.get().keep_alive() && !state_->stopping.load();
   ExchangeImpl ex(*this, to_request(parser, true), keep_alive);
   co_await run_handler(ex, false, nullptr);
+  buffer_.shrink_to_fit();  // keeps only pipelined bytes; the old storage is wiped as it is freed
   co_return ex.keep_alive() && !state_->stopping.load();
 }
 

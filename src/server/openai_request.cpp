@@ -79,6 +79,15 @@ bool bool_of(const json& body, const char* key) {
   return v.get<bool>();
 }
 
+// Every field either completion endpoint accepts (names defined by the API).
+const std::set<std::string>& endpoint_fields() {
+  static const std::set<std::string> names = {
+      "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
+      "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
+      "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty"};
+  return names;
+}
+
 void check_fields(const json& body, const std::set<std::string>& accepted) {
   for (auto it = body.begin(); it != body.end(); ++it) {
     const std::string& k = it.key();
@@ -93,9 +102,12 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
       }
       unsupported(k, ku->second);
     }
-    // Unknown fields are refused by name (the name is part of the API, not user text), truncated.
-    std::string name = shown_field_name(k);
-    throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
+    // A field of the other completion endpoint is named; any other name is request content (it may
+    // be anything a client sent) and is never echoed.
+    if (endpoint_fields().count(k)) {
+      throw ApiError("unsupported_field", "'" + k + "' is not accepted by this endpoint", k);
+    }
+    throw ApiError("unsupported_field", "the request has an unknown field");
   }
 }
 
@@ -175,9 +187,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
         if (!it->is_boolean()) bad("stream_options.include_usage", "'include_usage' must be a boolean");
         out.include_usage = it->get<bool>();
       } else {
-        std::string name = shown_field_name(it.key());
-        throw ApiError("unsupported_field", "unknown field 'stream_options." + name + "'",
-                       "stream_options." + name);
+        throw ApiError("unsupported_field", "'stream_options' has an unknown field", "stream_options");
       }
     }
   }
@@ -197,8 +207,7 @@ std::string content_text(const json& content, const std::string& where) {
     if (*type != "text") unsupported(pw + ".type", "only text content parts are available");
     for (auto it = part.begin(); it != part.end(); ++it) {
       if (it.key() != "type" && it.key() != "text") {
-        throw ApiError("unsupported_field", "unknown field in '" + pw + "'",
-                       pw + "." + shown_field_name(it.key()));
+        throw ApiError("unsupported_field", "'" + pw + "' has an unknown field", pw);
       }
     }
     auto t = part.find("text");
@@ -234,7 +243,7 @@ json normalize_messages(const json& body) {
         unsupported(w + "." + k, "tool calling is not available");
       }
       if (k == "audio" || k == "refusal") unsupported(w + "." + k, "only text messages are available");
-      throw ApiError("unsupported_field", "unknown field in '" + w + "'", w + "." + shown_field_name(k));
+      throw ApiError("unsupported_field", "'" + w + "' has an unknown field", w);
     }
     if (m.contains("name") && !m["name"].is_null() && !m["name"].is_string()) {
       bad(w + ".name", "'" + w + ".name' must be a string");

@@ -46,8 +46,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   nlohmann::json body = parse_json_object(ex.request().body);
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (it.key() != "model" && it.key() != "sha256" && it.key() != "name") {
-      std::string name = shown_field_name(it.key());
-      throw ApiError("unsupported_field", "unknown field '" + name + "'", name);
+      throw ApiError("unsupported_field", "the request has an unknown field");
     }
   }
   std::string ref = string_field(body, "model", true);

@@ -17,6 +17,7 @@
 
 namespace a3s::power::serving {
 
+// The request's text (messages, prompt, stop strings) is wiped when the object is destroyed.
 struct CompletionRequest {
   std::string model;                       // served model name
   std::optional<nlohmann::json> messages;  // chat: [{role, content: string}]; else `prompt` is used
@@ -24,6 +25,13 @@ struct CompletionRequest {
   SamplingParams sampling;
   std::optional<int> max_tokens;           // none → until EOG, a stop string or the context is full
   std::vector<std::string> stop;
+
+  CompletionRequest() = default;
+  CompletionRequest(CompletionRequest&&) noexcept = default;
+  CompletionRequest& operator=(CompletionRequest&&) noexcept = default;
+  CompletionRequest(const CompletionRequest&) = delete;
+  CompletionRequest& operator=(const CompletionRequest&) = delete;
+  ~CompletionRequest();
 };
 
 struct CompletionResult {
@@ -47,8 +55,10 @@ class CompletionSink {
 };
 
 // Tokenizes the prompt, checks it fits (a prompt of n_ctx tokens or more →
-// Error "context_length_exceeded"; never truncated), clamps max_tokens to the room left, and
-// generates on the slot's context for `model`. Never throws: every failure goes to sink.failed().
+// Error "context_length_exceeded", naming the context size but not the prompt's token count; never
+// truncated), clamps max_tokens to the room left, and generates on the slot's context for `model`.
+// Never throws: every failure goes to sink.failed(). When it returns, the prompt tokens, the generated
+// tokens and text it held and the slot context (RuntimeContext::wipe) are zeroed.
 void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
                     const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink);
 

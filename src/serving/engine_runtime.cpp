@@ -10,6 +10,7 @@
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
 #include "engine/model_loader.h"
+#include "tee/wipe_text.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::serving {
@@ -19,6 +20,7 @@ class EngineContext final : public RuntimeContext {
  public:
   EngineContext(std::shared_ptr<const Model> model, int n_ctx) : ctx_(std::move(model), {.n_ctx = n_ctx}) {}
   int n_ctx() const override { return ctx_.n_ctx(); }
+  void wipe() override { ctx_.wipe(); }
   Context& ctx() { return ctx_; }
 
  private:
@@ -101,6 +103,7 @@ class EngineRuntime final : public ModelRuntime {
     if (tok.eos() >= 0) ro.eos_token = tok.token_text(tok.eos());
     ro.add_generation_prompt = true;
     std::string text = template_->render(messages, ro);
+    tee::WipeOnExit wipe_text(text);  // the rendered conversation
     // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
     bool starts_with_bos = !ro.bos_token.empty() && std::string_view(text).starts_with(ro.bos_token);
     return encode(text, /*want_bos=*/!starts_with_bos, /*parse_special=*/true);

@@ -52,7 +52,7 @@ std::shared_ptr<const ModelRuntime> ModelRegistry::acquire(const std::string& na
     e = resolve_locked(name);
     if (e && e->runtime) return e->runtime;  // loaded while we waited
   }
-  if (!e) throw Error(codes::kModelNotFound, "model '" + name + "' does not exist");
+  if (!e) throw Error(codes::kModelNotFound, "the model does not exist");  // the name is request text
   std::shared_ptr<const ModelRuntime> rt = loader_(name, e->path);
   std::lock_guard lk(mu_);
   Entry& slot = entries_[name];

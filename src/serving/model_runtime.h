@@ -44,6 +44,9 @@ class RuntimeContext {
  public:
   virtual ~RuntimeContext() = default;
   virtual int n_ctx() const = 0;
+  // Zeroes everything the last request left in this state (KV cache, token history, activations)
+  // with a wipe the compiler cannot elide. run_completion() calls it when each request ends.
+  virtual void wipe() = 0;
 };
 
 class ModelRuntime {

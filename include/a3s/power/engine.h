@@ -25,6 +25,11 @@ using Token = int32_t;
 class Tokenizer;  // src/tokenizer/tokenizer.h
 namespace gguf { class File; }
 namespace weights { class ByteReader; }  // src/weights/byte_reader.h
+class Context;
+namespace engine {
+class KvCache;
+const KvCache& kv_cache_of(const Context& ctx);  // internal: src/engine/context_inspect.h
+}  // namespace engine
 
 // Where model weights live while the model is loaded (docs/layer-streaming.md).
 enum class WeightsMode {
@@ -138,6 +143,11 @@ class Context {
   // Forgets the sequence (KV cache wiped to zero).
   void reset();
 
+  // Forgets the sequence and zeroes everything derived from it, with a wipe the compiler cannot
+  // elide: the KV cache storage, the token history, the logits and the forward-pass activations.
+  // Called when a request ends (docs/privacy.md); the context stays usable.
+  void wipe();
+
   // Keeps the first n cached tokens and forgets the rest, so a shared prompt prefix can be reused.
   // Throws Error("invalid_argument") unless 0 <= n <= n_past().
   void truncate(int n);
@@ -153,6 +163,7 @@ class Context {
   struct Impl;
 
  private:
+  friend const engine::KvCache& engine::kv_cache_of(const Context& ctx);
   std::unique_ptr<Impl> impl_;
 };
 

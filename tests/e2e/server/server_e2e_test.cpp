@@ -96,7 +96,9 @@ TEST_F(E2E, HealthReportsTheLoadedModel) {
   EXPECT_EQ(j["models"][0]["architecture"], "llama");
   EXPECT_TRUE(j["settings"].is_object());
   EXPECT_EQ(j["settings"]["port"], 0);
-  EXPECT_EQ(j["tee"], json({{"enabled", false}, {"type", "none"}}));
+  EXPECT_EQ(j["tee"]["enabled"], false);
+  EXPECT_EQ(j["tee"]["type"], "none");
+  EXPECT_EQ(j["privacy"], json({{"redact_logs", false}, {"suppress_token_metrics", false}}));
 }
 
 TEST_F(E2E, GreedyCompletionMatchesLlamaCppReference) {

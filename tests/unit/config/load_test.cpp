@@ -144,7 +144,8 @@ TEST(ConfigLoad, EnvironmentErrorsNameTheVariable) {
        "A3S_POWER_BIND: A3S_POWER_BIND and A3S_POWER_HOST set the same setting"},
       {{{"A3S_POWER_TLS_PORT", "443"}}, "A3S_POWER_TLS_PORT: 'tls_port' is not supported yet"},
       {{{"A3S_POWER_TLS_PORT", "https"}}, "A3S_POWER_TLS_PORT: 'tls_port' must be an integer"},
-      {{{"A3S_POWER_REDACT_LOGS", "1"}}, "A3S_POWER_REDACT_LOGS: 'redact_logs' is not supported yet"},
+      {{{"A3S_POWER_REDACT_LOGS", "sometimes"}},
+       "A3S_POWER_REDACT_LOGS: 'redact_logs' must be a boolean (1, 0, true, false, yes, no, on, off)"},
       {{{"A3S_POWER_KV_CACHE_TYPE", "q8_0"}}, "A3S_POWER_KV_CACHE_TYPE: 'kv_cache_type' is not supported yet"},
   };
   for (auto [env, expected] : cases) {
@@ -218,8 +219,8 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
                       "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback", "ctx_size",
                       "home", "host", "log_level", "max_body_bytes", "max_concurrent_requests", "max_queue",
                       "memory_budget_mb", "metrics_public", "model_decrypt", "model_hashes", "model_key_source",
-                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "tee_device_root",
-                      "tee_mode", "tee_policy", "threads", "weights"}));
+                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "redact_logs",
+                      "suppress_token_metrics", "tee_device_root", "tee_mode", "tee_policy", "threads", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));
   EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));
   EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));

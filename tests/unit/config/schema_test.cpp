@@ -234,8 +234,6 @@ INSTANTIATE_TEST_SUITE_P(
     EveryKey, ConfigNotSupported,
     ::testing::Values(std::pair<std::string, std::string>{"tls_port", "8443"},
                       std::pair<std::string, std::string>{"ratls", "true"},
-                      std::pair<std::string, std::string>{"redact_logs", "true"},
-                      std::pair<std::string, std::string>{"suppress_token_metrics", "true"},
                       std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
                       std::pair<std::string, std::string>{"prompt_cache_ttl_seconds", "60"},
                       std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),

@@ -57,6 +57,7 @@ struct FakeStats {
   std::atomic<int> running{0};
   std::atomic<int> max_running{0};
   std::atomic<int> contexts_created{0};
+  std::atomic<int> contexts_wiped{0};  // RuntimeContext::wipe() calls (one per finished request)
 };
 
 struct FakeOptions {
@@ -69,11 +70,13 @@ struct FakeOptions {
 
 class FakeContext final : public serving::RuntimeContext {
  public:
-  explicit FakeContext(int n) : n_(n) {}
+  FakeContext(int n, std::shared_ptr<FakeStats> stats) : n_(n), stats_(std::move(stats)) {}
   int n_ctx() const override { return n_; }
+  void wipe() override { ++stats_->contexts_wiped; }
 
  private:
   int n_;
+  std::shared_ptr<FakeStats> stats_;
 };
 
 class FakeRuntime final : public serving::ModelRuntime {
@@ -112,7 +115,7 @@ class FakeRuntime final : public serving::ModelRuntime {
 
   std::unique_ptr<serving::RuntimeContext> new_context() const override {
     ++opts_.stats->contexts_created;
-    return std::make_unique<FakeContext>(opts_.n_ctx);
+    return std::make_unique<FakeContext>(opts_.n_ctx, opts_.stats);
   }
 
   GenerationResult generate(serving::RuntimeContext& ctx, const GenerationRequest& req,
