@@ -24,6 +24,7 @@
 #include "cli/command.h"
 #include "config/config.h"
 #include "core/log.h"
+#include "core/process_hardening.h"
 #include "server/server.h"
 
 namespace a3s::power::cli {
@@ -78,6 +79,8 @@ void run_serve(const ServeArgs& a) {
   if (!a.decrypt.empty()) o.model_decrypt = a.decrypt;
   if (!a.model_key_file.empty()) o.model_key_file = a.model_key_file;
   config::Config cfg = config::load(o, config::process_env());
+  // TEE mode: no core dump and no ptrace / /proc/PID/mem reader may ever see prompts, keys or weights.
+  if (cfg.tee_mode) disable_core_dumps();
   configure_logging(cfg.log_level);
   server::check_bind_policy(cfg);
 

@@ -125,6 +125,20 @@ TEST_F(TeeE2E, MissingOrMalformedNoncesAndUnknownModelsAreRefused) {
   EXPECT_EQ(http("POST", server_->url("/v1/attestation?nonce=" + nonce)).status, 405);
 }
 
+TEST_F(TeeE2E, CoreDumpsAreDisabled) {
+  std::ifstream limits("/proc/" + std::to_string(server_->pid()) + "/limits");
+  std::string line, core;
+  while (std::getline(limits, line)) {
+    if (line.starts_with("Max core file size")) core = line;
+  }
+  ASSERT_FALSE(core.empty());
+  std::istringstream fields(core.substr(std::string("Max core file size").size()));
+  std::string soft, hard;
+  fields >> soft >> hard;
+  EXPECT_EQ(soft, "0") << core;
+  EXPECT_EQ(hard, "0") << core;
+}
+
 TEST_F(TeeE2E, HealthAndMetricsReportTheTee) {
   ASSERT_EQ(http("GET", server_->url("/v1/attestation?nonce=" + fresh_nonce())).status, 200);
   ASSERT_EQ(http("GET", server_->url("/v1/attestation?nonce=bad")).status, 400);

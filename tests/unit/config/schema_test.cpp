@@ -384,7 +384,7 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("tls_port").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 36u);  // 29 settings (3 aliases) + 7 not supported yet
+  EXPECT_EQ(by_name.size(), 36u);  // 31 settings (3 aliases) + 5 not supported yet
   EXPECT_TRUE(by_name.at("model_hashes").supported);
   EXPECT_EQ(by_name.at("model_signing_key").env, "A3S_POWER_MODEL_SIGNING_KEY");
   EXPECT_TRUE(by_name.at("weights").supported);
