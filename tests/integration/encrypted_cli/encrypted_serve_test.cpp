@@ -116,10 +116,12 @@ TEST(EncryptedServe, StartupErrorsExitTwo) {
     EXPECT_NE(s.log().find("needs --weights stream or auto"), std::string::npos) << s.log();
   }
   {
-    ServerProcess s({"--model", "stories=" + kStories}, {{"A3S_POWER_TEE_MODE", "true"}});
+    // Strict TEE mode on a machine without attestation hardware (an empty device root).
+    ServerProcess s({"--model", "stories=" + kStories},
+                    {{"A3S_POWER_TEE_MODE", "true"}, {"A3S_POWER_TEE_DEVICE_ROOT", "/nonexistent-a3s-tee-root"}});
     EXPECT_FALSE(s.ready());
     EXPECT_EQ(s.stop(), 2);
-    EXPECT_NE(s.log().find("'tee_mode' is not supported yet"), std::string::npos) << s.log();
+    EXPECT_NE(s.log().find("no TEE evidence provider found"), std::string::npos) << s.log();
   }
 }
 
