@@ -1,17 +1,13 @@
 #include "crypto/key_provider.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
 #include "a3s/power/error.h"
 #include "core/printable.h"
+#include "core/small_file.h"
 #include "crypto/secure_memory.h"
 
 namespace a3s::power::crypto {
@@ -49,32 +45,22 @@ class FileKeyProvider final : public KeyProvider {
   std::string describe() const override { return "key file '" + shown(path_) + "'"; }
   ModelKey fetch() const override {
     const std::string what = describe();
-    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-      const int err = errno;
-      throw Error(codes::kModelKey, "cannot open the " + what + ": " + std::strerror(err));
-    }
-    struct Closer {
-      int fd;
-      ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-      throw Error(codes::kModelKey, "the " + what + " is not a regular file");
-    if (st.st_size > static_cast<off_t>(kMaxKeyFileBytes))
-      throw Error(codes::kModelKey, "the " + what + " is too large to be a model key");
+    using Status = SmallFileRead::Status;
     LockedBuffer text(kMaxKeyFileBytes, "model key file text");
-    size_t n = 0;
-    while (n < text.size()) {
-      const ssize_t r = ::read(fd, text.data() + n, text.size() - n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        const int err = errno;
-        throw Error(codes::kModelKey, "cannot read the " + what + ": " + std::strerror(err));
-      }
-      if (r == 0) break;
-      n += static_cast<size_t>(r);
+    const SmallFileRead r =
+        read_small_file_into(path_, std::span<char>(reinterpret_cast<char*>(text.data()), text.size()));
+    switch (r.status) {
+      case Status::kOk:
+        break;
+      case Status::kNotRegular:
+        throw Error(codes::kModelKey, "the " + what + " is not a regular file");
+      case Status::kTooLarge:
+        throw Error(codes::kModelKey, "the " + what + " is too large to be a model key");
+      case Status::kMissing:
+      case Status::kError:
+        throw Error(codes::kModelKey, "cannot open the " + what + ": " + std::strerror(r.error));
     }
+    const size_t n = r.size;
     return ModelKey::from_hex(std::string_view(reinterpret_cast<const char*>(text.data()), n), what);
   }
 

@@ -1,8 +1,7 @@
 #include "server/attestation.h"
 
-#include <ctime>
-
 #include "a3s/power/error.h"
+#include "core/utc_time.h"
 #include "crypto/base64.h"
 #include "tee/claims.h"
 #include "tee/detect.h"
@@ -26,15 +25,6 @@ std::optional<crypto::Sha256Digest> digest_from_hex(const std::string& hex) {
   } catch (const Error&) {
     return std::nullopt;
   }
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // MEASUREMENT (SEV-SNP) or MRTD (TDX), from the evidence bytes; the checks also confirm the evidence
@@ -102,7 +92,7 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDes
   j["claims_sha256"] = crypto::to_hex(claims_digest);
   j["certificates"] = e.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(e.certificates));
   j["verifiable"] = e.verifiable_remotely;
-  j["generated_at"] = utc_now();
+  j["generated_at"] = rfc3339_utc_now();
   return j;
 }
 

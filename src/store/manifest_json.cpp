@@ -1,7 +1,5 @@
 #include "store/manifest_json.h"
 
-#include <ctime>
-
 #include "a3s/power/error.h"
 #include "store/model_name.h"
 #include "store/sha256_hasher.h"
@@ -55,15 +53,6 @@ Manifest manifest_from_json(const nlohmann::json& j) {
   if (!model_name_problem(m.name).empty()) throw Error(codes::kInvalidModel, "manifest has an invalid name");
   if (!is_valid_digest(m.digest)) throw Error(codes::kInvalidModel, "manifest has an invalid digest");
   return m;
-}
-
-std::string rfc3339_utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace a3s::power::store

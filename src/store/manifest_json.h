@@ -17,9 +17,6 @@ nlohmann::json manifest_to_json(const Manifest& m);
 // name is malformed.
 Manifest manifest_from_json(const nlohmann::json& j);
 
-// Current time as RFC 3339 UTC with seconds, e.g. "2026-11-29T10:08:24Z".
-std::string rfc3339_utc_now();
-
 // True for "sha256:" followed by 64 lowercase hex characters.
 bool is_valid_digest(const std::string& digest);
 

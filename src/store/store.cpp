@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "core/utc_time.h"
 #include "store/file_io.h"
 #include "store/file_lock.h"
 #include "store/http_download.h"
@@ -246,7 +247,7 @@ Manifest commit(const Layout& l, const std::string& staged, const std::string& h
   m.architecture = summary.architecture;
   m.quantization = summary.quantization;
   m.source = source;
-  m.created = rfc3339_utc_now();
+  m.created = a3s::power::rfc3339_utc_now();
 
   FileLock lock = FileLock::acquire(l.lock);
   const std::string blob = l.blob(hex);

@@ -1,51 +1,36 @@
 #include "weights/integrity.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
-#include <vector>
+#include <optional>
 
 #include "a3s/power/error.h"
 #include "core/printable.h"
+#include "core/small_file.h"
 #include "crypto/model_signature.h"
 
 namespace a3s::power::weights {
 namespace {
 
-// The .sig file's text, at most kMaxSignatureFileBytes (+1 to notice a longer file).
-std::string read_signature_file(const std::string& sig_path, const std::string& subject) {
+// The .sig file's text; std::nullopt when it is larger than any signature file (malformed).
+std::optional<std::string> read_signature_file(const std::string& sig_path, const std::string& subject) {
+  using Status = SmallFileRead::Status;
   const std::string shown = printable_name(sig_path);
-  const int fd = ::open(sig_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT)
+  std::string text(crypto::kMaxSignatureFileBytes, '\0');
+  const SmallFileRead r = read_small_file_into(sig_path, text);
+  switch (r.status) {
+    case Status::kOk:
+      text.resize(r.size);
+      return text;
+    case Status::kTooLarge:
+      return std::nullopt;
+    case Status::kMissing:
       throw Error(codes::kIntegrity, subject + ": signature file '" + shown + "' is missing (model_signing_key is set)");
-    throw Error(codes::kIntegrity, subject + ": cannot read signature file '" + shown + "': " + std::strerror(err));
+    case Status::kNotRegular:
+      throw Error(codes::kIntegrity, subject + ": signature file '" + shown + "' is not a regular file");
+    case Status::kError:
+      break;
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    throw Error(codes::kIntegrity, subject + ": signature file '" + shown + "' is not a regular file");
-  std::string text(crypto::kMaxSignatureFileBytes + 1, '\0');
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      throw Error(codes::kIntegrity, subject + ": cannot read signature file '" + shown + "': " + std::strerror(err));
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  text.resize(done);
-  return text;
+  throw Error(codes::kIntegrity, subject + ": cannot read signature file '" + shown + "': " + std::strerror(r.error));
 }
 
 }  // namespace
@@ -66,8 +51,9 @@ IntegrityResult check_integrity(const std::string& path, const crypto::Sha256Dig
   }
   if (opts.signing_key) {
     const std::string sig_path = crypto::signature_path_for(path);
-    const std::string text = read_signature_file(sig_path, subject);
-    const std::optional<crypto::Ed25519Signature> sig = crypto::parse_signature_file_text(text);
+    const std::optional<std::string> text = read_signature_file(sig_path, subject);
+    const std::optional<crypto::Ed25519Signature> sig =
+        text ? crypto::parse_signature_file_text(*text) : std::nullopt;
     if (!sig) {
       throw Error(codes::kIntegrity, subject + ": signature file '" + printable_name(sig_path) +
                                          "' is malformed (expected 128 hex digits)");

@@ -4,6 +4,7 @@
 
 #include "../../integration/store/store_test_support.h"
 #include "a3s/power/error.h"
+#include "core/utc_time.h"
 
 namespace a3s::power::store {
 namespace {
@@ -77,7 +78,7 @@ TEST(ManifestJson, DigestValidation) {
 }
 
 TEST(ManifestJson, CreatedIsRfc3339Utc) {
-  EXPECT_TRUE(looks_like_rfc3339_utc(rfc3339_utc_now()));
+  EXPECT_TRUE(looks_like_rfc3339_utc(a3s::power::rfc3339_utc_now()));
   EXPECT_FALSE(looks_like_rfc3339_utc("2026-11-29 10:08:24Z"));
 }
 
