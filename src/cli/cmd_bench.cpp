@@ -106,7 +106,7 @@ void run_bench(const BenchOptions& o) {
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
-const Registrar kRegistrar("bench", 25, [](CLI::App& root) {
+const Registrar kRegisterBench("bench", 25, [](CLI::App& root) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* sub = root.add_subcommand("bench", "Measure prompt-processing and generation speed (like llama-bench)");
   sub->add_option("--model,-m", o->model, "Path to a GGUF model file")->required();

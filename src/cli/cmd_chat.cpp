@@ -82,7 +82,7 @@ void run_chat(const ChatOptions& o) {
   }
 }
 
-const Registrar kRegistrar("chat", 31, [](CLI::App& root) {
+const Registrar kRegisterChat("chat", 31, [](CLI::App& root) {
   auto o = std::make_shared<ChatOptions>();
   CLI::App* sub = root.add_subcommand("chat", "Chat with a model on a running server (streaming)");
   sub->add_option("model", o->model, "Model name as the server knows it")->required();

@@ -38,7 +38,7 @@ void run_decrypt(const DecryptOptions& o) {
   out.commit(0600);
 }
 
-const Registrar kRegistrar("decrypt", 72, [](CLI::App& root) {
+const Registrar kRegisterDecrypt("decrypt", 72, [](CLI::App& root) {
   auto opts = std::make_shared<DecryptOptions>();
   CLI::App* sub =
       root.add_subcommand("decrypt", "Decrypt an encrypted model to a file (refused in TEE mode)");

@@ -52,7 +52,7 @@ void run_encrypt(const EncryptOptions& o) {
   std::cout << j.dump() << std::endl;
 }
 
-const Registrar kRegistrar("encrypt", 71, [](CLI::App& root) {
+const Registrar kRegisterEncrypt("encrypt", 71, [](CLI::App& root) {
   auto opts = std::make_shared<EncryptOptions>();
   CLI::App* sub = root.add_subcommand("encrypt", "Encrypt a model file (AES-256-GCM, seekable chunks)");
   sub->add_option("--key-file,-k", opts->key_file, "Model key file (64 hex digits, see keygen)")->required();

@@ -72,7 +72,7 @@ void run_generate(const GenerateOptions& o) {
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
-const Registrar kRegistrar("generate", 20, [](CLI::App& root) {
+const Registrar kRegisterGenerate("generate", 20, [](CLI::App& root) {
   auto opts = std::make_shared<GenerateOptions>();
   CLI::App* sub = root.add_subcommand("generate", "Generate text from a prompt with a local GGUF model");
   sub->add_option("--model,-m", opts->model, "Path to a GGUF model file")->required();

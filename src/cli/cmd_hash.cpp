@@ -60,7 +60,7 @@ void run_hash(const HashOptions& o) {
   std::printf("sha256:%s\n", crypto::to_hex(digest).c_str());
 }
 
-const Registrar kRegistrar("hash", 74, [](CLI::App& root) {
+const Registrar kRegisterHash("hash", 74, [](CLI::App& root) {
   auto opts = std::make_shared<HashOptions>();
   CLI::App* sub = root.add_subcommand("hash", "Print a model's pin: sha256 of its plaintext GGUF bytes");
   sub->add_option("model", opts->model, "Model file (plaintext or encrypted)")->required();

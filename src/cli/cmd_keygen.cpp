@@ -109,7 +109,7 @@ void run_keygen(const KeygenOptions& o) {
               crypto::to_hex(key->key_id()).c_str());
 }
 
-const Registrar kRegistrar("keygen", 70, [](CLI::App& root) {
+const Registrar kRegisterKeygen("keygen", 70, [](CLI::App& root) {
   auto opts = std::make_shared<KeygenOptions>();
   CLI::App* sub = root.add_subcommand(
       "keygen", "Generate a random model key or model signing key (64 hex digits, file mode 0600)");

@@ -53,7 +53,7 @@ void run_list(const std::string& format) {
   }
 }
 
-const Registrar kRegistrar("list", 41, [](CLI::App& root) {
+const Registrar kRegisterList("list", 41, [](CLI::App& root) {
   auto format = std::make_shared<std::string>("table");
   CLI::App* sub = root.add_subcommand("list", "List the models in the store");
   sub->add_option("--format", *format, "Output format")

@@ -71,7 +71,7 @@ void run_logits(const LogitsOptions& o) {
   if (!f) throw Error(codes::kIo, "cannot write the output file");
 }
 
-const Registrar kRegistrar("logits", 21, [](CLI::App& root) {
+const Registrar kRegisterLogits("logits", 21, [](CLI::App& root) {
   auto opts = std::make_shared<LogitsOptions>();
   CLI::App* sub = root.add_subcommand("logits", "Write the logits of an exact token sequence (float32 rows)");
   sub->add_option("--model,-m", opts->model, "Path to a GGUF model file")->required();

@@ -44,7 +44,7 @@ void run_ps(const PsOptions& o) {
   }
 }
 
-const Registrar kRegistrar("ps", 32, [](CLI::App& root) {
+const Registrar kRegisterPs("ps", 32, [](CLI::App& root) {
   auto o = std::make_shared<PsOptions>();
   CLI::App* sub =
       root.add_subcommand("ps", "List the models of a running server and whether they are loaded");

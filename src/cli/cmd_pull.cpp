@@ -103,7 +103,7 @@ void run_pull(const PullArgs& a) {
               static_cast<unsigned long long>(m.size));
 }
 
-const Registrar kRegistrar("pull", 40, [](CLI::App& root) {
+const Registrar kRegisterPull("pull", 40, [](CLI::App& root) {
   auto a = std::make_shared<PullArgs>();
   CLI::App* sub = root.add_subcommand(
       "pull",

@@ -20,7 +20,7 @@ void run_rm(const std::string& name) {
   std::printf("removed %s\n", name.c_str());
 }
 
-const Registrar kRegistrar("rm", 43, [](CLI::App& root) {
+const Registrar kRegisterRm("rm", 43, [](CLI::App& root) {
   auto name = std::make_shared<std::string>();
   CLI::App* sub = root.add_subcommand("rm", "Remove a model from the store");
   sub->add_option("name", *name, "Model name")->required();

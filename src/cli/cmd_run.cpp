@@ -162,7 +162,7 @@ void run_run(const RunOptions& o) {
   }
 }
 
-const Registrar kRegistrar("run", 30, [](CLI::App& root) {
+const Registrar kRegisterRun("run", 30, [](CLI::App& root) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub =
       root.add_subcommand("run", "Chat with a model in this process (one prompt, or interactively)");

@@ -101,7 +101,7 @@ void run_show(const std::string& name, const std::string& format, const ModelFla
   }
 }
 
-const Registrar kRegistrar("show", 42, [](CLI::App& root) {
+const Registrar kRegisterShow("show", 42, [](CLI::App& root) {
   auto name = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
   auto flags = std::make_shared<ModelFlags>();

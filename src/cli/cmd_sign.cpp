@@ -61,7 +61,7 @@ void run_sign(const SignOptions& o) {
   std::printf("%s\n", printable_name(out).c_str());
 }
 
-const Registrar kRegistrar("sign", 73, [](CLI::App& root) {
+const Registrar kRegisterSign("sign", 73, [](CLI::App& root) {
   auto opts = std::make_shared<SignOptions>();
   CLI::App* sub = root.add_subcommand("sign", "Sign a plaintext GGUF model (Ed25519; writes MODEL.sig)");
   sub->add_option("--key,-k", opts->key_file, "Signing key file (from keygen --type ed25519)")->required();

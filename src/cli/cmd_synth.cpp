@@ -72,7 +72,7 @@ void run_synth(const SynthCliOptions& o) {
               static_cast<double>(r.file_bytes) / (1024.0 * 1024.0));
 }
 
-const Registrar kRegistrar("synth", 26, [](CLI::App& root) {
+const Registrar kRegisterSynth("synth", 26, [](CLI::App& root) {
   auto o = std::make_shared<SynthCliOptions>();
   CLI::App* sub = root.add_subcommand("synth", "Write a GGUF model with seeded random weights (benchmarks)");
   sub->add_option("--preset", o->preset, "Shape preset: llama-1b, llama-7b, llama-10b, qwen2-0.5b");

@@ -13,8 +13,6 @@ namespace {
 
 using testing::TempDir;
 
-const std::string kStories = testing::model_path("stories260K");
-
 std::vector<std::string> small_shape(const std::string& out, const std::string& type) {
   return {"synth", "--n-embd", "256", "--n-layer", "2", "--n-head", "4", "--n-head-kv", "2", "--n-ff", "512",
           "--n-vocab", "600", "--type", type, "--out", out, "-t", "2"};

@@ -19,8 +19,6 @@ namespace {
 
 using testing::TempDir;
 
-const std::string kStories = testing::model_path("stories260K");
-
 TEST(CliGenerate, StoriesGreedyJsonMatchesReference) {
   CliRun r = run({"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "32",
                   "--temperature", "0", "--format", "json", "--threads", "2"});

@@ -15,6 +15,8 @@
 namespace a3s::power {
 
 inline const std::string kBin = std::string(A3S_BIN_DIR) + "/a3s-power";
+// The smallest reference model (tests/../shared/testdata/models).
+inline const std::string kStories = testing::model_path("stories260K");
 
 struct CliRun {
   int status = -1;

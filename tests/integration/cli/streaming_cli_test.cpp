@@ -9,8 +9,6 @@
 namespace a3s::power {
 namespace {
 
-const std::string kStories = testing::model_path("stories260K");
-
 TEST(CliStreaming, GenerateAndLogitsMatchResident) {
   const std::vector<std::string> gen = {"generate", "--model", kStories, "--prompt", "Once upon a time", "-n", "12",
                                         "--temperature", "0", "--format", "json"};

@@ -15,6 +15,9 @@ std::string bin_path();       // $A3S_BIN_DIR/a3s-power (else the build's bin di
 std::string stories_model();  // <testdata>/models/stories260K.gguf
 std::string testdata_dir();
 
+// stories260K's greedy continuation of "Once upon a time" (with BOS): the text of the first 8 tokens.
+inline const std::string kGreedy8 = ", there was a little girl";
+
 // A private temporary directory, removed with its contents by the destructor.
 class TempDir {
  public:

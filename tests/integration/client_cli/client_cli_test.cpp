@@ -15,10 +15,9 @@
 namespace a3s::power::client_cli {
 namespace {
 
-// Greedy continuation of "Once upon a time" (with BOS): 32 tokens, and the text of the first 8.
+// Greedy continuation of "Once upon a time" (with BOS): 32 tokens (cli_process.h has the first 8).
 const std::string kGreedy32 =
     ", there was a little girl named Lily. She loved to play outside in the park. One day, she saw";
-const std::string kGreedy8 = ", there was a little girl";
 
 void expect_one_line_error(const CliResult& r, int status, const std::string& fragment) {
   EXPECT_EQ(r.status, status) << "stderr: " << r.err;

@@ -6,8 +6,6 @@
 namespace a3s::power::client_cli {
 namespace {
 
-const std::string kGreedy8 = ", there was a little girl";
-
 TEST(CliRunInteractive, ConversationCommandsAndExit) {
   PtySession s({"run", stories_model(), "--temperature", "0", "-n", "8", "-t", "1"});
   ASSERT_TRUE(s.expect(">>> ")) << s.transcript();

@@ -10,6 +10,7 @@
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "crypto_test_util.h"
+#include "wipe_log.h"
 #include "engine/model_loader.h"
 
 namespace a3s::power::crypto::test {
@@ -88,16 +89,6 @@ TEST(EncryptedLoad, PlaintextModelsHaveNoEncryptionInfo) {
   EXPECT_FALSE(m->info().encryption.has_value());
 }
 
-struct WipeLog {
-  static inline size_t largest = 0;
-  static inline bool all_zero = true;
-  static void observe(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) all_zero = all_zero && b[i] == 0;
-    largest = std::max(largest, n);
-  }
-};
-
 TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
   Encrypted e("stories260K");
   auto bytes = read_bytes(e.enc);
@@ -106,8 +97,7 @@ TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
   bytes[bytes.size() - 20] ^= 4;
   write_bytes(e.enc, bytes);
   for (DecryptMode mode : {DecryptMode::File, DecryptMode::Memory}) {
-    WipeLog::largest = 0;
-    WipeLog::all_zero = true;
+    WipeLog::reset();
     set_wipe_observer_for_testing(&WipeLog::observe);
     std::string msg;
     EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(mode)); }, &msg), codes::kDecryptionFailed);
@@ -118,8 +108,7 @@ TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
   }
   // Stream mode authenticates the whole file at load too, one chunk at a time: the load fails, and
   // the chunk buffer that held plaintext is wiped.
-  WipeLog::largest = 0;
-  WipeLog::all_zero = true;
+  WipeLog::reset();
   set_wipe_observer_for_testing(&WipeLog::observe);
   std::string msg;
   EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(DecryptMode::Stream)); }, &msg), codes::kDecryptionFailed);

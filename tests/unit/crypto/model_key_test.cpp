@@ -10,6 +10,7 @@
 #include "crypto/key_provider.h"
 #include "crypto/secure_memory.h"
 #include "crypto_test_util.h"
+#include "wipe_log.h"
 
 namespace a3s::power::crypto::test {
 namespace {
@@ -86,21 +87,8 @@ TEST(ModelKey, EnvProvider) {
             std::string::npos);
 }
 
-// Wipe observer: records the last wiped range and whether it was all zero when observed.
-struct WipeLog {
-  static inline const void* last = nullptr;
-  static inline size_t last_n = 0;
-  static inline bool all_zero = true;
-  static void observe(const void* p, size_t n) {
-    last = p;
-    last_n = n;
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) all_zero = all_zero && b[i] == 0;
-  }
-};
-
 TEST(LockedBuffer, IsWipedOnRelease) {
-  WipeLog::all_zero = true;
+  WipeLog::reset();
   set_wipe_observer_for_testing(&WipeLog::observe);
   const void* where = nullptr;
   {

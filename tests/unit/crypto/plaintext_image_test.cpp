@@ -10,23 +10,12 @@
 #include <stdexcept>
 
 #include "crypto/secure_memory.h"
+#include "wipe_log.h"
 
 namespace a3s::power::weights {
 namespace {
 
-struct WipeLog {
-  static inline size_t largest = 0;
-  static inline bool all_zero = true;
-  static void observe(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) all_zero = all_zero && b[i] == 0;
-    largest = std::max(largest, n);
-  }
-  static void reset() {
-    largest = 0;
-    all_zero = true;
-  }
-};
+using crypto::test::WipeLog;
 
 void fill_pattern(std::span<uint8_t> s) {
   for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(i * 7 + 1);

@@ -16,12 +16,6 @@ std::vector<uint16_t> random_f16(size_t n, std::mt19937& rng) {
   return v;
 }
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 TEST(DotF16Lanes16, EveryIsaEqualsTheScalarReference) {
   std::mt19937 rng(11);
   const auto x = random_f16(400, rng), y = random_f16(400, rng);
@@ -31,7 +25,7 @@ TEST(DotF16Lanes16, EveryIsaEqualsTheScalarReference) {
       const float ref = dot_f16_lanes16(x.data(), y.data(), n, n + pad);
       for (Isa isa : supported_isas()) {
         force_isa(isa);
-        EXPECT_EQ(bits(dot_f16_lanes16(x.data(), y.data(), n, n + pad)), bits(ref))
+        EXPECT_EQ(float_bits(dot_f16_lanes16(x.data(), y.data(), n, n + pad)), float_bits(ref))
             << isa_name(isa) << " n=" << n << " pad=" << pad;
       }
     }

@@ -12,15 +12,9 @@
 namespace a3s::power::kernels::test {
 namespace {
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 // Distance in units in the last place between two finite floats of the same sign.
 int64_t ulps(float a, float b) {
-  return std::llabs(static_cast<int64_t>(bits(a)) - static_cast<int64_t>(bits(b)));
+  return std::llabs(static_cast<int64_t>(float_bits(a)) - static_cast<int64_t>(float_bits(b)));
 }
 
 std::vector<float> sample_inputs() {
@@ -52,7 +46,7 @@ TEST(ExpRow, EveryIsaEqualsTheScalarReference) {
       if (std::isnan(ref[i])) {
         EXPECT_TRUE(std::isnan(y[i])) << isa_name(isa) << " x=" << x[i];
       } else {
-        ASSERT_EQ(bits(y[i]), bits(ref[i])) << isa_name(isa) << " x=" << x[i];
+        ASSERT_EQ(float_bits(y[i]), float_bits(ref[i])) << isa_name(isa) << " x=" << x[i];
       }
     }
   }

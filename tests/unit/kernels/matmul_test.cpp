@@ -12,7 +12,7 @@ struct MatmulCase {
   Isa isa;
 };
 
-std::vector<MatmulCase> all_cases() {
+std::vector<MatmulCase> matmul_cases() {
   std::vector<MatmulCase> out;
   for (Isa isa : supported_isas()) {
     for (TensorType t : weight_types()) out.push_back({t, isa});
@@ -63,7 +63,7 @@ TEST_P(Matmul, TiledEqualsNaiveLoopAndScalarPath) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, Matmul, testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, Matmul, testing::ValuesIn(matmul_cases()),
                          [](const testing::TestParamInfo<MatmulCase>& i) {
                            return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
                          });

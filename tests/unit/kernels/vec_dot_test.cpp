@@ -51,7 +51,7 @@ struct VecDotCase {
   Isa isa;
 };
 
-std::vector<VecDotCase> all_cases() {
+std::vector<VecDotCase> vec_dot_cases() {
   std::vector<VecDotCase> out;
   for (Isa isa : supported_isas()) {
     for (TensorType t : weight_types()) out.push_back({t, isa});
@@ -152,7 +152,7 @@ TEST_P(VecDot, ExtremeQuantsStayExact) {
   EXPECT_EQ(float_bits(got), float_bits(scalar_dot(type, n, w.data(), x.data()))) << type_name(type);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, VecDot, testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, VecDot, testing::ValuesIn(vec_dot_cases()),
                          [](const testing::TestParamInfo<VecDotCase>& i) {
                            return std::string(isa_name(i.param.isa)) + "_" + type_name(i.param.type);
                          });
@@ -162,7 +162,7 @@ class VecDotQuantized : public testing::TestWithParam<VecDotCase> {};
 
 std::vector<VecDotCase> quantized_cases() {
   std::vector<VecDotCase> out;
-  for (const VecDotCase& c : all_cases()) {
+  for (const VecDotCase& c : vec_dot_cases()) {
     if (type_info(c.type).block_size > 1) out.push_back(c);
   }
   return out;

@@ -15,6 +15,7 @@
 #include "tee/configfs_tsm_provider.h"
 #include "tee/tdx_summary.h"
 #include "tee/tee_errors.h"
+#include "expect_attestation_failed.h"
 #include "tee_test_data.h"
 #include "verify/sev_snp/sev_snp_report.h"
 
@@ -47,14 +48,7 @@ ConfigfsTsmOptions existing_entry(const fs::path& root) {
   return o;
 }
 
-void expect_attestation_failed(EvidenceProvider& p, const ReportData& rd) {
-  try {
-    p.get_evidence(rd);
-    FAIL() << "evidence accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kAttestationFailed) << e.what();
-  }
-}
+using testing::expect_attestation_failed;
 
 TEST(ConfigfsTsm, RealGcpSevSnpReportParses) {
   TempRoot root;

@@ -12,6 +12,7 @@
 #include "tee/sev_guest_provider.h"
 #include "tee/tdx_guest_provider.h"
 #include "tee/tee_errors.h"
+#include "expect_attestation_failed.h"
 #include "tee_test_data.h"
 #include "verify/sev_snp/sev_snp_report.h"
 
@@ -52,14 +53,7 @@ struct FakeSnp {
   }
 };
 
-void expect_attestation_failed(EvidenceProvider& p, const ReportData& rd) {
-  try {
-    p.get_evidence(rd);
-    FAIL() << "evidence accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kAttestationFailed) << e.what();
-  }
-}
+using testing::expect_attestation_failed;
 
 TEST(SevGuest, ReportIsReadAtOffset0x20OfTheResponse) {
   FakeSnp fake;
