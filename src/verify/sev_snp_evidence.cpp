@@ -32,7 +32,7 @@ std::string tcb_status(const EvidenceOptions& options, const std::string& failed
 }  // namespace
 
 Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
-  if (!options.collateral_dir.empty())
+  if (!options.collateral_dir.empty() || options.tdx_collateral)
     throw Error(codes::kInvalidArgument,
                 "a collateral directory applies to TDX quotes only; SEV-SNP TCB is endorsed by the VCEK");
   sev_snp::Endorsements endorsements{options.vcek, options.cert_chain};

@@ -56,6 +56,17 @@ struct SnpTcb {
 using Measurement = std::array<uint8_t, 48>;  // SNP MEASUREMENT / TDX MRTD (SHA-384 sized)
 using ReportData = std::array<uint8_t, 64>;   // SNP REPORT_DATA / TDX REPORTDATA
 
+// TDX collateral in memory, the same content as the files of EvidenceOptions::collateral_dir (what
+// Intel PCS serves: TCB Info and QE Identity bodies byte for byte, the TCB signing chain from the
+// TCB-Info-Issuer-Chain header, the CRLs as DER).
+struct TdxCollateralData {
+  std::string tcb_info_json;        // tcbInfo.json (required)
+  std::string qe_identity_json;     // qeIdentity.json (required)
+  std::string tcb_sign_chain_pem;   // tcbSignChain.pem: TCB Signing certificate, then the root CA
+  std::string root_ca_crl_der;      // rootCaCrl.der ("" = none)
+  std::string pck_ca_crl_der;       // intermediateCaCrl.der: CRL of the PCK Platform/Processor CA ("" = none)
+};
+
 // What to verify with and what to accept. Certificates and roots are file contents (PEM, or DER
 // where noted), not paths; the CLI reads the files.
 struct EvidenceOptions {
@@ -70,6 +81,9 @@ struct EvidenceOptions {
   // rootCaCrl.der / intermediateCaCrl.der. Empty: the TCB step fails with collateral_missing unless
   // no_tcb_check. Must be empty for SEV-SNP (invalid_argument): its TCB is endorsed by the VCEK.
   std::string collateral_dir;
+  // TDX: the same collateral already in memory (e.g. fetched from Intel PCS); the verification is the
+  // one of collateral_dir. Giving both, or giving it for SEV-SNP, is invalid_argument.
+  std::optional<TdxCollateralData> tdx_collateral;
   // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP, the Intel SGX Root CA for TDX.
   std::string root;
   // Time for every validity check (certificates, CRLs, collateral), Unix seconds (UTC). Unset: now.
