@@ -7,13 +7,27 @@
 
 namespace a3s::power::verify::online {
 
+namespace {
+
+client::ServerUrl parse_base(const std::string& base) {
+  try {
+    return client::ServerUrl::parse(base);
+  } catch (const Error& e) {
+    std::string message = e.what();
+    if (message.rfind("invalid --url: ", 0) == 0) message.erase(0, 15);
+    throw Error(codes::kInvalidArgument, "invalid endorsement service URL (--kds-url / --pcs-url): " + message);
+  }
+}
+
+}  // namespace
+
 std::string endorsement_url(const std::string& base, const std::string& path_and_query) {
-  return client::ServerUrl::parse(base).endpoint(path_and_query);
+  return parse_base(base).endpoint(path_and_query);
 }
 
 CachedResponse fetch_endorsement(const std::string& base, const std::string& path_and_query,
                                  const FetchContext& context, const ExpiryOf& expiry) {
-  client::ClientOptions options{client::ServerUrl::parse(base), ""};
+  client::ClientOptions options{parse_base(base), ""};
   options.connect_timeout_ms = kFetchConnectTimeoutMs;
   options.request_timeout_ms = kFetchRequestTimeoutMs;
   const std::string url = options.url.endpoint(path_and_query);
