@@ -11,6 +11,8 @@ namespace a3s::power::verify {
 Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
   if (!options.vcek.empty())
     throw Error(codes::kInvalidArgument, "a VCEK applies to SEV-SNP reports only; this is a TDX quote");
+  if (!options.snp_crl.empty())
+    throw Error(codes::kInvalidArgument, "an AMD CRL applies to SEV-SNP reports only; this is a TDX quote");
   if (options.snp_minimum_tcb)
     throw Error(codes::kInvalidArgument, "a minimum SEV-SNP TCB does not apply to a TDX quote");
   tdx::TdxVerifyOptions to;

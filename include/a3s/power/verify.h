@@ -77,6 +77,11 @@ struct EvidenceOptions {
   // TDX: the PCK certificate followed by its CA chain (PEM); empty: the quote's certification data
   // (type 5).
   std::string cert_chain;
+  // SEV-SNP: AMD's CRL for the report's product (KDS /vcek/v1/{product}/crl), DER or PEM. Empty: ASK /
+  // VCEK revocation is not checked and Report::skipped lists "crl". Given: it must be issued and signed
+  // by the chain's ARK (else collateral_invalid), not past its nextUpdate at `at` (collateral_expired),
+  // and list neither the ASK nor the VCEK (certificate_revoked). Must be empty for TDX.
+  std::string snp_crl;
   // TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem and optionally
   // rootCaCrl.der / intermediateCaCrl.der. Empty: the TCB step fails with collateral_missing unless
   // no_tcb_check. Must be empty for SEV-SNP (invalid_argument): its TCB is endorsed by the VCEK.
@@ -121,7 +126,7 @@ struct Report {
   // verification stopped before the TCB comparison.
   std::string tcb_status;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
-  // chain's CRLs were not applied; SEV-SNP: AMD's ASK/VCEK revocation list is not consulted).
+  // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;
 };
 

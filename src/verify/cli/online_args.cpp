@@ -18,6 +18,9 @@ void add_online_options(CLI::App& cmd, OnlineArgs& a) {
                  "With --online: Intel PCS base URL (default https://api.trustedservices.intel.com)")
       ->check(kNonEmpty)
       ->needs(online);
+  cmd.add_flag("--no-amd-crl", a.no_amd_crl,
+               "With --online: SEV-SNP: do not fetch AMD's CRL (ASK / VCEK revocation not checked)")
+      ->needs(online);
   cmd.add_option("--cache-dir", a.cache_dir,
                  "With --online: endorsement cache (default $XDG_CACHE_HOME/a3s-power-verify or "
                  "~/.cache/a3s-power-verify)")
@@ -30,6 +33,7 @@ void apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, Eviden
   online::OnlineOptions o;
   o.kds_url = a.kds_url;
   o.pcs_url = a.pcs_url;
+  o.amd_crl = !a.no_amd_crl;
   o.cache_dir = a.cache_dir.empty() ? online::default_cache_dir() : a.cache_dir;
   online::add_online_endorsements(evidence, options, o);
 }

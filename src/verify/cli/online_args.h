@@ -4,6 +4,8 @@
 //   --kds-url BASE    AMD KDS base URL (default https://kdsintf.amd.com; a mirror, or a loopback test
 //                     server over plain http)
 //   --pcs-url BASE    Intel PCS base URL (default https://api.trustedservices.intel.com)
+//   --no-amd-crl      SEV-SNP: do not fetch AMD's CRL (ASK / VCEK revocation then not checked; the result
+//                     lists "crl" as skipped)
 //   --cache-dir DIR   endorsement cache (default $XDG_CACHE_HOME/a3s-power-verify, else
 //                     ~/.cache/a3s-power-verify)
 // The URL and cache flags need --online. See src/verify/online/online_endorsements.h.
@@ -23,6 +25,7 @@ struct OnlineArgs {
   std::string kds_url;
   std::string pcs_url;
   std::string cache_dir;
+  bool no_amd_crl = false;
 };
 
 void add_online_options(CLI::App& cmd, OnlineArgs& args);

@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint8_t kFamilyMilanGenoa = 0x19;
 
-AmdProduct product_of(const sev_snp::Report& report) {
+AmdProduct product_of_report(const sev_snp::Report& report) {
   if (report.version < 3) return AmdProduct::kMilan;  // no CPUID fields: Milan, as the pinned roots
   const uint8_t family = report.cpuid_fam_id, model = report.cpuid_mod_id;
   if (family == sev_snp::kFamilyTurin) return AmdProduct::kTurin;
@@ -32,6 +32,10 @@ std::string spl(uint8_t value) {
 }
 
 }  // namespace
+
+AmdProduct product_for(const sev_snp::Report& report) {
+  return product_of_report(report);
+}
 
 std::string_view product_name(AmdProduct product) {
   switch (product) {
@@ -54,7 +58,7 @@ VcekRequest vcek_request_for(const sev_snp::Report& report) {
     throw Error(codes::kInvalidArgument,
                 "the report's CHIP_ID is masked (all zero), so its VCEK cannot be looked up; give --vcek");
   VcekRequest r;
-  r.product = product_of(report);
+  r.product = product_for(report);
   const std::size_t hwid_size = r.product == AmdProduct::kTurin ? 8 : report.chip_id.size();
   r.hwid.assign(report.chip_id.begin(), report.chip_id.begin() + static_cast<std::ptrdiff_t>(hwid_size));
   r.tcb = report.reported();

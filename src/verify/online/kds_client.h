@@ -37,6 +37,10 @@ struct VcekRequest {
   sev_snp::TcbVersion tcb;    // REPORTED_TCB
 };
 
+// The KDS product of a report (see above). Throws Error "invalid_argument" for an unknown CPUID family /
+// model.
+AmdProduct product_for(const sev_snp::Report& report);
+
 // The request for the VCEK that signs `report`. Throws a3s::power::Error "invalid_argument" when no
 // VCEK can be fetched for it: signed with a VLEK (KDS serves VLEKs to cloud providers only), CHIP_ID
 // masked (all zero; MASK_CHIP_ID), or an unknown CPUID family / model.

@@ -5,6 +5,9 @@
 //            cached forever: a VCEK is immutable per chip and TCB); for Genoa / Turin without a
 //            cert_chain also the product's ASK + ARK (cert_chain; the ARK is still only trusted when it
 //            is the pinned one or --root).
+//   SEV-SNP, no EvidenceOptions::snp_crl (unless OnlineOptions::amd_crl is false): the product's CRL
+//            (cached until its nextUpdate); verify_evidence checks it against the ARK and the serials
+//            of the ASK and VCEK.
 //   TDX, no collateral_dir: TCB Info, QE Identity, the TCB signing chain and both CRLs
 //            (EvidenceOptions::tdx_collateral, cached until their nextUpdate).
 // What was given explicitly is never replaced. Everything fetched is verified by verify_evidence as if
@@ -23,6 +26,7 @@ struct OnlineOptions {
   std::string kds_url;    // base URL of AMD KDS ("" = https://kdsintf.amd.com)
   std::string pcs_url;    // base URL of Intel PCS ("" = https://api.trustedservices.intel.com)
   std::string cache_dir;  // "" = no cache
+  bool amd_crl = true;    // SEV-SNP: fetch AMD's CRL too
   int* network_requests = nullptr;  // counts the HTTP requests made (optional)
 };
 

@@ -9,10 +9,13 @@
 #include <map>
 
 #include "endorsement_server.h"
+#include "verify/sev_snp/local_key_hierarchy.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {
 namespace {
+
+namespace sev_snp = a3s::power::verify::sev_snp;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -52,10 +55,15 @@ std::string expected_vcek_target() {
   return "/vcek/v1/Milan/" + lower_hex(report, 0x1A0, 64) + "?blSPL=04&teeSPL=00&snpSPL=27&ucodeSPL=222";
 }
 
-std::vector<std::string> snp_online_args(const std::string& kds_url, const std::string& cache_dir) {
-  return {"report",    "--file",    attestation("sev-snp/sev-gcp-reportdata.bin"),
-          "--online",  "--kds-url", kds_url,
-          "--cache-dir", cache_dir, "--format", "json"};
+// AMD's real CRL is signed by ARK-Milan and not part of the test data, so the real report is verified
+// without it (--no-amd-crl); the CRL path is covered with a local key hierarchy below.
+std::vector<std::string> snp_online_args(const std::string& kds_url, const std::string& cache_dir,
+                                         bool with_crl = false) {
+  std::vector<std::string> a = {"report",      "--file",  attestation("sev-snp/sev-gcp-reportdata.bin"),
+                                "--online",    "--kds-url", kds_url,
+                                "--cache-dir", cache_dir, "--format", "json"};
+  if (!with_crl) a.push_back("--no-amd-crl");
+  return a;
 }
 
 TEST(VerifyCliOnlineSnp, VcekFetchedFromKdsAndReportAccepted) {
@@ -68,7 +76,29 @@ TEST(VerifyCliOnlineSnp, VcekFetchedFromKdsAndReportAccepted) {
   EXPECT_EQ(j["accepted"], true);
   EXPECT_EQ(j["tcb_status"], "endorsed");
   EXPECT_EQ(j["measurement"], kSnpMeasurement);
+  EXPECT_EQ(j["skipped"], nlohmann::json::array({"crl"}));
   EXPECT_EQ(kds.targets(), std::vector<std::string>{expected_vcek_target()});
+}
+
+TEST(VerifyCliOnlineSnp, CrlIsFetchedByDefaultAndMustBeSignedByTheArk) {
+  // A CRL from another issuer (Intel's sample root CA CRL) where AMD's belongs.
+  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                   pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}},
+                         {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, read_text(attestation("tdx/rootCaCrl.der"))}}});
+  ScratchDir cache;
+  const CliResult r = run_verify(snp_online_args(kds.url(), cache.path(), /*with_crl=*/true));
+  expect_one_line_error(r, 3);
+  EXPECT_EQ(parse_json_output(r)["failed_step"], "collateral_invalid");
+  EXPECT_EQ(kds.targets(), (std::vector<std::string>{"/vcek/v1/Milan/crl", expected_vcek_target()}));
+}
+
+TEST(VerifyCliOnlineSnp, MissingCrlIsAnIoError) {
+  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                   pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
+  ScratchDir cache;
+  const CliResult r = run_verify(snp_online_args(kds.url(), cache.path(), /*with_crl=*/true));
+  expect_one_line_error(r, 2);
+  EXPECT_NE(r.err.find("/vcek/v1/Milan/crl: HTTP 404"), std::string::npos) << r.err;
 }
 
 TEST(VerifyCliOnlineSnp, SecondRunIsServedFromTheCache) {
@@ -161,6 +191,75 @@ TEST(VerifyCliOnlineSnp, PlainHttpToARemoteHostIsRefused) {
   const CliResult r = run_verify(snp_online_args("http://kds.example.com", cache.path()));
   expect_one_line_error(r, 2);
   EXPECT_TRUE(r.out.empty());
+}
+
+// A report signed by a locally generated ARK → ASK → VCEK hierarchy (the ARK passed as --root), so that
+// a CRL signed by that ARK can be served.
+struct LocalSnp {
+  sev_snp::LeafSpec spec;
+  std::unique_ptr<sev_snp::LocalKeyHierarchy> chain;
+  ScratchDir files;
+  std::string report, ark, ask, vcek_target;
+
+  LocalSnp() {
+    for (std::size_t i = 0; i < 64; ++i) spec.hw_id.push_back(static_cast<uint8_t>(0x40 + i));
+    chain = std::make_unique<sev_snp::LocalKeyHierarchy>(spec);
+    sev_snp::Report r;
+    r.version = 5;
+    r.cpuid_fam_id = 0x19;
+    r.cpuid_mod_id = 0x01;
+    r.reported_tcb = sev_snp::encode_tcb(spec.tcb, sev_snp::TcbLayout::kMilanGenoa);
+    r.current_tcb = r.committed_tcb = r.launch_tcb = r.reported_tcb;
+    std::copy(spec.hw_id.begin(), spec.hw_id.end(), r.chip_id.begin());
+    report = files.write("report.bin", chain->sign(r));
+    ark = files.write("ark.pem", std::vector<uint8_t>(chain->ark_pem.begin(), chain->ark_pem.end()));
+    ask = files.write("ask.pem", std::vector<uint8_t>(chain->ask_pem.begin(), chain->ask_pem.end()));
+    // LeafSpec's default TCB: bl 3, tee 0, snp 20, ucode 209.
+    vcek_target = "/vcek/v1/Milan/" + lower_hex(spec.hw_id, 0, 64) + "?blSPL=03&teeSPL=00&snpSPL=20&ucodeSPL=209";
+  }
+
+  std::map<std::string, Endpoint> routes(const std::vector<uint8_t>& crl) const {
+    return {{vcek_target, {200, "application/x-x509-ca-cert", {},
+                           std::string(chain->vcek_der.begin(), chain->vcek_der.end())}},
+            {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, std::string(crl.begin(), crl.end())}}};
+  }
+
+  std::vector<std::string> args(const std::string& url, const std::string& cache) const {
+    return {"report", "--file", report, "--root", ark, "--cert-chain", ask, "--online", "--kds-url", url,
+            "--cache-dir", cache, "--format", "json"};
+  }
+};
+
+TEST(VerifyCliOnlineSnp, CrlFromKdsIsCheckedAgainstTheArk) {
+  const LocalSnp local;
+  EndorsementServer kds(local.routes(local.chain->ark_crl({})));
+  ScratchDir cache;
+  const CliResult r = run_verify(local.args(kds.url(), cache.path()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(parse_json_output(r)["skipped"], nlohmann::json::array());  // revocation was checked
+  EXPECT_EQ(kds.targets(), (std::vector<std::string>{"/vcek/v1/Milan/crl", local.vcek_target}));
+  // Both are cached: the CRL until its nextUpdate, the VCEK forever.
+  EXPECT_EQ(run_verify(local.args(kds.url(), cache.path())).status, 0);
+  EXPECT_EQ(kds.targets().size(), 2u);
+}
+
+TEST(VerifyCliOnlineSnp, RevokedAskInTheFetchedCrlIsRejected) {
+  const LocalSnp local;
+  EndorsementServer kds(local.routes(local.chain->ark_crl({local.chain->ask_der})));
+  ScratchDir cache;
+  const CliResult r = run_verify(local.args(kds.url(), cache.path()));
+  expect_one_line_error(r, 3);
+  EXPECT_EQ(parse_json_output(r)["failed_step"], "certificate_revoked");
+}
+
+TEST(VerifyCliOnlineSnp, ExpiredCrlIsNotCachedAndIsRejected) {
+  const LocalSnp local;
+  EndorsementServer kds(local.routes(local.chain->ark_crl({}, -1)));
+  ScratchDir cache;
+  EXPECT_EQ(parse_json_output(run_verify(local.args(kds.url(), cache.path())))["failed_step"], "collateral_expired");
+  run_verify(local.args(kds.url(), cache.path()));
+  // The CRL is fetched again each time (its nextUpdate has passed); the VCEK only once.
+  EXPECT_EQ(kds.targets(), (std::vector<std::string>{"/vcek/v1/Milan/crl", local.vcek_target, "/vcek/v1/Milan/crl"}));
 }
 
 // ---- TDX: Intel PCS v4 ----
