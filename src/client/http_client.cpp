@@ -42,6 +42,7 @@ struct Transfer {
   const std::atomic<bool>* cancel = nullptr;
   bool cancelled = false;
   std::exception_ptr failure;  // thrown by on_event / the parser
+  std::vector<std::pair<std::string, std::string>> headers;
 
   bool stream_body() const { return streaming && is_success(status) && is_event_stream(content_type); }
 };
@@ -79,6 +80,39 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   }
 }
 
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// One header line of the response ("Name: value\r\n"; the status line and the blank line too).
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  const std::string_view line(data, n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    t.headers.clear();  // a new response (e.g. after 100 Continue)
+    return n;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  try {
+    t.headers.emplace_back(lowercase(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+  } catch (...) {
+    t.failure = std::current_exception();
+    return 0;
+  }
+  return n;
+}
+
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto& t = *static_cast<Transfer*>(user);
   if (t.cancel != nullptr && t.cancel->load()) {
@@ -97,6 +131,13 @@ void check_header_value(const std::string& v) {
 }
 
 }  // namespace
+
+std::string HttpResponse::header(std::string_view name) const {
+  const std::string key = lowercase(name);
+  for (const auto& [k, v] : headers)
+    if (k == key) return v;
+  return "";
+}
 
 HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_curl_easy()) {
   check_header_value(opts_.api_key);
@@ -174,11 +215,14 @@ HttpResponse HttpClient::get(std::string_view path) {
   curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
   const CURLcode rc = curl_easy_perform(c);
+  if (t.failure) std::rethrow_exception(t.failure);
   if (t.body_too_large) throw ServerError(t.status, "", "the server's answer is too large");
   if (rc != CURLE_OK) throw_transport_error(rc, errbuf);
   read_response_head(t);  // an empty body never reached the write callback
-  return HttpResponse{t.status, std::move(t.content_type), std::move(t.body)};
+  return HttpResponse{t.status, std::move(t.content_type), std::move(t.body), std::move(t.headers)};
 }
 
 nlohmann::json HttpClient::get_json(std::string_view path) {

@@ -20,6 +20,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "client/curl_handle.h"
 #include "client/server_url.h"
@@ -41,6 +43,12 @@ struct HttpResponse {
   int status = 0;
   std::string content_type;  // as sent, "" if none
   std::string body;
+  // get() only: the response header fields, names lowercased, values without surrounding blanks, in
+  // the order received (a repeated field appears once per line).
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // The value of the first header field named `name` (case-insensitive), or "".
+  std::string header(std::string_view name) const;
 };
 
 enum class StreamEnd {

@@ -2,8 +2,8 @@
 //
 // TCB for SEV-SNP needs no collateral: the VCEK is issued for one TCB_VERSION and step 5 of
 // verify_report requires it to equal REPORTED_TCB, so collateral_missing never applies (a collateral
-// directory is refused as an option that does not apply). AMD's CRL (KDS .../crl, ASK revocation) is
-// not consulted; every SEV-SNP report says so in Report::skipped ("crl").
+// directory is refused as an option that does not apply). AMD's CRL (KDS .../crl) is checked when
+// EvidenceOptions::snp_crl is given; otherwise Report::skipped says "crl".
 #include <chrono>
 
 #include "a3s/power/error.h"
@@ -32,10 +32,10 @@ std::string tcb_status(const EvidenceOptions& options, const std::string& failed
 }  // namespace
 
 Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
-  if (!options.collateral_dir.empty())
+  if (!options.collateral_dir.empty() || options.tdx_collateral)
     throw Error(codes::kInvalidArgument,
                 "a collateral directory applies to TDX quotes only; SEV-SNP TCB is endorsed by the VCEK");
-  sev_snp::Endorsements endorsements{options.vcek, options.cert_chain};
+  sev_snp::Endorsements endorsements{options.vcek, options.cert_chain, options.snp_crl};
   sev_snp::Policy policy;
   policy.expected_measurements = options.expected_measurements;
   policy.expected_report_data = options.expected_report_data;
@@ -70,7 +70,7 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
   }
   r.tcb_status = tcb_status(options, result.failed_step);
   if (options.no_tcb_check) r.skipped.push_back("tcb");
-  r.skipped.push_back("crl");
+  if (options.snp_crl.empty()) r.skipped.push_back("crl");
   return r;
 }
 

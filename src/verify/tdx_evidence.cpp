@@ -11,12 +11,23 @@ namespace a3s::power::verify {
 Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
   if (!options.vcek.empty())
     throw Error(codes::kInvalidArgument, "a VCEK applies to SEV-SNP reports only; this is a TDX quote");
+  if (!options.snp_crl.empty())
+    throw Error(codes::kInvalidArgument, "an AMD CRL applies to SEV-SNP reports only; this is a TDX quote");
   if (options.snp_minimum_tcb)
     throw Error(codes::kInvalidArgument, "a minimum SEV-SNP TCB does not apply to a TDX quote");
   tdx::TdxVerifyOptions to;
   if (!options.root.empty()) to.root_pem = options.root;
   if (!options.cert_chain.empty()) to.pck_chain_pem = options.cert_chain;
-  if (!options.collateral_dir.empty()) {
+  if (options.tdx_collateral && !options.collateral_dir.empty())
+    throw Error(codes::kInvalidArgument, "give the TDX collateral as a directory or in memory, not both");
+  if (options.tdx_collateral) {
+    const TdxCollateralData& d = *options.tdx_collateral;
+    tdx::TdxCollateral c{d.tcb_info_json, d.qe_identity_json, d.tcb_sign_chain_pem, {}};
+    // The order of load_tdx_collateral_dir: root CA CRL, then the PCK CA CRL.
+    for (const std::string* crl : {&d.root_ca_crl_der, &d.pck_ca_crl_der})
+      if (!crl->empty()) c.crls_der.emplace_back(crl->begin(), crl->end());
+    to.collateral = std::move(c);
+  } else if (!options.collateral_dir.empty()) {
     try {
       to.collateral = tdx::load_tdx_collateral_dir(options.collateral_dir);
     } catch (const std::exception& e) {

@@ -56,6 +56,17 @@ struct SnpTcb {
 using Measurement = std::array<uint8_t, 48>;  // SNP MEASUREMENT / TDX MRTD (SHA-384 sized)
 using ReportData = std::array<uint8_t, 64>;   // SNP REPORT_DATA / TDX REPORTDATA
 
+// TDX collateral in memory, the same content as the files of EvidenceOptions::collateral_dir (what
+// Intel PCS serves: TCB Info and QE Identity bodies byte for byte, the TCB signing chain from the
+// TCB-Info-Issuer-Chain header, the CRLs as DER).
+struct TdxCollateralData {
+  std::string tcb_info_json;        // tcbInfo.json (required)
+  std::string qe_identity_json;     // qeIdentity.json (required)
+  std::string tcb_sign_chain_pem;   // tcbSignChain.pem: TCB Signing certificate, then the root CA
+  std::string root_ca_crl_der;      // rootCaCrl.der ("" = none)
+  std::string pck_ca_crl_der;       // intermediateCaCrl.der: CRL of the PCK Platform/Processor CA ("" = none)
+};
+
 // What to verify with and what to accept. Certificates and roots are file contents (PEM, or DER
 // where noted), not paths; the CLI reads the files.
 struct EvidenceOptions {
@@ -66,10 +77,18 @@ struct EvidenceOptions {
   // TDX: the PCK certificate followed by its CA chain (PEM); empty: the quote's certification data
   // (type 5).
   std::string cert_chain;
+  // SEV-SNP: AMD's CRL for the report's product (KDS /vcek/v1/{product}/crl), DER or PEM. Empty: ASK /
+  // VCEK revocation is not checked and Report::skipped lists "crl". Given: it must be issued and signed
+  // by the chain's ARK (else collateral_invalid), not past its nextUpdate at `at` (collateral_expired),
+  // and list neither the ASK nor the VCEK (certificate_revoked). Must be empty for TDX.
+  std::string snp_crl;
   // TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem and optionally
   // rootCaCrl.der / intermediateCaCrl.der. Empty: the TCB step fails with collateral_missing unless
   // no_tcb_check. Must be empty for SEV-SNP (invalid_argument): its TCB is endorsed by the VCEK.
   std::string collateral_dir;
+  // TDX: the same collateral already in memory (e.g. fetched from Intel PCS); the verification is the
+  // one of collateral_dir. Giving both, or giving it for SEV-SNP, is invalid_argument.
+  std::optional<TdxCollateralData> tdx_collateral;
   // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP, the Intel SGX Root CA for TDX.
   std::string root;
   // Time for every validity check (certificates, CRLs, collateral), Unix seconds (UTC). Unset: now.
@@ -107,7 +126,7 @@ struct Report {
   // verification stopped before the TCB comparison.
   std::string tcb_status;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
-  // chain's CRLs were not applied; SEV-SNP: AMD's ASK/VCEK revocation list is not consulted).
+  // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;
 };
 

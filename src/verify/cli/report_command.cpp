@@ -15,7 +15,7 @@ namespace a3s::power::verify::cli {
 
 CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   const CLI::Validator& kNonEmpty = non_empty();
-  CLI::App* cmd = app.add_subcommand("report", "Verify a raw SEV-SNP report or TDX quote file (offline)");
+  CLI::App* cmd = app.add_subcommand("report", "Verify a raw SEV-SNP report or TDX quote file (offline unless --online)");
   cmd->add_option("--file", a.file, "Evidence: a raw SEV-SNP report or TDX quote (type detected)")
       ->required()
       ->check(kNonEmpty);
@@ -42,6 +42,7 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
       ->check(kNonEmpty);
   cmd->add_flag("--no-tcb-check", a.no_tcb_check,
                 "Verify signatures and certificate chains only (TCB status not checked)");
+  add_online_options(*cmd, a.online);
   cmd->add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   return cmd;
 }
@@ -62,6 +63,7 @@ int run_report(const ReportArgs& a) {
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
   const std::vector<uint8_t> evidence = read_file_bytes(a.file, "--file");
+  apply_online(a.online, evidence, opt);
 
   const Report report = verify_evidence(evidence, opt);
   if (a.format == "json") {

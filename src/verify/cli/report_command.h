@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "verify/cli/online_args.h"
+
 namespace a3s::power::verify::cli {
 
 struct ReportArgs {
@@ -19,6 +21,7 @@ struct ReportArgs {
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
   bool no_tcb_check = false;                       // --no-tcb-check
   std::string format = "text";                     // --format text|json
+  OnlineArgs online;                               // --online [--kds-url B] [--pcs-url B] [--cache-dir D]
 };
 
 // Adds the subcommand to `app`; the parsed flags land in `args`.

@@ -6,7 +6,7 @@ namespace a3s::power::verify::cli {
 std::string describe_skipped(TeeType tee, const std::string& check) {
   if (check == "tcb") return "tcb (signatures and certificate chains only)";
   if (check == "crl")
-    return tee == TeeType::kSevSnp ? "crl (AMD's revocation list is not consulted)"
+    return tee == TeeType::kSevSnp ? "crl (AMD's revocation list was not checked)"
                                    : "crl (no collateral: the PCK chain's CRLs were not applied)";
   return check;
 }

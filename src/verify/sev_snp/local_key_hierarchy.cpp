@@ -129,12 +129,52 @@ LocalKeyHierarchy::LocalKeyHierarchy(const LeafSpec& leaf, const HierarchyNames&
   if (!leaf.hw_id.empty())
     add_ext_raw(vcek.get(), oids::kHwId, std::string(leaf.hw_id.begin(), leaf.hw_id.end()));
   sign_cert(vcek.get(), ask_key_.get());
+  {
+    unsigned char* name = nullptr;
+    const int n = i2d_X509_NAME(X509_get_subject_name(ark.get()), &name);
+    check(n > 0, "ARK subject encoding");
+    ark_subject_der_.assign(reinterpret_cast<char*>(name), static_cast<size_t>(n));
+    OPENSSL_free(name);
+  }
   ark_pem = pem_of(ark.get());
   ask_pem = pem_of(ask.get());
   vcek_pem = pem_of(vcek.get());
   ark_der = der_of(ark.get());
   ask_der = der_of(ask.get());
   vcek_der = der_of(vcek.get());
+}
+
+std::vector<uint8_t> LocalKeyHierarchy::ark_crl(const std::vector<std::vector<uint8_t>>& revoked, long valid_days,
+                                                bool signer_is_ask) const {
+  std::unique_ptr<X509_CRL, decltype(&X509_CRL_free)> crl(X509_CRL_new(), X509_CRL_free);
+  check(crl != nullptr && X509_CRL_set_version(crl.get(), 1) == 1, "CRL allocation");
+  const auto* p = reinterpret_cast<const unsigned char*>(ark_subject_der_.data());
+  std::unique_ptr<X509_NAME, decltype(&X509_NAME_free)> issuer(
+      d2i_X509_NAME(nullptr, &p, static_cast<long>(ark_subject_der_.size())), X509_NAME_free);
+  check(issuer && X509_CRL_set_issuer_name(crl.get(), issuer.get()) == 1, "CRL issuer");
+  std::unique_ptr<ASN1_TIME, decltype(&ASN1_TIME_free)> last(X509_gmtime_adj(nullptr, -3600L * 24), ASN1_TIME_free);
+  std::unique_ptr<ASN1_TIME, decltype(&ASN1_TIME_free)> next(
+      X509_gmtime_adj(nullptr, 3600L * 24 * valid_days), ASN1_TIME_free);
+  check(last && next && X509_CRL_set1_lastUpdate(crl.get(), last.get()) == 1 &&
+            X509_CRL_set1_nextUpdate(crl.get(), next.get()) == 1,
+        "CRL dates");
+  for (const auto& der : revoked) {
+    const unsigned char* q = der.data();
+    X509Ptr cert(d2i_X509(nullptr, &q, static_cast<long>(der.size())));
+    check(cert != nullptr, "revoked certificate parse");
+    X509_REVOKED* entry = X509_REVOKED_new();
+    check(entry != nullptr && X509_REVOKED_set_serialNumber(entry, X509_get_serialNumber(cert.get())) == 1 &&
+              X509_REVOKED_set_revocationDate(entry, last.get()) == 1 && X509_CRL_add0_revoked(crl.get(), entry) == 1,
+          "CRL entry");
+  }
+  X509_CRL_sort(crl.get());
+  check(X509_CRL_sign(crl.get(), signer_is_ask ? ask_key_.get() : ark_key_.get(), EVP_sha384()) > 0, "CRL signing");
+  const int n = i2d_X509_CRL(crl.get(), nullptr);
+  check(n > 0, "CRL encoding");
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  unsigned char* w = out.data();
+  i2d_X509_CRL(crl.get(), &w);
+  return out;
 }
 
 std::vector<uint8_t> LocalKeyHierarchy::sign(Report report) const {

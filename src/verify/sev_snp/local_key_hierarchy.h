@@ -57,8 +57,15 @@ class LocalKeyHierarchy {
   // the VCEK key over bytes 0x000–0x29F; returns the 1184-byte signed report.
   std::vector<uint8_t> sign(Report report) const;
 
+  // A DER CRL issued and signed by this hierarchy's ARK (as AMD KDS .../crl), revoking the certificates
+  // given as DER (their serial numbers), valid from one day ago for `valid_days` days (negative: already
+  // past its nextUpdate). `signer_is_ask` signs it with the ASK key instead (a forged CRL).
+  std::vector<uint8_t> ark_crl(const std::vector<std::vector<uint8_t>>& revoked, long valid_days = 30,
+                               bool signer_is_ask = false) const;
+
  private:
   PkeyPtr ark_key_, ask_key_, vcek_key_;
+  std::string ark_subject_der_;  // the ARK's subject name, DER (the CRL issuer)
 };
 
 }  // namespace a3s::power::verify::sev_snp

@@ -114,8 +114,11 @@ VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& e
   // 3. Chain to a pinned ARK.
   const std::time_t at =
       std::chrono::system_clock::to_time_t(options.at.value_or(std::chrono::system_clock::now()));
-  const ChainCheck chain = verify_vcek_chain(vcek.get(), endorsements.cert_chain, options.anchors, at);
+  const ChainCheck chain =
+      verify_vcek_chain(vcek.get(), endorsements.cert_chain, options.anchors, at, endorsements.crl);
   if (chain.status == ChainStatus::kExpired) return fail(steps::kCollateralExpired, chain.message);
+  if (chain.status == ChainStatus::kRevoked) return fail(steps::kRevoked, chain.message);
+  if (chain.status == ChainStatus::kCrlInvalid) return fail(steps::kCollateralInvalid, chain.message);
   if (chain.status != ChainStatus::kValid) return fail(steps::kChainInvalid, chain.message);
   std::string error;
   const auto ext = read_vcek_extensions(vcek.get(), error);

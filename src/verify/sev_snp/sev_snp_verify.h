@@ -37,6 +37,7 @@ namespace a3s::power::verify::sev_snp {
 struct Endorsements {
   std::string vcek;        // VCEK (or VLEK) certificate, PEM or DER; empty → certificate_missing
   std::string cert_chain;  // ASK (or ASVK) and optionally the ARK, PEM or DER; empty → the pinned ASKs
+  std::string crl = {};    // AMD's CRL for the product (KDS .../crl), DER or PEM; empty → not checked
 };
 
 // What the client accepts. Empty / unset members are not checked.

@@ -18,7 +18,9 @@ namespace a3s::power::verify::sev_snp {
 enum class ChainStatus {
   kValid,
   kInvalid,  // unparseable certificate, bad signature, unknown or unpinned root, CA rules
-  kExpired,  // a certificate is not valid at `at` (not yet valid or expired)
+  kExpired,     // a certificate (or the CRL) is not valid at `at` (not yet valid or expired)
+  kRevoked,     // the ASK or the VCEK is listed in the CRL
+  kCrlInvalid,  // the CRL does not parse, or is not issued and signed by the chain's ARK
 };
 
 struct ChainCheck {
@@ -31,7 +33,11 @@ struct ChainCheck {
 // A self-issued certificate in `chain` must equal a trusted ARK, and every certificate of `chain` must
 // be part of the verified chain. `at` is the verification time
 // (seconds since the Unix epoch, UTC).
+// `crl` (optional, DER or PEM): AMD's CRL for the product (KDS /vcek/v1/{product}/crl, AMD 57230). When
+// given it must be issued by the verified chain's ARK and carry a valid signature by it (kCrlInvalid),
+// `at` must lie before its nextUpdate (kExpired), and neither the ASK nor the VCEK may be listed in it
+// (kRevoked).
 ChainCheck verify_vcek_chain(const X509* leaf, const std::string& chain, const TrustAnchors& anchors,
-                             std::time_t at);
+                             std::time_t at, const std::string& crl = {});
 
 }  // namespace a3s::power::verify::sev_snp

@@ -82,6 +82,23 @@ TEST(HttpClient, StreamsEventsSplitAnywhere) {
   EXPECT_EQ(body["temperature"], 0.0);
 }
 
+TEST(HttpClient, GetReturnsTheResponseHeaders) {
+  ScriptedHttpServer server({"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                             "TCB-Info-Issuer-Chain:  -----BEGIN%20CERTIFICATE----- \r\nX-Twice: 1\r\n"
+                             "X-Twice: 2\r\nConnection: close\r\n\r\n{}"});
+  const HttpResponse r = client_for(server).get("/tdx/certification/v4/tcb?fmspc=00");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "{}");
+  // Names are matched case-insensitively; values are trimmed, not decoded.
+  EXPECT_EQ(r.header("tcb-info-issuer-chain"), "-----BEGIN%20CERTIFICATE-----");
+  EXPECT_EQ(r.header("TCB-INFO-ISSUER-CHAIN"), "-----BEGIN%20CERTIFICATE-----");
+  EXPECT_EQ(r.header("x-twice"), "1");
+  EXPECT_EQ(r.header("x-missing"), "");
+  std::size_t twice = 0;
+  for (const auto& [k, v] : r.headers) twice += k == "x-twice";
+  EXPECT_EQ(twice, 2u);
+}
+
 TEST(HttpClient, NoAuthorizationHeaderWithoutKey) {
   ScriptedHttpServer server({http_response(200, "application/json", R"({"object":"list","data":[]})")});
   HttpClient http = client_for(server);

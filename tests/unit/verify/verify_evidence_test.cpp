@@ -111,3 +111,73 @@ TEST(VerifyEvidence, UnknownBytesAreMalformedEvidence) {
 
 }  // namespace
 }  // namespace a3s::power::verify
+
+namespace a3s::power::verify {
+namespace {
+
+// Intel's sample quote with its PCK chain files and sample root, verified at 2025-09-01.
+EvidenceOptions sample_tdx_options() {
+  EvidenceOptions o;
+  o.cert_chain = read_attestation_text("tdx/pckCert.pem") + read_attestation_text("tdx/pckSignChain.pem");
+  o.root = read_attestation_text("tdx/trustedRootCaCert.pem");
+  o.at = 1756684800;  // 2025-09-01T00:00:00Z
+  return o;
+}
+
+TdxCollateralData sample_collateral_in_memory() {
+  return {read_attestation_text("tdx/tcbInfo.json"), read_attestation_text("tdx/qeIdentity.json"),
+          read_attestation_text("tdx/tcbSignChain.pem"), read_attestation_text("tdx/rootCaCrl.der"),
+          read_attestation_text("tdx/intermediateCaCrl.der")};
+}
+
+TEST(VerifyEvidence, TdxCollateralInMemoryEqualsTheDirectory) {
+  const auto quote = read_attestation("tdx/quote.dat");
+  EvidenceOptions dir = sample_tdx_options();
+  dir.collateral_dir = attestation_path("tdx");
+  EvidenceOptions mem = sample_tdx_options();
+  mem.tdx_collateral = sample_collateral_in_memory();
+  const Report a = verify_evidence(quote, dir), b = verify_evidence(quote, mem);
+  EXPECT_EQ(b.failed_step, a.failed_step);
+  EXPECT_EQ(b.message, a.message);
+  EXPECT_EQ(b.tcb_status, a.tcb_status);
+  EXPECT_EQ(b.skipped, a.skipped);
+  EXPECT_EQ(b.failed_step, "qe_identity_mismatch");  // the sample QE Identity (see docs/verify.md)
+  EXPECT_TRUE(b.skipped.empty());                    // both CRLs applied
+}
+
+TEST(VerifyEvidence, TdxCollateralInMemoryWithoutCrlsSkipsThem) {
+  EvidenceOptions o = sample_tdx_options();
+  TdxCollateralData c = sample_collateral_in_memory();
+  c.root_ca_crl_der.clear();
+  c.pck_ca_crl_der.clear();
+  o.tdx_collateral = c;
+  o.no_tcb_check = true;
+  const Report r = verify_evidence(read_attestation("tdx/quote.dat"), o);
+  EXPECT_TRUE(r.accepted) << r.message;
+  EXPECT_EQ(r.skipped, (std::vector<std::string>{"tcb", "crl"}));
+}
+
+TEST(VerifyEvidence, CollateralTwiceOrForTheWrongTeeIsInvalid) {
+  EvidenceOptions o = sample_tdx_options();
+  o.tdx_collateral = sample_collateral_in_memory();
+  o.collateral_dir = attestation_path("tdx");
+  EXPECT_THROW(verify_evidence(read_attestation("tdx/quote.dat"), o), Error);
+  EvidenceOptions snp;
+  snp.tdx_collateral = sample_collateral_in_memory();
+  EXPECT_THROW(verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), snp), Error);
+  EvidenceOptions tdx = sample_tdx_options();
+  tdx.snp_crl = "x";
+  EXPECT_THROW(verify_evidence(read_attestation("tdx/quote.dat"), tdx), Error);
+}
+
+TEST(VerifyEvidence, SnpCrlThatIsNotAmdsIsCollateralInvalid) {
+  EvidenceOptions o;
+  o.vcek = read_attestation_text("sev-snp/sev-gcp-vcek.pem");
+  o.snp_crl = read_attestation_text("tdx/rootCaCrl.der");  // issued by Intel's sample root, not ARK-Milan
+  const Report r = verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o);
+  EXPECT_EQ(r.failed_step, "collateral_invalid");
+  EXPECT_TRUE(r.skipped.empty());
+}
+
+}  // namespace
+}  // namespace a3s::power::verify

@@ -1,0 +1,41 @@
+#include "verify/cli/online_args.h"
+
+#include "verify/cli/non_empty_arg.h"
+#include "verify/online/endorsement_cache.h"
+#include "verify/online/online_endorsements.h"
+
+namespace a3s::power::verify::cli {
+
+void add_online_options(CLI::App& cmd, OnlineArgs& a) {
+  const CLI::Validator& kNonEmpty = non_empty();
+  CLI::Option* online = cmd.add_flag(
+      "--online", a.online,
+      "Fetch missing endorsements: SEV-SNP VCEK from AMD KDS, TDX collateral from Intel PCS (cached)");
+  cmd.add_option("--kds-url", a.kds_url, "With --online: AMD KDS base URL (default https://kdsintf.amd.com)")
+      ->check(kNonEmpty)
+      ->needs(online);
+  cmd.add_option("--pcs-url", a.pcs_url,
+                 "With --online: Intel PCS base URL (default https://api.trustedservices.intel.com)")
+      ->check(kNonEmpty)
+      ->needs(online);
+  cmd.add_flag("--no-amd-crl", a.no_amd_crl,
+               "With --online: SEV-SNP: do not fetch AMD's CRL (ASK / VCEK revocation not checked)")
+      ->needs(online);
+  cmd.add_option("--cache-dir", a.cache_dir,
+                 "With --online: endorsement cache (default $XDG_CACHE_HOME/a3s-power-verify or "
+                 "~/.cache/a3s-power-verify)")
+      ->check(kNonEmpty)
+      ->needs(online);
+}
+
+void apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
+  if (!a.online) return;
+  online::OnlineOptions o;
+  o.kds_url = a.kds_url;
+  o.pcs_url = a.pcs_url;
+  o.amd_crl = !a.no_amd_crl;
+  o.cache_dir = a.cache_dir.empty() ? online::default_cache_dir() : a.cache_dir;
+  online::add_online_endorsements(evidence, options, o);
+}
+
+}  // namespace a3s::power::verify::cli

@@ -1,0 +1,37 @@
+// The online-mode flags of `a3s-power-verify report`:
+//   --online          fetch missing endorsements (SEV-SNP VCEK from AMD KDS, TDX collateral from Intel
+//                     PCS); off by default so that a verification is reproducible from its files alone
+//   --kds-url BASE    AMD KDS base URL (default https://kdsintf.amd.com; a mirror, or a loopback test
+//                     server over plain http)
+//   --pcs-url BASE    Intel PCS base URL (default https://api.trustedservices.intel.com)
+//   --no-amd-crl      SEV-SNP: do not fetch AMD's CRL (ASK / VCEK revocation then not checked; the result
+//                     lists "crl" as skipped)
+//   --cache-dir DIR   endorsement cache (default $XDG_CACHE_HOME/a3s-power-verify, else
+//                     ~/.cache/a3s-power-verify)
+// The URL and cache flags need --online. See src/verify/online/online_endorsements.h.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "a3s/power/verify.h"
+
+namespace a3s::power::verify::cli {
+
+struct OnlineArgs {
+  bool online = false;
+  std::string kds_url;
+  std::string pcs_url;
+  std::string cache_dir;
+  bool no_amd_crl = false;
+};
+
+void add_online_options(CLI::App& cmd, OnlineArgs& args);
+
+// With --online: adds the fetched endorsements to `options` (online_endorsements.h; throws its
+// io_error / invalid_argument). Without: nothing.
+void apply_online(const OnlineArgs& args, std::span<const uint8_t> evidence, EvidenceOptions& options);
+
+}  // namespace a3s::power::verify::cli
