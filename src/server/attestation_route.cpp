@@ -64,7 +64,8 @@ asio::awaitable<void> Api::attestation(Exchange& ex) {
   // Loading a store model and talking to the platform block: off the I/O threads.
   nlohmann::json body;
   try {
-    body = co_await asio::co_spawn(blocking_, attest_blocking(registry_, attestor_, model, nonce, ex.tls_spki_sha256()), asio::use_awaitable);
+    body = co_await asio::co_spawn(
+        blocking_, attest_blocking(registry_, attestor_, model, nonce, ex.tls_spki_sha256()), asio::use_awaitable);
   } catch (const Error& e) {
     if (e.code() != codes::kModelNotFound) metrics_.record_attestation(false);
     throw;

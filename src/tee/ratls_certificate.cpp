@@ -83,8 +83,10 @@ std::string certificate_der(X509* certificate) {
   return out;
 }
 
-RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime, const RatlsEvidenceSource& evidence_for) {
-  if (lifetime.count() < 1) throw Error(codes::kInvalidArgument, "the RA-TLS certificate lifetime must be >= 1 s");
+RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime,
+                                         const RatlsEvidenceSource& evidence_for) {
+  if (lifetime.count() < 1)
+    throw Error(codes::kInvalidArgument, "the RA-TLS certificate lifetime must be >= 1 s");
   RatlsCertificate out;
   out.key.reset(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-384"));
   if (!out.key) openssl_failed("EC P-384 key generation");
@@ -96,7 +98,8 @@ RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime, const Ra
   std::unique_ptr<BIGNUM, BnFree> serial(BN_new());
   if (!serial) openssl_failed("BN_new");
   check(BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY), "BN_rand");  // 127 bits: positive
-  if (BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert)) == nullptr) openssl_failed("serial number");
+  if (BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert)) == nullptr)
+    openssl_failed("serial number");
 
   out.issued_at = std::chrono::system_clock::now();
   out.not_after = out.issued_at + lifetime;
@@ -108,8 +111,8 @@ RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime, const Ra
     openssl_failed("notAfter");
 
   X509_NAME* name = X509_get_subject_name(cert);
-  check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(kRatlsCommonName),
-                                   -1, -1, 0),
+  check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(kRatlsCommonName), -1, -1, 0),
         "X509_NAME_add_entry_by_txt");
   check(X509_set_issuer_name(cert, name), "X509_set_issuer_name");
   check(X509_set_pubkey(cert, out.key.get()), "X509_set_pubkey");

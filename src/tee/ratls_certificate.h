@@ -36,7 +36,7 @@ struct X509Free {
 struct RatlsCertificate {
   std::unique_ptr<EVP_PKEY, EvpPkeyFree> key;  // the private key (ECDSA P-384)
   std::unique_ptr<X509, X509Free> certificate;
-  crypto::Sha256Digest spki_sha256{};          // SHA-256 of the certificate's DER SubjectPublicKeyInfo
+  crypto::Sha256Digest spki_sha256{};  // SHA-256 of the certificate's DER SubjectPublicKeyInfo
   std::chrono::system_clock::time_point issued_at;
   std::chrono::system_clock::time_point not_after;  // issued_at + lifetime
 };
@@ -46,7 +46,8 @@ using RatlsEvidenceSource = std::function<std::string(const crypto::Sha256Digest
 
 // A new key and certificate. `lifetime` is at least one second. Throws Error("internal_error") when
 // OpenSSL fails, and whatever `evidence_for` throws (e.g. Error("attestation_failed")).
-RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime, const RatlsEvidenceSource& evidence_for);
+RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime,
+                                         const RatlsEvidenceSource& evidence_for);
 
 // SHA-256 of the DER SubjectPublicKeyInfo of `certificate`. Throws Error("internal_error").
 crypto::Sha256Digest spki_sha256(X509* certificate);

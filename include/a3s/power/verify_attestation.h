@@ -95,7 +95,8 @@ struct AttestationPolicy {
 
 // One line of the verdict: a check that ran (passed or failed).
 struct AttestationCheck {
-  std::string name;  // "certificate" (RA-TLS), "response", "claims_schema", "tls_key", "nonce", "claims_digest", "model", "model_hash",
+  std::string name;  // "certificate" (verify_ratls_certificate), "response", "claims_schema",
+                     // "tls_key" (RA-TLS), "nonce", "claims_digest", "model", "model_hash",
                      // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
   bool passed = false;
   std::string detail;  // one line

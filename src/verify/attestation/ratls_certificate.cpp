@@ -31,7 +31,8 @@ using X509Ptr = std::unique_ptr<X509, X509Free>;
 X509Ptr parse_der(std::string_view der) {
   const auto* p = reinterpret_cast<const unsigned char*>(der.data());
   X509Ptr cert(d2i_X509(nullptr, &p, static_cast<long>(der.size())));
-  if (cert && p != reinterpret_cast<const unsigned char*>(der.data()) + der.size()) cert.reset();  // trailing bytes
+  if (cert && p != reinterpret_cast<const unsigned char*>(der.data()) + der.size())
+    cert.reset();  // trailing bytes
   return cert;
 }
 
@@ -64,7 +65,8 @@ std::optional<Sha256> certificate_spki_sha256(std::string_view certificate_der) 
   return spki_digest(cert.get());
 }
 
-AttestationResult verify_ratls_certificate(std::string_view certificate_der, const AttestationPolicy& policy) {
+AttestationResult verify_ratls_certificate(std::string_view certificate_der,
+                                           const AttestationPolicy& policy) {
   AttestationResult r;
   r.tcb_status = "unknown";
   // a. A certificate signed by its own key.
@@ -72,15 +74,19 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der, con
   if (!cert) return fail(std::move(r), steps::kRatlsCertificateInvalid, "the certificate is not DER X.509");
   EVP_PKEY* key = X509_get0_pubkey(cert.get());
   if (key == nullptr || X509_verify(cert.get(), key) != 1)
-    return fail(std::move(r), steps::kRatlsCertificateInvalid, "the certificate is not signed by its own key");
+    return fail(std::move(r), steps::kRatlsCertificateInvalid,
+                "the certificate is not signed by its own key");
   const auto spki = spki_digest(cert.get());
-  if (!spki) return fail(std::move(r), steps::kRatlsCertificateInvalid, "the certificate's public key cannot be encoded");
+  if (!spki)
+    return fail(std::move(r), steps::kRatlsCertificateInvalid,
+                "the certificate's public key cannot be encoded");
 
   // b. Validity period.
   std::time_t now = policy.at.value_or(std::time(nullptr));
   if (X509_cmp_time(X509_get0_notBefore(cert.get()), &now) >= 0 ||
       X509_cmp_time(X509_get0_notAfter(cert.get()), &now) <= 0)
-    return fail(std::move(r), steps::kRatlsCertificateExpired, "the certificate is outside its validity period");
+    return fail(std::move(r), steps::kRatlsCertificateExpired,
+                "the certificate is outside its validity period");
 
   // c. The evidence extension.
   std::unique_ptr<ASN1_OBJECT, Asn1ObjectFree> oid(OBJ_txt2obj(kRatlsEvidenceOid, 1));
@@ -90,11 +96,13 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der, con
     return fail(std::move(r), steps::kRatlsExtensionMissing,
                 std::string("the certificate has no RA-TLS evidence extension (") + kRatlsEvidenceOid + ")");
   if (X509_get_ext_by_OBJ(cert.get(), oid.get(), index) >= 0)
-    return fail(std::move(r), steps::kRatlsCertificateInvalid, "the certificate has two RA-TLS evidence extensions");
+    return fail(std::move(r), steps::kRatlsCertificateInvalid,
+                "the certificate has two RA-TLS evidence extensions");
   const ASN1_OCTET_STRING* value = X509_EXTENSION_get_data(X509_get_ext(cert.get(), index));
   const unsigned char* p = ASN1_STRING_get0_data(value);
   const unsigned char* end = p + ASN1_STRING_length(value);
-  std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> body(d2i_ASN1_OCTET_STRING(nullptr, &p, ASN1_STRING_length(value)));
+  std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> body(
+      d2i_ASN1_OCTET_STRING(nullptr, &p, ASN1_STRING_length(value)));
   if (!body || p != end)
     return fail(std::move(r), steps::kRatlsExtensionMissing,
                 "the RA-TLS evidence extension is not a DER OCTET STRING");
@@ -105,7 +113,8 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der, con
   // d. The evidence binds this certificate's key (claims.tls.spki_sha256 and the nonce).
   AttestationPolicy p2 = policy;
   p2.tls_spki_sha256 = *spki;
-  AttestationResult verdict = attestation::verify_response(json, *spki, p2, /*check_model=*/!policy.model.empty());
+  AttestationResult verdict =
+      attestation::verify_response(json, *spki, p2, /*check_model=*/!policy.model.empty());
   verdict.checks.insert(verdict.checks.begin(), AttestationCheck{"certificate", true, detail});
   return verdict;
 }

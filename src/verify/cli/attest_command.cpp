@@ -135,9 +135,9 @@ int run_attest(const AttestArgs& a) {
   }
   const Nonce nonce = nonce_from(a.nonce);
 
-  const AttestationResult result = a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
-                                          : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}),
-                                                               nonce, policy);
+  const AttestationResult result =
+      a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
+              : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
   if (a.format == "json") {
     std::printf("%s\n", attestation_json(result).c_str());
   } else {

@@ -62,7 +62,8 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request) {
   if (url.scheme() != "https")
     throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
   for (const unsigned char c : request.api_key)
-    if (c < 0x20 || c == 0x7f) throw Error(codes::kInvalidArgument, "the API key contains control characters");
+    if (c < 0x20 || c == 0x7f)
+      throw Error(codes::kInvalidArgument, "the API key contains control characters");
   const std::string what = "GET " + url.endpoint("/v1/attestation");
   const std::string target =
       url.endpoint("/v1/attestation?nonce=" + request.nonce + "&model=" + percent_encode(request.model));
@@ -99,10 +100,12 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request) {
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   const CURLcode rc = curl_easy_perform(c);
-  if (t.wrong_backend) throw Error(codes::kIo, what + ": libcurl does not use OpenSSL; the peer certificate is unavailable");
+  if (t.wrong_backend)
+    throw Error(codes::kIo, what + ": libcurl does not use OpenSSL; the peer certificate is unavailable");
   if (t.too_large) throw Error(codes::kIo, what + ": the server's answer is too large");
   if (rc != CURLE_OK)
-    throw Error(codes::kIo, what + ": " + client::one_line(errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc), 200));
+    throw Error(codes::kIo,
+                what + ": " + client::one_line(errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc), 200));
   if (t.certificate_der.empty()) throw Error(codes::kIo, what + ": the server presented no certificate");
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

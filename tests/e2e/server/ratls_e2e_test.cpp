@@ -44,8 +44,10 @@ std::string file_sha256_hex(const std::string& path) {
 }
 
 std::string ratls_config(const TempDir& dir, const std::string& extra = {}) {
-  return dir.write("power.hcl", "tee_mode = true\ntee_policy = \"development\"\n"
-                                "tee_device_root = \"" + dir.path() + "\"\nratls = true\ntls_port = 0\n" + extra);
+  return dir.write("power.hcl",
+                   "tee_mode = true\ntee_policy = \"development\"\n"
+                   "tee_device_root = \"" +
+                       dir.path() + "\"\nratls = true\ntls_port = 0\n" + extra);
 }
 
 struct CommandResult {
@@ -80,7 +82,8 @@ std::unique_ptr<X509, tee::X509Free> peer_certificate(int port) {
   asio::io_context ioc;
   ssl::context ctx = client_context();
   beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
-  beast::get_lowest_layer(s).connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
+  beast::get_lowest_layer(s).connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
   s.handshake(ssl::stream_base::client);
   std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
   beast::error_code ec;
@@ -209,16 +212,18 @@ TEST_F(RatlsE2E, SimulatedEvidenceIsRejectedWithoutAllowSimulated) {
 }
 
 TEST_F(RatlsE2E, RatlsNeedsAnHttpsUrl) {
-  const std::string cmd = bin_dir() + "/a3s-power-verify --ratls --url http://127.0.0.1:" +
-                          std::to_string(server_->port()) + " --model stories260K --expected-hash sha256:" +
-                          file_sha256_hex(stories_model()) + " --allow-simulated";
+  const std::string cmd =
+      bin_dir() + "/a3s-power-verify --ratls --url http://127.0.0.1:" + std::to_string(server_->port()) +
+      " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
+      " --allow-simulated";
   const CommandResult r = run(cmd);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--ratls needs an https:// URL"), std::string::npos) << r.output;
   // Without --ratls, https keeps normal certificate verification: the self-signed certificate fails.
-  const std::string pki = bin_dir() + "/a3s-power-verify --url https://127.0.0.1:" +
-                          std::to_string(server_->tls_port()) + " --model stories260K --expected-hash sha256:" +
-                          file_sha256_hex(stories_model()) + " --allow-simulated";
+  const std::string pki = bin_dir() +
+                          "/a3s-power-verify --url https://127.0.0.1:" + std::to_string(server_->tls_port()) +
+                          " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
+                          " --allow-simulated";
   EXPECT_EQ(run(pki).exit_code, 2);
 }
 
@@ -239,7 +244,8 @@ TEST_F(RatlsE2E, ManInTheMiddleWithAnotherKeyIsRejected) {
 
 TEST(RatlsE2ERotation, ANewConnectionAfterExpiryGetsANewKeyWhoseEvidenceVerifies) {
   TempDir dir;
-  ServerProcess s({"--config", ratls_config(dir, "ratls_cert_lifetime_seconds = 2\n"), "--model", stories_model()});
+  ServerProcess s(
+      {"--config", ratls_config(dir, "ratls_cert_lifetime_seconds = 2\n"), "--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
   auto first = peer_certificate(s.tls_port());
   ASSERT_TRUE(first);
@@ -264,7 +270,8 @@ TEST(RatlsE2EConfig, BadRatlsConfigurationsDoNotStart) {
   const std::string root = "tee_device_root = \"" + dir.path() + "\"\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"ratls = true\ntls_port = 0\n", "'ratls' needs tee_mode = true"},
-      {"tee_mode = true\ntee_policy = \"development\"\n" + root + "ratls = true\n", "'ratls' needs 'tls_port'"},
+      {"tee_mode = true\ntee_policy = \"development\"\n" + root + "ratls = true\n",
+       "'ratls' needs 'tls_port'"},
       {"tls_port = 0\n", "'tls_port' needs ratls = true: only RA-TLS certificates"},
   };
   for (const auto& [text, message] : cases) {

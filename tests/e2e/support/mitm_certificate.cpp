@@ -20,8 +20,8 @@ MitmIdentity mitm_identity(X509* genuine, bool copy_evidence) {
   X509_gmtime_adj(X509_getm_notBefore(cert), -60);
   X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
   X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(tee::kRatlsCommonName),
-                             -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(tee::kRatlsCommonName), -1, -1, 0);
   X509_set_issuer_name(cert, name);
   X509_set_pubkey(cert, m.key.get());
   if (copy_evidence) {

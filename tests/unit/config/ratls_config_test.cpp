@@ -42,8 +42,11 @@ TEST(ConfigRatls, WithTeeModeAndTlsPort) {
   EXPECT_EQ(c.ratls_cert_lifetime_seconds, 3600.0);
   EXPECT_EQ(c.effective_json()["tls_port"], 0);
   EXPECT_EQ(c.effective_json()["ratls"], true);
-  const Config e = load_text(dir, "", {{"A3S_POWER_TEE_MODE", "1"}, {"A3S_POWER_TEE_POLICY", "development"},
-                                       {"A3S_POWER_RATLS", "true"}, {"A3S_POWER_TLS_PORT", "8443"}});
+  const Config e = load_text(dir, "",
+                             {{"A3S_POWER_TEE_MODE", "1"},
+                              {"A3S_POWER_TEE_POLICY", "development"},
+                              {"A3S_POWER_RATLS", "true"},
+                              {"A3S_POWER_TLS_PORT", "8443"}});
   EXPECT_EQ(e.tls_port, 8443);
 }
 

@@ -2,6 +2,8 @@
 // (verify_ratls_certificate, AttestationPolicy::tls_spki_sha256): the evidence extension binds the
 // certificate's own key; a certificate with another key (a man in the middle that copied the
 // extension), without the extension, with tampered evidence or outside its validity is rejected.
+#include "tee/ratls_certificate.h"
+
 #include <gtest/gtest.h>
 #include <openssl/objects.h>
 #include <openssl/x509v3.h>
@@ -11,7 +13,6 @@
 #include "../../e2e/support/mitm_certificate.h"
 #include "a3s/power/verify_attestation.h"
 #include "attestation_builder.h"
-#include "tee/ratls_certificate.h"
 
 namespace a3s::power::verify_attestation_testing {
 namespace {
@@ -98,8 +99,8 @@ TEST_F(RatlsCertificate, GenuineCertificateIsAccepted) {
   std::vector<std::string> names;
   for (const auto& c : r.checks) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"certificate", "response", "claims_schema", "tls_key", "nonce",
-                                             "claims_digest", "model", "model_hash", "evidence_kind", "report_data",
-                                             "endorsements", "evidence", "measurement"}));
+                                             "claims_digest", "model", "model_hash", "evidence_kind",
+                                             "report_data", "endorsements", "evidence", "measurement"}));
   // Without a model in the policy the certificate's model is reported, not compared.
   AttestationPolicy any_model = simulated_policy();
   any_model.model.clear();
@@ -136,34 +137,40 @@ TEST_F(RatlsCertificate, CertificateWithoutTheExtensionIsRejected) {
 
 TEST_F(RatlsCertificate, TamperedEvidenceIsRejected) {
   // Claims changed after the evidence was made (the certificate is still correctly self-signed).
-  auto tampered = tee::issue_ratls_certificate(std::chrono::hours(1), [this](const crypto::Sha256Digest& spki) {
-    nlohmann::json body = nlohmann::json::parse(evidence_from(provider)(spki));
-    body["claims"]["runtime"]["version"] = "9.9.9";
-    return body.dump();
-  });
-  EXPECT_EQ(verify::verify_ratls_certificate(tee::certificate_der(tampered.certificate.get()), simulated_policy())
-                .failed_step,
-            "claims_digest_mismatch");
+  auto tampered =
+      tee::issue_ratls_certificate(std::chrono::hours(1), [this](const crypto::Sha256Digest& spki) {
+        nlohmann::json body = nlohmann::json::parse(evidence_from(provider)(spki));
+        body["claims"]["runtime"]["version"] = "9.9.9";
+        return body.dump();
+      });
+  EXPECT_EQ(
+      verify::verify_ratls_certificate(tee::certificate_der(tampered.certificate.get()), simulated_policy())
+          .failed_step,
+      "claims_digest_mismatch");
   // Evidence that binds no TLS key.
-  auto unbound = tee::issue_ratls_certificate(std::chrono::hours(1), [this](const crypto::Sha256Digest& spki) {
-    return simulated_response(provider, make_claims(spki)).dump();
-  });
-  EXPECT_EQ(verify::verify_ratls_certificate(tee::certificate_der(unbound.certificate.get()), simulated_policy())
-                .failed_step,
-            "tls_key_mismatch");
+  auto unbound =
+      tee::issue_ratls_certificate(std::chrono::hours(1), [this](const crypto::Sha256Digest& spki) {
+        return simulated_response(provider, make_claims(spki)).dump();
+      });
+  EXPECT_EQ(
+      verify::verify_ratls_certificate(tee::certificate_der(unbound.certificate.get()), simulated_policy())
+          .failed_step,
+      "tls_key_mismatch");
   // Evidence made for another nonce than the key's digest.
   auto stale = tee::issue_ratls_certificate(std::chrono::hours(1), [this](const crypto::Sha256Digest& spki) {
     tee::Claims c = make_claims(test_nonce(7));
     c.tls_spki_sha256 = spki;
     return simulated_response(provider, c).dump();
   });
-  EXPECT_EQ(verify::verify_ratls_certificate(tee::certificate_der(stale.certificate.get()), simulated_policy())
-                .failed_step,
-            "nonce_mismatch");
+  EXPECT_EQ(
+      verify::verify_ratls_certificate(tee::certificate_der(stale.certificate.get()), simulated_policy())
+          .failed_step,
+      "nonce_mismatch");
   // A flipped byte in the DER breaks the certificate's own signature (or its encoding).
   std::string flipped = der;
   flipped[flipped.size() - 10] ^= 1;
-  EXPECT_EQ(verify::verify_ratls_certificate(flipped, simulated_policy()).failed_step, "ratls_certificate_invalid");
+  EXPECT_EQ(verify::verify_ratls_certificate(flipped, simulated_policy()).failed_step,
+            "ratls_certificate_invalid");
   EXPECT_EQ(verify::verify_ratls_certificate("not a certificate", simulated_policy()).failed_step,
             "ratls_certificate_invalid");
 }
