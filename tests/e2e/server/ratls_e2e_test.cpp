@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../support/http_client.h"
 #include "../support/mitm_certificate.h"
 #include "../support/server_process.h"
 #include "a3s/power/verify_attestation.h"
@@ -89,6 +90,38 @@ std::unique_ptr<X509, tee::X509Free> peer_certificate(int port) {
   beast::error_code ec;
   s.shutdown(ec);
   return cert;
+}
+
+struct TlsAnswer {
+  int status = 0;
+  std::string body;
+  std::string certificate_der;  // the certificate of the connection that answered
+};
+
+// GET `target` over one TLS 1.3 connection to 127.0.0.1:port (no certificate verification).
+TlsAnswer tls_get(int port, const std::string& target) {
+  asio::io_context ioc;
+  ssl::context ctx = client_context();
+  beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
+  beast::get_lowest_layer(s).connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
+  s.handshake(ssl::stream_base::client);
+  TlsAnswer a;
+  std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
+  if (cert) a.certificate_der = tee::certificate_der(cert.get());
+  a.status = -1;
+  http::request<http::empty_body> req{http::verb::get, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.keep_alive(false);
+  http::write(s, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(s, buffer, res);
+  a.status = static_cast<int>(res.result_int());
+  a.body = res.body();
+  beast::error_code ec;
+  s.shutdown(ec);
+  return a;
 }
 
 // A man in the middle on an ephemeral loopback port: presents `identity` and relays each request to
@@ -203,6 +236,27 @@ TEST_F(RatlsE2E, VerifierAcceptsTheCertificateAndTheNonceFlowOverTheSameConnecti
   const verify::AttestationResult r = verify::verify_ratls_certificate(tee::certificate_der(cert.get()), p);
   EXPECT_TRUE(r.accepted) << r.failed_step << ": " << r.message;
   EXPECT_EQ(r.model, "stories260K");
+}
+
+TEST_F(RatlsE2E, TlsPortServesTheSameRoutesAndItsAttestationBindsTheConnectionKey) {
+  EXPECT_EQ(tls_get(server_->tls_port(), "/health").status, 200);
+  const TlsAnswer models = tls_get(server_->tls_port(), "/v1/models");
+  ASSERT_EQ(models.status, 200) << models.body;
+  EXPECT_EQ(json::parse(models.body)["data"][0]["id"], "stories260K");
+
+  const std::string nonce(64, 'a');
+  const TlsAnswer a = tls_get(server_->tls_port(), "/v1/attestation?nonce=" + nonce);
+  ASSERT_EQ(a.status, 200) << a.body;
+  const json claims = json::parse(a.body)["claims"];
+  EXPECT_EQ(claims["nonce"], nonce);
+  const auto spki = verify::certificate_spki_sha256(a.certificate_der);
+  ASSERT_TRUE(spki.has_value());
+  EXPECT_EQ(claims["tls"]["spki_sha256"], crypto::to_hex(*spki));
+
+  // The plain port's claims bind no TLS key.
+  const HttpResult plain = testing::http("GET", server_->url("/v1/attestation?nonce=" + nonce));
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  EXPECT_FALSE(json::parse(plain.body)["claims"].contains("tls")) << plain.body;
 }
 
 TEST_F(RatlsE2E, SimulatedEvidenceIsRejectedWithoutAllowSimulated) {
