@@ -36,7 +36,8 @@ std::shared_ptr<TlsIdentity> RatlsIdentity::issue() {
   SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   id->spki_sha256 = cert.spki_sha256;
 
-  const auto margin = std::min<std::chrono::system_clock::duration>(lifetime_ / 10, std::chrono::hours(1));
+  const auto margin = std::min<std::chrono::system_clock::duration>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(lifetime_) / 10, std::chrono::hours(1));
   renew_at_ = cert.not_after - margin;
   not_after_ = cert.not_after;
   spdlog::info("ratls: new certificate for SPKI SHA-256 {} (valid {} s)", crypto::to_hex(cert.spki_sha256),

@@ -253,6 +253,9 @@ TEST_F(RatlsE2E, TlsPortServesTheSameRoutesAndItsAttestationBindsTheConnectionKe
   ASSERT_TRUE(spki.has_value());
   EXPECT_EQ(claims["tls"]["spki_sha256"], crypto::to_hex(*spki));
 
+  // Before renewal is due, every connection gets the same certificate.
+  EXPECT_EQ(tls_get(server_->tls_port(), "/health").certificate_der, a.certificate_der);
+
   // The plain port's claims bind no TLS key.
   const HttpResult plain = testing::http("GET", server_->url("/v1/attestation?nonce=" + nonce));
   ASSERT_EQ(plain.status, 200) << plain.body;
