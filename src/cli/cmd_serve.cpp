@@ -10,9 +10,10 @@
 // Pinned (model_hashes, model_hash blocks) or signed (model_signing_key) models are checked when
 // they load (docs/model-integrity.md): a configured model that fails is a startup error (exit 2).
 //
-// Settings come from config::load (file < A3S_POWER_* environment < flags). Prints exactly one
-// line to stdout once the server accepts connections: "listening on http://HOST:PORT" (the real
-// port when --port 0). Logs go to stderr. SIGINT / SIGTERM shut down gracefully (exit 0).
+// Settings come from config::load (file < A3S_POWER_* environment < flags). Prints one line to
+// stdout once the server accepts connections: "listening on http://HOST:PORT" (the real port when
+// --port 0); with ratls = true it is preceded by "listening on https://HOST:PORT (RA-TLS)" for the
+// RA-TLS listener (docs/ra-tls.md). Logs go to stderr. SIGINT / SIGTERM shut down gracefully (exit 0).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -87,6 +88,9 @@ void run_serve(const ServeArgs& a) {
   server::Server srv(cfg);
   uint16_t port = srv.start();
   srv.handle_signals();
+  if (const auto tls_port = srv.tls_port()) {
+    std::printf("listening on https://%s:%u (RA-TLS)\n", url_host(cfg.host).c_str(), static_cast<unsigned>(*tls_port));
+  }
   std::printf("listening on http://%s:%u\n", url_host(cfg.host).c_str(), static_cast<unsigned>(port));
   std::fflush(stdout);
   srv.wait();

@@ -133,6 +133,18 @@ void derive_privacy(Config& cfg) {
   cfg.suppress_token_metrics = cfg.suppress_token_metrics_setting.value_or(false) || cfg.redact_logs;
 }
 
+// RA-TLS needs the TEE layer (its evidence) and a TLS port; a TLS port is served with RA-TLS
+// certificates only.
+void check_ratls(const Config& cfg) {
+  if (cfg.ratls && !cfg.tee_mode)
+    throw Error(kConfigErrorCode, "'ratls' needs tee_mode = true (the certificate carries attestation evidence)");
+  if (cfg.ratls && cfg.tls_port < 0)
+    throw Error(kConfigErrorCode, "'ratls' needs 'tls_port' (the port of the RA-TLS listener; 0 = ephemeral)");
+  if (!cfg.ratls && cfg.tls_port >= 0)
+    throw Error(kConfigErrorCode,
+                "'tls_port' needs ratls = true: only RA-TLS certificates (generated in the TEE) are supported");
+}
+
 }  // namespace
 
 nlohmann::json Config::effective_json() const {
@@ -167,6 +179,9 @@ nlohmann::json Config::effective_json() const {
   j["redact_logs"] = redact_logs;
   j["suppress_token_metrics"] = suppress_token_metrics;
   j["model_decrypt"] = model_decrypt;
+  j["tls_port"] = tls_port;
+  j["ratls"] = ratls;
+  j["ratls_cert_lifetime_seconds"] = ratls_cert_lifetime_seconds;
   // Where the key comes from (a variable name or a path), never the key.
   if (!model_key_source.file.empty()) {
     j["model_key_source"] = {{"file", model_key_source.file}};
@@ -201,6 +216,7 @@ Config load(const CliOverrides& cli, const Env& env) {
   apply_env(cfg, env);
   apply_cli(cfg, cli);
   derive_privacy(cfg);
+  check_ratls(cfg);
   return cfg;
 }
 

@@ -75,6 +75,12 @@ struct Config {
   // signature (`<model path>.sig`) every served model must carry.
   std::map<std::string, std::array<uint8_t, 32>> model_hashes;
   std::optional<std::array<uint8_t, 32>> model_signing_key;
+  // RA-TLS (docs/ra-tls.md): a TLS listener on tls_port (0 = ephemeral; -1 = none) whose certificate
+  // carries attestation evidence binding its key. load() requires ratls together with tee_mode and
+  // tls_port (only RA-TLS certificates are served).
+  int tls_port = -1;
+  bool ratls = false;
+  double ratls_cert_lifetime_seconds = 86400;  // key + certificate + evidence are renewed before this
   std::string config_file;             // the config file that was read ("" if none; not a setting)
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);
@@ -99,7 +105,8 @@ struct CliOverrides {
 // tee_mode = true with tee_policy "strict" and redact_logs = false set explicitly is an error naming
 // `redact_logs`; suppress_token_metrics = false set explicitly while redact_logs is effective is an
 // error naming `suppress_token_metrics` (the two are never silently overridden). `env` is the process
-// environment (injectable for tests).
+// environment (injectable for tests). `ratls` without `tee_mode` or without `tls_port`, and `tls_port`
+// without `ratls`, are errors naming the key.
 // Throws Error("config_error") with file:line:col for file errors, the variable name for env errors
 // and the flag for CLI errors; a given --config that does not exist is an error, a missing
 // $A3S_POWER_HOME/config.hcl is not. Keys, types, ranges and precedence: docs/configuration.md.

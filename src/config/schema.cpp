@@ -354,9 +354,19 @@ const std::vector<Setting>& settings() {
       c.model_signing_key = signing_key(v, x.key);
     });
 
+    // RA-TLS (docs/ra-tls.md); the combinations are checked once every source is applied (config.cpp).
+    add("tls_port", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.tls_port = static_cast<int>(as_int(v, x.key, 0, 65535));
+    });
+    add("ratls", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) { c.ratls = as_bool(v, x.key); });
+    add("ratls_cert_lifetime_seconds", KeyType::Number, [](Config& c, const Value& v, const Ctx& x) {
+      const double t = as_number(v, x.key);
+      if (!(t >= 1.0 && t <= 366.0 * 86400.0))
+        fail(v.pos, quoted(x.key) + " is out of range (>= 1 and <= 31622400 seconds)");
+      c.ratls_cert_lifetime_seconds = t;
+    });
+
     // Features not built yet: parsed and type-checked, then refused.
-    add("tls_port", KeyType::Int, nullptr);
-    add("ratls", KeyType::Bool, nullptr);
     add("prompt_cache_max_entries", KeyType::Int, nullptr);
     add("prompt_cache_ttl_seconds", KeyType::Number, nullptr);
     add("kv_cache_type", KeyType::String, nullptr);

@@ -60,7 +60,8 @@ tee::Evidence Attestor::evidence_for(const tee::ReportData& report_data) {
   return provider_->get_evidence(report_data);
 }
 
-nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDescription& model) {
+nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDescription& model,
+                                const std::optional<crypto::Sha256Digest>& tls_spki_sha256) {
   tee::Claims c;
   c.nonce = nonce;
   c.model_name = model.name;
@@ -75,6 +76,7 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDes
   c.runtime_version = A3S_POWER_VERSION_STRING;
   c.config_sha256 = config_sha256_;
   c.tee_policy = policy_;
+  c.tls_spki_sha256 = tls_spki_sha256;
 
   const crypto::Sha256Digest claims_digest = c.digest();
   const tee::ReportData report_data = tee::make_report_data(nonce, claims_digest);

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,10 @@ class Attestor {
   ~Attestor();
 
   // The response body for `model` (see above). Thread-safe: evidence requests are serialised.
-  nlohmann::json attest(const tee::Nonce& nonce, const serving::ModelDescription& model);
+  // tls_spki_sha256 (RA-TLS, docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS
+  // certificate of the connection (or of the certificate being issued); set → claims.tls.spki_sha256.
+  nlohmann::json attest(const tee::Nonce& nonce, const serving::ModelDescription& model,
+                        const std::optional<crypto::Sha256Digest>& tls_spki_sha256 = std::nullopt);
 
   const std::string& tee_type() const { return tee_type_; }
   bool verifiable() const { return verifiable_; }

@@ -3,7 +3,7 @@
 // is served. Errors: 503 tee_not_enabled (tee_mode off), 400 for a missing or malformed nonce, an
 // unknown query parameter or a missing model, 404 for an unknown model, 500 attestation_failed.
 // Requires an API key when api_keys are configured (like every /v1 route). Messages never echo the
-// query.
+// query. Over RA-TLS the claims also bind the connection's certificate key (claims.tls.spki_sha256).
 #include <utility>
 
 #include <boost/asio/co_spawn.hpp>
@@ -23,9 +23,10 @@ const std::string kNonceRule = "'nonce' must be 64 hex characters (32 random byt
 // into its frame, a lambda's captures are not (the lambda object is gone when the coroutine resumes).
 asio::awaitable<nlohmann::json> attest_blocking(std::shared_ptr<serving::ModelRegistry> registry,
                                                 std::shared_ptr<Attestor> attestor, std::string model,
-                                                tee::Nonce nonce) {
+                                                tee::Nonce nonce,
+                                                std::optional<crypto::Sha256Digest> tls_spki_sha256) {
   auto runtime = registry->acquire(model);
-  co_return attestor->attest(nonce, runtime->description());
+  co_return attestor->attest(nonce, runtime->description(), tls_spki_sha256);
 }
 }  // namespace
 
@@ -63,7 +64,8 @@ asio::awaitable<void> Api::attestation(Exchange& ex) {
   // Loading a store model and talking to the platform block: off the I/O threads.
   nlohmann::json body;
   try {
-    body = co_await asio::co_spawn(blocking_, attest_blocking(registry_, attestor_, model, nonce), asio::use_awaitable);
+    body = co_await asio::co_spawn(
+        blocking_, attest_blocking(registry_, attestor_, model, nonce, ex.tls_spki_sha256()), asio::use_awaitable);
   } catch (const Error& e) {
     if (e.code() != codes::kModelNotFound) metrics_.record_attestation(false);
     throw;

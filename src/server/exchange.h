@@ -3,7 +3,10 @@
 // strand), which is where route coroutines run.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +49,10 @@ class Exchange {
 
   // True once a response (complete or streamed) has started.
   virtual bool responded() const = 0;
+
+  // RA-TLS: SHA-256 of the DER SubjectPublicKeyInfo of the certificate this connection's TLS
+  // handshake presented; std::nullopt on a plain connection.
+  virtual std::optional<std::array<uint8_t, 32>> tls_spki_sha256() const { return std::nullopt; }
 
   // Calls `on_close` (on the exchange's executor) if the peer closes or resets the connection
   // before the exchange ends. One watcher per exchange.

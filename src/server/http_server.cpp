@@ -5,6 +5,7 @@
 #include <array>
 #include <cerrno>
 #include <optional>
+#include <type_traits>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -14,8 +15,10 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "server/api_error.h"
 #include "tee/wipe_text.h"
@@ -39,11 +42,16 @@ struct WatchState {
   std::function<void()> on_close;
 };
 
+template <class Stream>
 class Connection;
 
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Stream>
 class ExchangeImpl final : public Exchange {
  public:
-  ExchangeImpl(Connection& c, HttpRequest req, bool keep_alive)
+  ExchangeImpl(Connection<Stream>& c, HttpRequest req, bool keep_alive)
       : conn_(c), req_(std::move(req)), keep_alive_(keep_alive) {}
   ~ExchangeImpl() override;
 
@@ -58,6 +66,7 @@ class ExchangeImpl final : public Exchange {
   asio::awaitable<void> end_stream() override;
   bool responded() const override { return responded_; }
   void watch_disconnect(std::function<void()> on_close) override;
+  std::optional<std::array<uint8_t, 32>> tls_spki_sha256() const override;
 
   bool keep_alive() const { return keep_alive_ && !broken_; }
   void set_keep_alive(bool v) { keep_alive_ = v; }
@@ -67,7 +76,7 @@ class ExchangeImpl final : public Exchange {
   template <typename Fields>
   void common_headers(Fields& f) const;
 
-  Connection& conn_;
+  Connection<Stream>& conn_;
   HttpRequest req_;
   ExchangeRecord rec_;
   bool keep_alive_;
@@ -78,11 +87,20 @@ class ExchangeImpl final : public Exchange {
   std::shared_ptr<WatchState> watch_;
 };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// One connection over a plain (PlainStream) or TLS (TlsStream) stream.
+template <class Stream>
+class Connection : public std::enable_shared_from_this<Connection<Stream>> {
  public:
-  Connection(tcp::socket socket, HttpHandler& handler, const HttpLimits& limits,
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+  // identity: the TLS identity the stream was made with (TLS only).
+  Connection(Stream stream, std::shared_ptr<TlsIdentity> identity, HttpHandler& handler, const HttpLimits& limits,
              std::shared_ptr<HttpServer::State> state)
-      : stream_(std::move(socket)), handler_(handler), limits_(limits), state_(std::move(state)) {
+      : stream_(std::move(stream)),
+        identity_(std::move(identity)),
+        handler_(handler),
+        limits_(limits),
+        state_(std::move(state)) {
     ++state_->connections;
   }
   ~Connection() { --state_->connections; }
@@ -91,15 +109,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // in the frame, so the connection outlives the spawner's reference.
   static asio::awaitable<void> run(std::shared_ptr<Connection> self);
 
-  beast::tcp_stream& stream() { return stream_; }
+  Stream& stream() { return stream_; }
+  beast::tcp_stream& transport() { return beast::get_lowest_layer(stream_); }
   const HttpLimits& limits() const { return limits_; }
+  const std::shared_ptr<TlsIdentity>& identity() const { return identity_; }
 
  private:
   asio::awaitable<void> serve_all();
   asio::awaitable<bool> serve_one();
-  asio::awaitable<void> run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error);
+  asio::awaitable<void> run_handler(ExchangeImpl<Stream>& ex, bool rejected, const Error* reject_error);
+  asio::awaitable<void> close();
 
-  beast::tcp_stream stream_;
+  Stream stream_;
+  std::shared_ptr<TlsIdentity> identity_;  // keeps the certificate's context alive (TLS only)
   // Raw request bytes (headers with credentials, bodies): freed memory is wiped (WipingAllocator) and
   // the consumed part is released after every exchange.
   beast::basic_flat_buffer<tee::WipingAllocator<char>> buffer_;
@@ -110,7 +132,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 // ---- ExchangeImpl -----------------------------------------------------------------------------
 
-ExchangeImpl::~ExchangeImpl() {
+template <class Stream>
+ExchangeImpl<Stream>::~ExchangeImpl() {
   // The request's text and credentials do not outlive the exchange (docs/privacy.md, "Memory").
   tee::wipe_string(req_.body);
   if (auto it = req_.headers.find("authorization"); it != req_.headers.end()) tee::wipe_string(it->second);
@@ -118,20 +141,31 @@ ExchangeImpl::~ExchangeImpl() {
     watch_->active = false;
     watch_->on_close = nullptr;
     error_code ec;
-    conn_.stream().socket().cancel(ec);  // completes the pending wait (nothing else is pending here)
+    conn_.transport().socket().cancel(ec);  // completes the pending wait (nothing else is pending here)
   }
 }
 
-asio::any_io_executor ExchangeImpl::executor() const { return conn_.stream().get_executor(); }
+template <class Stream>
+asio::any_io_executor ExchangeImpl<Stream>::executor() const {
+  return conn_.transport().get_executor();
+}
 
+template <class Stream>
+std::optional<std::array<uint8_t, 32>> ExchangeImpl<Stream>::tls_spki_sha256() const {
+  if (!conn_.identity()) return std::nullopt;
+  return conn_.identity()->spki_sha256;
+}
+
+template <class Stream>
 template <typename Fields>
-void ExchangeImpl::common_headers(Fields& f) const {
+void ExchangeImpl<Stream>::common_headers(Fields& f) const {
   f.set(http::field::server, "a3s-power");
   f.set("X-Content-Type-Options", "nosniff");
   f.set(http::field::cache_control, "no-store");
 }
 
-asio::awaitable<void> ExchangeImpl::respond(HttpResponse r) {
+template <class Stream>
+asio::awaitable<void> ExchangeImpl<Stream>::respond(HttpResponse r) {
   responded_ = true;
   rec_.status = r.status;
   http::response<http::string_body> res{static_cast<http::status>(r.status), 11};
@@ -142,14 +176,15 @@ asio::awaitable<void> ExchangeImpl::respond(HttpResponse r) {
   res.body() = std::move(r.body);
   res.prepare_payload();
   error_code ec;
-  conn_.stream().expires_after(conn_.limits().write_timeout);
+  conn_.transport().expires_after(conn_.limits().write_timeout);
   co_await http::async_write(conn_.stream(), res, asio::redirect_error(asio::use_awaitable, ec));
-  conn_.stream().expires_never();
+  conn_.transport().expires_never();
   tee::wipe_string(res.body());  // a completion's text, once sent
   if (ec) broken_ = true;
 }
 
-asio::awaitable<bool> ExchangeImpl::begin_stream(int status, const std::string& content_type,
+template <class Stream>
+asio::awaitable<bool> ExchangeImpl<Stream>::begin_stream(int status, const std::string& content_type,
                                                  std::vector<std::pair<std::string, std::string>> headers) {
   responded_ = true;
   streaming_ = true;
@@ -162,41 +197,44 @@ asio::awaitable<bool> ExchangeImpl::begin_stream(int status, const std::string& 
   res.chunked(true);
   http::response_serializer<http::empty_body> sr{res};
   error_code ec;
-  conn_.stream().expires_after(conn_.limits().write_timeout);
+  conn_.transport().expires_after(conn_.limits().write_timeout);
   co_await http::async_write_header(conn_.stream(), sr, asio::redirect_error(asio::use_awaitable, ec));
-  conn_.stream().expires_never();
+  conn_.transport().expires_never();
   if (ec) broken_ = true;
   co_return !broken_;
 }
 
-asio::awaitable<bool> ExchangeImpl::write_chunk(std::string data) {
+template <class Stream>
+asio::awaitable<bool> ExchangeImpl<Stream>::write_chunk(std::string data) {
   if (broken_) co_return false;
   if (data.empty()) co_return true;  // an empty chunk would end the stream
   error_code ec;
-  conn_.stream().expires_after(conn_.limits().write_timeout);
+  conn_.transport().expires_after(conn_.limits().write_timeout);
   co_await asio::async_write(conn_.stream(), http::make_chunk(asio::buffer(data)),
                              asio::redirect_error(asio::use_awaitable, ec));
-  conn_.stream().expires_never();
+  conn_.transport().expires_never();
   tee::wipe_string(data);
   if (ec) broken_ = true;
   co_return !broken_;
 }
 
-asio::awaitable<void> ExchangeImpl::end_stream() {
+template <class Stream>
+asio::awaitable<void> ExchangeImpl<Stream>::end_stream() {
   if (broken_ || stream_ended_) co_return;
   stream_ended_ = true;
   error_code ec;
-  conn_.stream().expires_after(conn_.limits().write_timeout);
+  conn_.transport().expires_after(conn_.limits().write_timeout);
   co_await asio::async_write(conn_.stream(), http::make_chunk_last(), asio::redirect_error(asio::use_awaitable, ec));
-  conn_.stream().expires_never();
+  conn_.transport().expires_never();
   if (ec) broken_ = true;
 }
 
-void ExchangeImpl::watch_disconnect(std::function<void()> on_close) {
+template <class Stream>
+void ExchangeImpl<Stream>::watch_disconnect(std::function<void()> on_close) {
   if (watch_) return;
   watch_ = std::make_shared<WatchState>();
   watch_->on_close = std::move(on_close);
-  auto& sock = conn_.stream().socket();
+  auto& sock = conn_.transport().socket();
   int fd = sock.native_handle();
   auto st = watch_;
   sock.async_wait(tcp::socket::wait_read, [st, fd](const error_code& ec) {
@@ -236,7 +274,8 @@ HttpRequest to_request(RequestParser& parser, bool with_body) {
   return r;
 }
 
-asio::awaitable<void> Connection::run_handler(ExchangeImpl& ex, bool rejected, const Error* reject_error) {
+template <class Stream>
+asio::awaitable<void> Connection<Stream>::run_handler(ExchangeImpl<Stream>& ex, bool rejected, const Error* reject_error) {
   ++state_->exchanges;
   std::optional<Error> failure;
   try {
@@ -262,17 +301,18 @@ asio::awaitable<void> Connection::run_handler(ExchangeImpl& ex, bool rejected, c
 }
 
 // Reads and serves one request. Returns false when the connection should close.
-asio::awaitable<bool> Connection::serve_one() {
+template <class Stream>
+asio::awaitable<bool> Connection<Stream>::serve_one() {
   RequestParser parser;
   parser.header_limit(static_cast<std::uint32_t>(limits_.max_header_bytes));
   parser.body_limit(limits_.max_body_bytes);
   error_code ec;
 
-  stream_.expires_after(limits_.idle_timeout);
+  transport().expires_after(limits_.idle_timeout);
   co_await http::async_read_header(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
   std::optional<Error> reject;
   if (!ec) {
-    stream_.expires_after(limits_.read_timeout);
+    transport().expires_after(limits_.read_timeout);
     auto expect = parser.get()[http::field::expect];
     if (beast::iequals(expect, "100-continue") && !parser.is_done()) {
       static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -284,7 +324,7 @@ asio::awaitable<bool> Connection::serve_one() {
       co_await http::async_read(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
     }
   }
-  stream_.expires_never();
+  transport().expires_never();
   if (ec == http::error::body_limit) {
     reject.emplace("request_too_large", "the request body exceeds the server's limit of " +
                                             std::to_string(limits_.max_body_bytes) + " bytes");
@@ -299,46 +339,72 @@ asio::awaitable<bool> Connection::serve_one() {
   }
 
   if (reject) {
-    ExchangeImpl ex(*this, to_request(parser, false), /*keep_alive=*/false);
+    ExchangeImpl<Stream> ex(*this, to_request(parser, false), /*keep_alive=*/false);
     co_await run_handler(ex, true, &*reject);
     co_return false;
   }
   bool keep_alive = parser.get().keep_alive() && !state_->stopping.load();
-  ExchangeImpl ex(*this, to_request(parser, true), keep_alive);
+  ExchangeImpl<Stream> ex(*this, to_request(parser, true), keep_alive);
   co_await run_handler(ex, false, nullptr);
   buffer_.shrink_to_fit();  // keeps only pipelined bytes; the old storage is wiped as it is freed
   co_return ex.keep_alive() && !state_->stopping.load();
 }
 
-asio::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
+template <class Stream>
+asio::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) {
+  if constexpr (kTls) {
+    // TLS handshake first, bounded like reading a request.
+    error_code ec;
+    self->transport().expires_after(self->limits_.read_timeout);
+    co_await self->stream_.async_handshake(asio::ssl::stream_base::server,
+                                           asio::redirect_error(asio::use_awaitable, ec));
+    self->transport().expires_never();
+    if (ec) {
+      self->transport().close();
+      co_return;
+    }
+  }
   co_await self->serve_all();
 }
 
-asio::awaitable<void> Connection::serve_all() {
+template <class Stream>
+asio::awaitable<void> Connection<Stream>::serve_all() {
   try {
     while (co_await serve_one()) {
     }
   } catch (const std::exception&) {
   }
+  co_await close();
+}
+
+template <class Stream>
+asio::awaitable<void> Connection<Stream>::close() {
   error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-  // Lingering close: drain what the client may still be sending (e.g. the body of a request we
-  // refused) so that closing does not reset the connection before it has read our response.
-  stream_.expires_after(std::chrono::seconds(2));
-  std::array<char, 4096> sink;
-  size_t drained = 0;
-  while (!ec && drained < (1u << 20)) {
-    drained += co_await stream_.async_read_some(asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+  if constexpr (kTls) {
+    // close_notify, and the peer's (bounded): the client knows the response is complete.
+    transport().expires_after(std::chrono::seconds(2));
+    co_await stream_.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
+    transport().close();
+  } else {
+    transport().socket().shutdown(tcp::socket::shutdown_send, ec);
+    // Lingering close: drain what the client may still be sending (e.g. the body of a request we
+    // refused) so that closing does not reset the connection before it has read our response.
+    transport().expires_after(std::chrono::seconds(2));
+    std::array<char, 4096> sink;
+    size_t drained = 0;
+    while (!ec && drained < (1u << 20)) {
+      drained += co_await transport().async_read_some(asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+    }
+    transport().close();
   }
-  stream_.close();
 }
 
 }  // namespace
 
 // ---- HttpServer -------------------------------------------------------------------------------
 
-HttpServer::HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits)
-    : ioc_(ioc), handler_(handler), limits_(limits), acceptor_(ioc), state_(std::make_shared<State>()) {}
+HttpServer::HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits, TlsIdentitySource* tls)
+    : ioc_(ioc), handler_(handler), limits_(limits), tls_(tls), acceptor_(ioc), state_(std::make_shared<State>()) {}
 
 HttpServer::~HttpServer() = default;
 
@@ -379,9 +445,24 @@ asio::awaitable<void> HttpServer::accept_loop() {
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    auto conn = std::make_shared<Connection>(std::move(socket), handler_, limits_, state_);
-    auto ex = conn->stream().get_executor();
-    asio::co_spawn(ex, Connection::run(std::move(conn)), asio::detached);
+    if (tls_ == nullptr) {
+      auto conn = std::make_shared<Connection<PlainStream>>(PlainStream(std::move(socket)), nullptr, handler_,
+                                                            limits_, state_);
+      auto ex = conn->transport().get_executor();
+      asio::co_spawn(ex, Connection<PlainStream>::run(std::move(conn)), asio::detached);
+      continue;
+    }
+    std::shared_ptr<TlsIdentity> identity;
+    try {
+      identity = tls_->current();
+    } catch (const std::exception&) {
+      continue;  // no identity (e.g. the platform failed to attest a new key): refuse the connection
+    }
+    TlsStream stream(std::move(socket), identity->context);
+    auto conn = std::make_shared<Connection<TlsStream>>(std::move(stream), std::move(identity), handler_, limits_,
+                                                        state_);
+    auto ex = conn->transport().get_executor();
+    asio::co_spawn(ex, Connection<TlsStream>::run(std::move(conn)), asio::detached);
   }
 }
 

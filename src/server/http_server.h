@@ -3,8 +3,13 @@
 //
 // Each connection runs as one coroutine on its own strand; route handlers (HttpHandler) run on that
 // strand too and must not block (generation runs on the scheduler's workers).
+//
+// TLS (RA-TLS, docs/ra-tls.md): a server given a TlsIdentitySource speaks TLS 1.3 only (no client
+// certificates) on every connection it accepts, with the identity current at accept time; the same
+// connection code serves plain TCP and TLS streams. Exchange::tls_spki_sha256() names the key.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +18,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 
 #include "a3s/power/error.h"
 #include "server/exchange.h"
@@ -38,9 +44,26 @@ class HttpHandler {
   virtual asio::awaitable<void> reject(Exchange& ex, const Error& error) = 0;
 };
 
+// A TLS server identity: the context new connections are made with (certificate and private key
+// loaded) and the SHA-256 of the certificate's DER SubjectPublicKeyInfo.
+struct TlsIdentity {
+  asio::ssl::context context{asio::ssl::context::tls_server};
+  std::array<uint8_t, 32> spki_sha256{};
+};
+
+class TlsIdentitySource {
+ public:
+  virtual ~TlsIdentitySource() = default;
+  // The identity for a connection accepted now (may renew it first; called on an I/O thread).
+  // Throws on failure: the connection is then closed without a handshake.
+  virtual std::shared_ptr<TlsIdentity> current() = 0;
+};
+
 class HttpServer {
  public:
-  HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits);
+  // tls: nullptr → plain HTTP; else every connection speaks TLS with tls->current(), which must
+  // outlive the server.
+  HttpServer(asio::io_context& ioc, HttpHandler& handler, HttpLimits limits, TlsIdentitySource* tls = nullptr);
   ~HttpServer();
 
   // Binds host:port (port 0 → ephemeral) and listens. Returns the bound port.
@@ -66,6 +89,7 @@ class HttpServer {
   asio::io_context& ioc_;
   HttpHandler& handler_;
   HttpLimits limits_;
+  TlsIdentitySource* tls_;
   asio::ip::tcp::acceptor acceptor_;
   std::shared_ptr<State> state_;
 };

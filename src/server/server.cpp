@@ -16,6 +16,7 @@
 #include "server/api.h"
 #include "server/attestation.h"
 #include "server/http_server.h"
+#include "server/ratls_identity.h"
 #include "serving/engine_runtime.h"
 #include "serving/scheduler.h"
 
@@ -101,6 +102,10 @@ struct Server::Impl {
   asio::io_context ioc;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   HttpServer http;
+  // RA-TLS (cfg.ratls): the certificate source outlives the TLS listener that uses it.
+  std::shared_ptr<RatlsIdentity> ratls;
+  std::optional<HttpServer> https;
+  uint16_t tls_port = 0;
   std::optional<asio::signal_set> signals;
 
   static serving::SchedulerOptions scheduler_options(const config::Config& c) {
@@ -128,9 +133,11 @@ struct Server::Impl {
     spdlog::info("shutting down: no new connections, cancelling generations");
     api.set_stopping();
     http.stop_accepting();
+    if (https) https->stop_accepting();
     scheduler.shutdown();  // rejects queued jobs, cancels running ones, joins the workers
     // Let open exchanges write their last bytes (bounded).
-    for (int i = 0; i < 500 && http.active_exchanges() > 0; ++i) {
+    const auto active = [this] { return http.active_exchanges() + (https ? https->active_exchanges() : 0); };
+    for (int i = 0; i < 500 && active() > 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     work.reset();
@@ -155,20 +162,36 @@ Server::~Server() {
 
 const config::Config& Server::config() const { return impl_->cfg; }
 
+std::optional<uint16_t> Server::tls_port() const {
+  if (!impl_->https) return std::nullopt;
+  return impl_->tls_port;
+}
+
 uint16_t Server::start() {
   check_bind_policy(impl_->cfg);
+  std::shared_ptr<Attestor> attestor;
   if (impl_->cfg.tee_mode) {
     // Before the models load: a strict server without attestation hardware stops here.
-    auto attestor = std::make_shared<Attestor>(impl_->cfg);
+    attestor = std::make_shared<Attestor>(impl_->cfg);
     spdlog::info("tee: {} evidence from {} (policy {}{})", attestor->tee_type(), attestor->provider_name(),
                  tee::to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
-    impl_->api.set_attestor(std::move(attestor));
+    impl_->api.set_attestor(attestor);
   }
+  if (impl_->cfg.ratls && !attestor) throw Error("config_error", "'ratls' needs tee_mode = true");
   impl_->registry->load_all();
   if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error("config_error", "port out of range");
   uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));
+  if (impl_->cfg.ratls) {
+    if (impl_->cfg.tls_port < 0 || impl_->cfg.tls_port > 65535) throw Error("config_error", "tls_port out of range");
+    const auto lifetime = std::chrono::seconds(static_cast<int64_t>(impl_->cfg.ratls_cert_lifetime_seconds));
+    impl_->ratls = std::make_shared<RatlsIdentity>(attestor, impl_->registry, lifetime);
+    impl_->ratls->current();  // the first key and certificate, before anyone can connect
+    impl_->https.emplace(impl_->ioc, impl_->api, Impl::limits(impl_->cfg), impl_->ratls.get());
+    impl_->tls_port = impl_->https->listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.tls_port));
+  }
   impl_->work.emplace(impl_->ioc.get_executor());
   impl_->http.start();
+  if (impl_->https) impl_->https->start();
   int n_io = 2;
   for (int i = 0; i < n_io; ++i) impl_->io_threads.emplace_back([this] { impl_->ioc.run(); });
   impl_->started = true;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +42,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Loads the configured models, binds cfg.host:cfg.port and starts serving. Returns the bound port.
+  // Loads the configured models, binds cfg.host:cfg.port (and, with cfg.ratls, issues the first RA-TLS
+  // certificate and binds cfg.host:cfg.tls_port) and starts serving. Returns the bound plain port.
   // Throws Error on a refused bind policy, a model that fails to load, or a bind failure.
   uint16_t start();
 
@@ -53,6 +55,8 @@ class Server {
   void handle_signals();
 
   const config::Config& config() const;
+  // The bound port of the RA-TLS listener (cfg.ratls, docs/ra-tls.md) once started; else nullopt.
+  std::optional<uint16_t> tls_port() const;
 
  private:
   struct Impl;

@@ -36,6 +36,11 @@ inline constexpr const char* kMalformedResponse = "malformed_response";         
 inline constexpr const char* kUnsupportedClaimsSchema = "unsupported_claims_schema";  // claims.schema
 inline constexpr const char* kModelMismatch = "model_mismatch";                      // claims.model.name
 inline constexpr const char* kNotVerifiable = "not_verifiable";                      // TDREPORT / verifiable false
+// RA-TLS (verify_ratls_certificate, AttestationPolicy::tls_spki_sha256).
+inline constexpr const char* kTlsKeyMismatch = "tls_key_mismatch";                   // claims.tls.spki_sha256
+inline constexpr const char* kRatlsExtensionMissing = "ratls_extension_missing";      // no evidence extension
+inline constexpr const char* kRatlsCertificateInvalid = "ratls_certificate_invalid";  // DER / self-signature
+inline constexpr const char* kRatlsCertificateExpired = "ratls_certificate_expired";  // outside its validity
 }  // namespace steps
 
 struct VerifyResult {

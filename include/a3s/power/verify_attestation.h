@@ -31,6 +31,8 @@
 // failed_step, stable strings):
 //   1. response shape, types, hex / base64 encodings          malformed_response
 //   2. claims.schema is "a3s-power.claims.v1"                   unsupported_claims_schema
+//   2b. only when policy.tls_spki_sha256 is set (RA-TLS):        tls_key_mismatch
+//      claims.tls.spki_sha256 is present and equals it
 //   3. claims.nonce and report_data[0..32] equal the nonce sent nonce_mismatch
 //   4. SHA-256(canonical(claims)) equals report_data[32..64],   claims_digest_mismatch
 //      and claims_sha256 agrees (computed here, never trusted)
@@ -86,11 +88,15 @@ struct AttestationPolicy {
   bool no_tcb_check = false;
   std::optional<SnpTcb> snp_minimum_tcb;
   std::vector<std::string> tdx_accepted_tcb_statuses;
+  // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
+  // connection the response came over. When set, claims.tls.spki_sha256 must equal it.
+  std::optional<Sha256> tls_spki_sha256;
 };
 
 // One line of the verdict: a check that ran (passed or failed).
 struct AttestationCheck {
-  std::string name;  // "response", "claims_schema", "nonce", "claims_digest", "model", "model_hash",
+  std::string name;  // "certificate" (verify_ratls_certificate), "response", "claims_schema",
+                     // "tls_key" (RA-TLS), "nonce", "claims_digest", "model", "model_hash",
                      // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
   bool passed = false;
   std::string detail;  // one line
@@ -116,5 +122,33 @@ struct AttestationResult {
 
 AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
                                      const AttestationPolicy& policy);
+
+// ---- RA-TLS certificates (docs/ra-tls.md) ------------------------------------------------------
+//
+// An RA-TLS server certificate (self-signed X.509 v3, ECDSA P-384, CN "A3S Power RA-TLS") carries a
+// non-critical extension with OID kRatlsEvidenceOid (under the UUID arc 2.25, ITU-T X.667). Its
+// extnValue is the DER of an OCTET STRING whose contents are the UTF-8 JSON of a GET /v1/attestation
+// response body (shape above) made when the certificate was issued, with
+//   claims.tls.spki_sha256 = claims.nonce = SHA-256 of the certificate's DER SubjectPublicKeyInfo
+// (no client nonce exists at issue time: freshness comes from the nonce flow over the connection).
+inline constexpr const char* kRatlsEvidenceOid = "2.25.5018800965966951311172586507678435311";
+
+// Checks of verify_ratls_certificate, in order (stable failed_step strings):
+//   a. the DER parses as an X.509 certificate whose signature    ratls_certificate_invalid
+//      verifies under its own key
+//   b. notBefore <= now (or policy.at) <= notAfter                 ratls_certificate_expired
+//   c. the evidence extension is present, and is an OCTET STRING   ratls_extension_missing
+//   d. verify_attestation of the extension's body with nonce =     its steps; tls_key_mismatch when
+//      SHA-256(SPKI DER of this certificate) and tls_spki_sha256   claims.tls.spki_sha256 is another
+//      = the same digest: the evidence binds this certificate's    key's (e.g. a man in the middle
+//      key. The model checks (5, 6) run only when policy.model     that copied the extension onto
+//      is non-empty (the certificate names the first served       its own certificate)
+//      model; the nonce flow checks the model asked for).
+// Never throws for anything in the certificate; throws like verify_attestation for a bad policy.
+AttestationResult verify_ratls_certificate(std::string_view certificate_der, const AttestationPolicy& policy);
+
+// SHA-256 of the DER SubjectPublicKeyInfo of a DER X.509 certificate; std::nullopt when it does not
+// parse.
+std::optional<Sha256> certificate_spki_sha256(std::string_view certificate_der);
 
 }  // namespace a3s::power::verify

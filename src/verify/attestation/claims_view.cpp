@@ -44,6 +44,14 @@ std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string&
     return std::nullopt;
   }
   c.model_sha256_hex = v->get<std::string>();
+  if (const auto tls = claims.find("tls"); tls != claims.end()) {
+    std::array<uint8_t, 32> spki{};
+    if (!tls->is_object() || !(v = string_at(*tls, "spki_sha256")) || !decode_lower_hex(v->get<std::string>(), spki)) {
+      error = "claims member \"tls.spki_sha256\" must be 64 lowercase hex digits";
+      return std::nullopt;
+    }
+    c.tls_spki_sha256 = spki;
+  }
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/evidence_report_data.h"
 #include "verify/attestation/simulated_root.h"
+#include "verify/attestation/verify_response.h"
 #include "verify/hex.h"
 #include "verify/sev_snp/cert_table.h"
 #include "verify/verify_result.h"
@@ -111,6 +112,11 @@ TeeType format_type(const std::string& evidence_format) {
 AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
                                      const AttestationPolicy& policy) {
   if (policy.model.empty()) throw Error(codes::kInvalidArgument, "the model name to verify is empty");
+  return attestation::verify_response(response_json, nonce, policy, /*check_model=*/true);
+}
+
+AttestationResult attestation::verify_response(std::string_view response_json, const Nonce& nonce,
+                                               const AttestationPolicy& policy, bool check_model) {
   AttestationResult r;
   r.nonce = to_hex(nonce);
   r.tcb_status = "unknown";
@@ -139,6 +145,20 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
   r.model = claims->model_name;
   r.model_sha256 = claims->model_sha256_hex;
 
+  // 2b. RA-TLS: the claims bind the TLS key of the connection (or certificate) they came with.
+  if (policy.tls_spki_sha256) {
+    const std::string peer = to_hex(*policy.tls_spki_sha256);
+    if (!claims->tls_spki_sha256)
+      return v.fail("tls_key", steps::kTlsKeyMismatch,
+                    "the claims bind no TLS key (claims.tls is missing) but the peer key's SPKI SHA-256 is " + peer);
+    if (!equal(*claims->tls_spki_sha256, *policy.tls_spki_sha256))
+      return v.fail("tls_key", steps::kTlsKeyMismatch,
+                    "claims.tls.spki_sha256 " + to_hex(*claims->tls_spki_sha256) +
+                        " differs from the SPKI SHA-256 of the TLS peer key (" + peer +
+                        "): the evidence was made for another key");
+    v.pass("tls_key", "claims.tls.spki_sha256 equals the TLS peer key's SPKI SHA-256 (" + peer + ")");
+  }
+
   // 3. Freshness.
   const std::span<const uint8_t> report_data(resp->report_data);
   if (!equal(claims->nonce, nonce))
@@ -164,15 +184,19 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
          "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
 
   // 5–6. The model.
-  if (claims->model_name != policy.model)
+  if (!check_model) {
+    v.pass("model", "claims.model.name is \"" + claims->model_name + "\" (not compared)");
+  } else if (claims->model_name != policy.model)
     return v.fail("model", steps::kModelMismatch,
                   "claims.model.name differs from the model asked for (\"" + policy.model + "\")");
-  v.pass("model", "claims.model.name is \"" + policy.model + "\"");
-  if (!equal(claims->model_sha256, policy.model_sha256))
-    return v.fail("model_hash", steps::kModelHashMismatch,
-                  "claims.model.sha256 " + claims->model_sha256_hex +
-                      " differs from the expected sha256:" + to_hex(policy.model_sha256));
-  v.pass("model_hash", "claims.model.sha256 is the expected sha256:" + claims->model_sha256_hex);
+  if (check_model) {
+    v.pass("model", "claims.model.name is \"" + policy.model + "\"");
+    if (!equal(claims->model_sha256, policy.model_sha256))
+      return v.fail("model_hash", steps::kModelHashMismatch,
+                    "claims.model.sha256 " + claims->model_sha256_hex +
+                        " differs from the expected sha256:" + to_hex(policy.model_sha256));
+    v.pass("model_hash", "claims.model.sha256 is the expected sha256:" + claims->model_sha256_hex);
+  }
 
   // 7. Evidence a remote verifier can check.
   if (resp->evidence_format == "tdx-tdreport")

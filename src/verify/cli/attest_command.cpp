@@ -6,6 +6,7 @@
 #include "a3s/power/error.h"
 #include "a3s/power/verify_attestation.h"
 #include "client/server_error.h"
+#include "client/server_url.h"
 #include "verify/cli/attest_output.h"
 #include "verify/cli/attestation_fetch.h"
 #include "verify/cli/exit_status.h"
@@ -14,6 +15,7 @@
 #include "verify/cli/model_hash_arg.h"
 #include "verify/cli/non_empty_arg.h"
 #include "verify/cli/nonce_arg.h"
+#include "verify/cli/ratls_fetch.h"
 #include "verify/cli/read_file.h"
 #include "verify/cli/time_arg.h"
 #include "verify/hex.h"
@@ -27,7 +29,7 @@ constexpr const char* kApiKeyEnv = "A3S_POWER_API_KEY";
 constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash",   "--expected-measurement",
                                   "--nonce",      "--api-key", "--allow-simulated", "--vcek",
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
-                                  "--min-tcb",    "--format"};
+                                  "--min-tcb",    "--format",  "--ratls"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -45,6 +47,30 @@ AttestationPolicy policy_from(const AttestArgs& a) {
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   p.no_tcb_check = a.no_tcb_check;
   return p;
+}
+
+// RA-TLS: one request on one fresh TLS connection; its peer certificate is checked first (its evidence
+// binds its key), then the nonce flow's answer must bind the same key. The certificate's evidence
+// names the model the server attests by default, so its model is reported, not compared: the model
+// asked for is checked by the nonce flow.
+AttestationResult verify_over_ratls(const AttestArgs& a, const AttestationPolicy& policy, const Nonce& nonce,
+                                    const std::string& api_key) {
+  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
+  AttestationPolicy certificate_policy = policy;
+  certificate_policy.model.clear();
+  AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
+  if (!certificate.accepted) {
+    for (auto& c : certificate.checks) c.name = "ratls_" + c.name;
+    return certificate;
+  }
+  AttestationPolicy connection_policy = policy;
+  connection_policy.tls_spki_sha256 = certificate_spki_sha256(fetched.certificate_der);
+  AttestationResult result = verify_attestation(fetched.body, nonce, connection_policy);
+  result.checks.insert(result.checks.begin(),
+                       AttestationCheck{"ratls_certificate", true,
+                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " +
+                                            to_hex(*connection_policy.tls_spki_sha256) + ") and verified"});
+  return result;
 }
 
 }  // namespace
@@ -81,6 +107,9 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--at", a.at,
                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
       ->check(kNonEmpty);
+  cmd.add_flag("--ratls", a.ratls,
+               "RA-TLS: --url is the server's https RA-TLS port; the TLS certificate's evidence must bind the "
+               "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
 }
@@ -96,6 +125,8 @@ int run_attest(const AttestArgs& a) {
   if (a.model.empty()) throw Error(codes::kInvalidArgument, "--model is required");
   if (a.expected_hash.empty())
     throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
+  if (a.ratls && client::ServerUrl::parse(a.url).scheme() != "https")
+    throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
   const AttestationPolicy policy = policy_from(a);
   std::string api_key = a.api_key;
   if (api_key.empty()) {
@@ -104,8 +135,9 @@ int run_attest(const AttestArgs& a) {
   }
   const Nonce nonce = nonce_from(a.nonce);
 
-  const std::string body = fetch_attestation({a.url, to_hex(nonce), a.model, api_key});
-  const AttestationResult result = verify_attestation(body, nonce, policy);
+  const AttestationResult result =
+      a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
+              : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
   if (a.format == "json") {
     std::printf("%s\n", attestation_json(result).c_str());
   } else {

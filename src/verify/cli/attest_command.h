@@ -1,7 +1,10 @@
 // Live attestation: `a3s-power-verify --url URL --model NAME --expected-hash sha256:HEX [...]` (also
 // as the explicit subcommand `a3s-power-verify attest --url ...`). Sends a fresh nonce to the
 // server's GET /v1/attestation, verifies the answer (a3s/power/verify_attestation.h) and prints one
-// line per check.
+// line per check. With --ratls (docs/ra-tls.md) the request goes over one fresh TLS connection to the
+// server's RA-TLS port: the peer certificate's evidence must bind the certificate's key
+// (verify_ratls_certificate), then the nonce flow's claims must bind the same key
+// (AttestationPolicy::tls_spki_sha256).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -25,6 +28,7 @@ struct AttestArgs {
   bool no_tcb_check = false;                       // --no-tcb-check
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+  bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };
 
 // Adds the live-mode flags to `cmd` (the root command or the `attest` subcommand).

@@ -113,15 +113,24 @@ ServerProcess::ServerProcess(std::vector<std::string> args, std::map<std::string
     ssize_t n = ::read(out[0], c, sizeof c);
     if (n <= 0) break;
     buf.append(c, static_cast<size_t>(n));
-    auto nl = buf.find('\n');
-    if (nl != std::string::npos) {
-      line_ = buf.substr(0, nl);
+    // An RA-TLS server prints "listening on https://HOST:PORT (RA-TLS)" before the plain line.
+    bool done = false;
+    for (auto nl = buf.find('\n'); nl != std::string::npos && !done; nl = buf.find('\n')) {
+      std::string line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      if (line.rfind("listening on https://", 0) == 0) {
+        const auto colon = line.rfind(':');
+        tls_port_ = std::atoi(line.c_str() + colon + 1);
+        continue;
+      }
+      line_ = line;
       auto colon = line_.rfind(':');
       if (line_.rfind("listening on http://", 0) == 0 && colon != std::string::npos) {
         port_ = std::atoi(line_.c_str() + colon + 1);
       }
-      break;
+      done = true;
     }
+    if (done) break;
   }
   ::close(out[0]);
 }

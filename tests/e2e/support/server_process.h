@@ -38,6 +38,7 @@ class ServerProcess {
 
   bool ready() const { return port_ > 0; }
   int port() const { return port_; }
+  int tls_port() const { return tls_port_; }  // the RA-TLS listener's port (ratls = true), else 0
   pid_t pid() const { return pid_; }
   std::string url(const std::string& path) const;
   std::string log() const;  // stderr so far (for failure messages)
@@ -52,6 +53,7 @@ class ServerProcess {
   TempDir home_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int tls_port_ = 0;
   std::string line_;
   std::string log_path_;
   int exit_status_ = -1;

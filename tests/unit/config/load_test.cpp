@@ -142,7 +142,7 @@ TEST(ConfigLoad, EnvironmentErrorsNameTheVariable) {
       {{{"A3S_POWER_MODELS", "a=/x,a=/y"}}, "A3S_POWER_MODELS: duplicate model name 'a'"},
       {{{"A3S_POWER_HOST", "a"}, {"A3S_POWER_BIND", "b"}},
        "A3S_POWER_BIND: A3S_POWER_BIND and A3S_POWER_HOST set the same setting"},
-      {{{"A3S_POWER_TLS_PORT", "443"}}, "A3S_POWER_TLS_PORT: 'tls_port' is not supported yet"},
+      {{{"A3S_POWER_TLS_PORT", "70000"}}, "A3S_POWER_TLS_PORT: 'tls_port' is out of range (0..65535)"},
       {{{"A3S_POWER_TLS_PORT", "https"}}, "A3S_POWER_TLS_PORT: 'tls_port' must be an integer"},
       {{{"A3S_POWER_REDACT_LOGS", "sometimes"}},
        "A3S_POWER_REDACT_LOGS: 'redact_logs' must be a boolean (1, 0, true, false, yes, no, on, off)"},
@@ -219,8 +219,9 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
                       "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback", "ctx_size",
                       "home", "host", "log_level", "max_body_bytes", "max_concurrent_requests", "max_queue",
                       "memory_budget_mb", "metrics_public", "model_decrypt", "model_hashes", "model_key_source",
-                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "redact_logs",
-                      "suppress_token_metrics", "tee_device_root", "tee_mode", "tee_policy", "threads", "weights"}));
+                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "ratls",
+                      "ratls_cert_lifetime_seconds", "redact_logs", "suppress_token_metrics", "tee_device_root",
+                      "tee_mode", "tee_policy", "threads", "tls_port", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));
   EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));
   EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));
