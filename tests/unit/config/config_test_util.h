@@ -78,4 +78,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+using Env = std::map<std::string, std::string>;
+
+// config::load with `text` as $A3S_POWER_HOME/config.hcl (dir) and `env` as the environment.
+inline Config load_text(const TempDir& dir, const std::string& text, Env env = {}) {
+  env["A3S_POWER_HOME"] = dir.path().string();
+  dir.write("config.hcl", text);
+  return load({}, env);
+}
+
 }  // namespace a3s::power::config::test

@@ -7,14 +7,6 @@
 namespace a3s::power::config::test {
 namespace {
 
-using Env = std::map<std::string, std::string>;
-
-Config load_text(const TempDir& dir, const std::string& text, Env env = {}) {
-  env["A3S_POWER_HOME"] = dir.path().string();
-  dir.write("config.hcl", text);
-  return load({}, env);
-}
-
 TEST(ConfigPrivacy, OffByDefault) {
   TempDir dir;
   Config c = load_text(dir, "");

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "a3s/power/verify_attestation.h"
 #include "crypto/base64.h"
 #include "tee/claims.h"
 #include "tee/evidence.h"
@@ -25,6 +26,15 @@ tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model = kMod
 // The model digest make_claims puts in claims.model.sha256 (and its "sha256:<hex>" form).
 crypto::Sha256Digest model_digest();
 std::string model_digest_arg();
+
+// The policy that accepts make_claims' model and digest with simulated evidence.
+inline verify::AttestationPolicy simulated_policy() {
+  verify::AttestationPolicy p;
+  p.model = kModel;
+  p.model_sha256 = model_digest();
+  p.allow_simulated = true;
+  return p;
+}
 
 // A fresh 32-byte nonce (counter-based, distinct per call within a process).
 tee::Nonce test_nonce(uint8_t seed);

@@ -13,14 +13,6 @@ namespace snp = verify::sev_snp;
 using verify::AttestationPolicy;
 using verify::AttestationResult;
 
-AttestationPolicy simulated_policy() {
-  AttestationPolicy p;
-  p.model = kModel;
-  p.model_sha256 = model_digest();
-  p.allow_simulated = true;
-  return p;
-}
-
 std::string step_of(const nlohmann::json& response, const tee::Nonce& nonce) {
   const AttestationResult r = verify::verify_attestation(response.dump(), nonce, simulated_policy());
   EXPECT_FALSE(r.accepted);

@@ -29,14 +29,6 @@ tee::RatlsEvidenceSource evidence_from(tee::SimulatedProvider& provider) {
   };
 }
 
-AttestationPolicy simulated_policy() {
-  AttestationPolicy p;
-  p.model = kModel;
-  p.model_sha256 = model_digest();
-  p.allow_simulated = true;
-  return p;
-}
-
 std::string extension_json(X509* cert) {
   ASN1_OBJECT* oid = OBJ_txt2obj(verify::kRatlsEvidenceOid, 1);
   const int index = X509_get_ext_by_OBJ(cert, oid, -1);

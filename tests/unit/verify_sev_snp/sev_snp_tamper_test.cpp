@@ -24,12 +24,7 @@ using testing::snp_testdata;
 
 constexpr int kTrials = 150;
 
-VerifyOptions at_2026() {
-  VerifyOptions o;
-  o.at = sys_days{year{2026} / 6 / 1};
-  return o;
-}
-
+using testing::at_2026;
 std::string der_of_pem(const std::string& pem, size_t index) {
   auto certs = load_certificates(pem);
   if (!certs || certs->size() <= index) return {};

@@ -18,11 +18,7 @@ using testing::from_hex;
 using testing::read_text;
 using testing::snp_testdata;
 
-VerifyOptions at_2026() {
-  VerifyOptions o;
-  o.at = sys_days{year{2026} / 6 / 1};
-  return o;
-}
+using testing::at_2026;
 
 Endorsements real_vcek() {
   return {read_text(snp_testdata("sev-gcp-vcek.pem")), {}};

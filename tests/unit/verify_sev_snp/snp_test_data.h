@@ -1,13 +1,23 @@
 // Access to the recorded SEV-SNP evidence in ../shared/testdata/attestation/sev-snp/.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "verify/sev_snp/sev_snp_verify.h"
+
 namespace a3s::power::verify::sev_snp::testing {
+
+// Verification as of 2026-06-01, inside the recorded certificates' validity.
+inline VerifyOptions at_2026() {
+  VerifyOptions o;
+  o.at = std::chrono::sys_days{std::chrono::year{2026} / 6 / 1};
+  return o;
+}
 
 inline std::string snp_testdata(const std::string& name) {
   return std::string(A3S_TESTDATA_DIR) + "/attestation/sev-snp/" + name;
