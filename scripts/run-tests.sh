@@ -37,7 +37,7 @@ echo "== stage 1: Release build, all tests (unit, integration, end to end, load,
 run_ctest build
 
 if [ "${A3S_SKIP_ASAN:-0}" != "1" ]; then
-  echo "== stage 2: engine layers under ASan + UBSan"
+  echo "== stage 2: the libraries and their unit tests under ASan + UBSan"
   # Warnings are enforced by stage 1; sanitizer instrumentation only changes GCC's diagnostics.
   if cmake --preset debug-asan -DA3S_BUILD_SERVER=OFF -DA3S_BUILD_CLIS=OFF -DA3S_WERROR=OFF >/dev/null &&
      cmake --build build-asan -j "$JOBS"; then

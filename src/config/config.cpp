@@ -143,6 +143,9 @@ void check_ratls(const Config& cfg) {
   if (!cfg.ratls && cfg.tls_port >= 0)
     throw Error(kConfigErrorCode,
                 "'tls_port' needs ratls = true: only RA-TLS certificates (generated in the TEE) are supported");
+  if (cfg.tls_port > 0 && cfg.tls_port == cfg.port)
+    throw Error(kConfigErrorCode, "'tls_port' and 'port' are both " + std::to_string(cfg.port) +
+                                      ": the RA-TLS listener needs a port of its own");
 }
 
 }  // namespace

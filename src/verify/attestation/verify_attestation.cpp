@@ -80,10 +80,14 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
       message = why;
       return {};
     }
-    opt.vcek = table->vcek;
+    // A client's --vcek / --root apply here too (and then fail unless they are the simulated ones).
+    opt.vcek = policy.vcek.empty() ? table->vcek : policy.vcek;
     opt.cert_chain = table->ask + table->ark;
-    opt.root = table->ark;  // the only root trusted for this response
-    return "VCEK, ASK and the self-signed simulated ARK from the response's certificate table";
+    opt.root = policy.root.empty() ? table->ark : policy.root;  // the only root trusted for this response
+    std::string detail = policy.vcek.empty() ? "VCEK" : "the client's VCEK";
+    detail += ", ASK and the self-signed simulated ARK from the response's certificate table";
+    if (!policy.root.empty()) detail += ", checked against the client's root";
+    return detail;
   }
   opt.root = policy.root;
   const std::string table_vcek = table ? (table->vcek.empty() ? table->vlek : table->vcek) : std::string();

@@ -3,6 +3,7 @@
 #include "verify/cli/non_empty_arg.h"
 #include "verify/online/endorsement_cache.h"
 #include "verify/online/online_endorsements.h"
+#include "verify/verify_result.h"
 
 namespace a3s::power::verify::cli {
 
@@ -28,14 +29,24 @@ void add_online_options(CLI::App& cmd, OnlineArgs& a) {
       ->needs(online);
 }
 
-void apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
-  if (!a.online) return;
+void OnlineUse::forget_after(const std::string& failed_step) const {
+  if (failed_step == steps::kSignatureInvalid || failed_step == steps::kChainInvalid ||
+      failed_step == steps::kCollateralInvalid)
+    online::forget_endorsements(cache_dir, urls);
+}
+
+OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
+  OnlineUse use;
+  if (!a.online) return use;
   online::OnlineOptions o;
   o.kds_url = a.kds_url;
   o.pcs_url = a.pcs_url;
   o.amd_crl = !a.no_amd_crl;
   o.cache_dir = a.cache_dir.empty() ? online::default_cache_dir() : a.cache_dir;
+  use.cache_dir = o.cache_dir;
+  o.used_urls = &use.urls;
   online::add_online_endorsements(evidence, options, o);
+  return use;
 }
 
 }  // namespace a3s::power::verify::cli

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "a3s/power/verify.h"
 
@@ -30,8 +31,18 @@ struct OnlineArgs {
 
 void add_online_options(CLI::App& cmd, OnlineArgs& args);
 
+// The cache entries an online run used. After a rejection at a step that a bad endorsement can cause
+// (signature_invalid, chain_invalid, collateral_invalid) they are removed, so that a bad answer (a
+// mirror's wrong certificate) is fetched again next time instead of failing for ever; other
+// rejections (expired collateral, TCB or policy results) keep them.
+struct OnlineUse {
+  std::string cache_dir;
+  std::vector<std::string> urls;
+  void forget_after(const std::string& failed_step) const;
+};
+
 // With --online: adds the fetched endorsements to `options` (online_endorsements.h; throws its
-// io_error / invalid_argument). Without: nothing.
-void apply_online(const OnlineArgs& args, std::span<const uint8_t> evidence, EvidenceOptions& options);
+// io_error / invalid_argument). Without: nothing (an empty OnlineUse).
+OnlineUse apply_online(const OnlineArgs& args, std::span<const uint8_t> evidence, EvidenceOptions& options);
 
 }  // namespace a3s::power::verify::cli

@@ -63,7 +63,7 @@ int run_report(const ReportArgs& a) {
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
   const std::vector<uint8_t> evidence = read_file_bytes(a.file, "--file");
-  apply_online(a.online, evidence, opt);
+  const OnlineUse online = apply_online(a.online, evidence, opt);
 
   const Report report = verify_evidence(evidence, opt);
   if (a.format == "json") {
@@ -73,6 +73,7 @@ int run_report(const ReportArgs& a) {
   }
   std::fflush(stdout);
   if (report.accepted) return kExitAccepted;
+  online.forget_after(report.failed_step);
   std::fprintf(stderr, "rejected: %s: %s\n", report.failed_step.c_str(), report.message.c_str());
   return kExitRejected;
 }

@@ -84,6 +84,14 @@ std::optional<CachedResponse> EndorsementCache::lookup(const std::string& url, s
   return r;
 }
 
+void EndorsementCache::remove(const std::string& url) const {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  const std::filesystem::path stem = std::filesystem::path(dir_) / key(url);
+  std::filesystem::remove(stem.string() + ".json", ec);
+  std::filesystem::remove(stem.string() + ".body", ec);
+}
+
 bool EndorsementCache::store(const std::string& url, const CachedResponse& response) const {
   if (dir_.empty()) return false;
   std::error_code ec;

@@ -39,6 +39,9 @@ class EndorsementCache {
   // (the verification goes on with the fetched data).
   bool store(const std::string& url, const CachedResponse& response) const;
 
+  // Removes the entry for `url` (nothing when there is none).
+  void remove(const std::string& url) const;
+
   // Lowercase hex SHA-256 of `url`: the entry's file name stem.
   static std::string key(const std::string& url);
 

@@ -31,8 +31,9 @@ CachedResponse fetch_endorsement(const std::string& base, const std::string& pat
   options.connect_timeout_ms = kFetchConnectTimeoutMs;
   options.request_timeout_ms = kFetchRequestTimeoutMs;
   const std::string url = options.url.endpoint(path_and_query);
+  if (context.used_urls != nullptr) context.used_urls->push_back(url);
   if (context.cache != nullptr) {
-    if (auto hit = context.cache->lookup(url, context.now)) return std::move(*hit);
+    if (auto hit = context.cache->lookup(url, context.now); hit && !hit->body.empty()) return std::move(*hit);
   }
   const std::string what = "GET " + url;
   client::HttpResponse response;
@@ -52,6 +53,8 @@ CachedResponse fetch_endorsement(const std::string& base, const std::string& pat
   }
   if (response.status != 200)
     throw Error(codes::kIo, what + ": HTTP " + std::to_string(response.status) + " (endorsement not available)");
+  // An empty body would read as "not given" downstream (e.g. no CRL to check): it is a failure.
+  if (response.body.empty()) throw Error(codes::kIo, what + ": empty answer (endorsement not available)");
   CachedResponse r{std::move(response.body), std::move(response.headers), std::nullopt};
   r.expires = expiry ? expiry(r) : std::nullopt;
   const bool cacheable = !expiry || (r.expires && *r.expires > context.now);

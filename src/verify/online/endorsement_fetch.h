@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "verify/online/endorsement_cache.h"
 
@@ -25,13 +26,14 @@ struct FetchContext {
   const EndorsementCache* cache = nullptr;  // null: no cache
   std::time_t now = 0;                      // for cache expiry (wall clock, not the --at time)
   int* network_requests = nullptr;          // incremented per HTTP request made (optional)
+  std::vector<std::string>* used_urls = nullptr;  // every URL asked for, cached or not (optional)
 };
 
 // The response of GET base + path_and_query (base: "https://kdsintf.amd.com" or a mirror / test
 // server, with an optional path prefix; path_and_query starts with '/'). Served from the cache when
 // it holds a fresh entry; otherwise fetched and stored: forever when `expiry` is empty (VCEKs),
 // else until the time `expiry` gives (not at all when that is unset or already past).
-// Throws a3s::power::Error "io_error" for anything but HTTP 200 (unreachable host, TLS failure,
+// Throws a3s::power::Error "io_error" for an empty body and for anything but HTTP 200 (unreachable host, TLS failure,
 // timeout, error status: one line naming the URL), "invalid_argument" for an unusable base URL
 // (e.g. plain http to a non-loopback host).
 CachedResponse fetch_endorsement(const std::string& base, const std::string& path_and_query,

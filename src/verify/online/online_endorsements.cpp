@@ -49,6 +49,7 @@ void add_online_endorsements(std::span<const uint8_t> evidence, EvidenceOptions&
   context.cache = online.cache_dir.empty() ? nullptr : &cache;
   context.now = std::time(nullptr);
   context.network_requests = online.network_requests;
+  context.used_urls = online.used_urls;
   switch (detect_tee_type(evidence)) {
     case TeeType::kSevSnp:
       add_snp(evidence, options, online.kds_url.empty() ? kDefaultKdsUrl : online.kds_url, context,
@@ -60,6 +61,11 @@ void add_online_endorsements(std::span<const uint8_t> evidence, EvidenceOptions&
     case TeeType::kUnknown:
       break;
   }
+}
+
+void forget_endorsements(const std::string& cache_dir, const std::vector<std::string>& urls) {
+  const EndorsementCache cache(cache_dir);
+  for (const std::string& url : urls) cache.remove(url);
 }
 
 }  // namespace a3s::power::verify::online

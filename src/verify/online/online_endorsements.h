@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "a3s/power/verify.h"
 
@@ -28,7 +29,12 @@ struct OnlineOptions {
   std::string cache_dir;  // "" = no cache
   bool amd_crl = true;    // SEV-SNP: fetch AMD's CRL too
   int* network_requests = nullptr;  // counts the HTTP requests made (optional)
+  std::vector<std::string>* used_urls = nullptr;  // the endorsement URLs used, cached or fetched (optional)
 };
+
+// Removes the cache entries of `urls` (after a rejection: an entry that failed verification, e.g. a
+// wrong certificate from a mirror, is fetched again next time instead of failing for ever).
+void forget_endorsements(const std::string& cache_dir, const std::vector<std::string>& urls);
 
 // Throws a3s::power::Error: "io_error" (an endorsement could not be fetched: unreachable, timeout, HTTP
 // status other than 200), "invalid_argument" (a base URL that may not be used, e.g. plain http to a

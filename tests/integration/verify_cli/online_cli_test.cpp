@@ -143,6 +143,51 @@ TEST(VerifyCliOnlineSnp, WrongCertificateServedIsRejectedByTheChainCheck) {
   EXPECT_EQ(j["failed_step"], "chain_invalid");
 }
 
+TEST(VerifyCliOnlineSnp, AnEmptyCrlIsAFailureNotAMissingCrl) {
+  // An empty 200 answer must not read as "no CRL given", which would skip the revocation check.
+  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                   pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}},
+                         {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, ""}}});
+  ScratchDir cache;
+  const CliResult r = run_verify(snp_online_args(kds.url(), cache.path(), /*with_crl=*/true));
+  expect_one_line_error(r, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("/vcek/v1/Milan/crl: empty answer"), std::string::npos) << r.err;
+}
+
+TEST(VerifyCliOnlineSnp, AnEmptyVcekIsAFailureAndIsNotCached) {
+  ScratchDir cache;
+  {
+    EndorsementServer empty({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {}, ""}}});
+    const CliResult r = run_verify(snp_online_args(empty.url(), cache.path()));
+    expect_one_line_error(r, 2);
+    EXPECT_NE(r.err.find("empty answer"), std::string::npos) << r.err;
+  }
+  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                   pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
+  const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(kds.targets().size(), 1u) << "the empty answer was served from the cache";
+}
+
+TEST(VerifyCliOnlineSnp, EndorsementsOfARejectedRunAreFetchedAgainNextTime) {
+  ScratchDir cache;
+  {
+    // A mirror serving the ASK where the VCEK belongs: rejected, and the entry is not kept.
+    EndorsementServer wrong({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                       pem_to_der(attestation("sev-snp/sev-gcp-cert-chain.pem"))}}});
+    const CliResult r = run_verify(snp_online_args(wrong.url(), cache.path()));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_EQ(parse_json_output(r)["failed_step"], "chain_invalid");
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(cache.path()));
+  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+                                                   pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
+  const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(kds.targets().size(), 1u);
+}
+
 TEST(VerifyCliOnlineSnp, ServerDownIsAnIoError) {
   ScratchDir cache;
   const std::string url = "http://127.0.0.1:" + std::to_string(unused_port());

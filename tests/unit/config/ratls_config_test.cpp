@@ -57,6 +57,16 @@ TEST(ConfigRatls, TlsPortWithoutRatlsIsAnError) {
             "'tls_port' needs ratls = true: only RA-TLS certificates (generated in the TEE) are supported");
 }
 
+TEST(ConfigRatls, TlsPortMustDifferFromPort) {
+  EXPECT_EQ(error_of("tee_mode = true\ntee_policy = \"development\"\nratls = true\nport = 8443\ntls_port = 8443\n"),
+            "'tls_port' and 'port' are both 8443: the RA-TLS listener needs a port of its own");
+  Env env;
+  env["A3S_POWER_PORT"] = "0";  // both ephemeral: two different ports
+  TempDir dir;
+  const Config c = load_text(dir, "tee_mode = true\ntee_policy = \"development\"\nratls = true\ntls_port = 0\n", env);
+  EXPECT_EQ(c.tls_port, 0);
+}
+
 TEST(ConfigRatls, LifetimeIsChecked) {
   EXPECT_EQ(error_of("ratls_cert_lifetime_seconds = 0.5\n"),
             "c.hcl:1:31: 'ratls_cert_lifetime_seconds' is out of range (>= 1 and <= 31622400 seconds)");

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <fstream>
+#include <iterator>
 
 #include "a3s/power/error.h"
 #include "attestation_builder.h"
@@ -15,12 +17,9 @@ namespace {
 using verify::AttestationPolicy;
 using verify::AttestationResult;
 
-AttestationPolicy simulated_policy() {
-  AttestationPolicy p;
-  p.model = kModel;
-  p.model_sha256 = model_digest();
-  p.allow_simulated = true;
-  return p;
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 AttestationResult verify_json(const nlohmann::json& response, const tee::Nonce& nonce,
@@ -143,6 +142,25 @@ TEST_F(LiveAttestation, HardwareEvidenceWithTheClientsVcekStillNeedsAnAmdRoot) {
   const AttestationResult r = verify_json(response, nonce, p);
   EXPECT_EQ(r.failed_step, "chain_invalid") << r.message;  // the simulated VCEK does not chain to AMD
   EXPECT_EQ(r.checks.back().name, "evidence");
+}
+
+TEST_F(LiveAttestation, SimulatedEvidenceWithTheClientsVcekUsesIt) {
+  AttestationPolicy p = simulated_policy();
+  p.vcek = read_text(std::string(A3S_TESTDATA_DIR) + "/attestation/sev-snp/sev-gcp-vcek.pem");
+  ASSERT_FALSE(p.vcek.empty());
+  const AttestationResult r = verify_json(response, nonce, p);
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.checks.back().name, "evidence") << r.failed_step << ": " << r.message;
+}
+
+TEST_F(LiveAttestation, SimulatedEvidenceWithTheClientsRootUsesIt) {
+  const verify::sev_snp::LocalKeyHierarchy other{verify::sev_snp::LeafSpec{}};
+  AttestationPolicy p = simulated_policy();
+  p.root = other.ark_pem;
+  const AttestationResult r = verify_json(response, nonce, p);
+  EXPECT_EQ(r.failed_step, "chain_invalid") << r.message;
+  p.root = provider.root_pem();  // the simulated root itself
+  EXPECT_TRUE(verify_json(response, nonce, p).accepted);
 }
 
 TEST_F(LiveAttestation, SimulatedWithoutCertificateTable) {
