@@ -22,6 +22,7 @@
 #include "../support/http_client.h"
 #include "../support/mitm_certificate.h"
 #include "../support/server_process.h"
+#include "../support/shell_command.h"
 #include "a3s/power/verify_attestation.h"
 #include "crypto/sha256.h"
 #include "tee/ratls_certificate.h"
@@ -51,22 +52,6 @@ std::string ratls_config(const TempDir& dir, const std::string& extra = {}) {
                        dir.path() + "\"\nratls = true\ntls_port = 0\n" + extra);
 }
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult run(const std::string& command, bool with_stderr = true) {
-  CommandResult r;
-  FILE* p = popen((command + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  return r;
-}
-
 std::string verify_command(int tls_port) {
   return bin_dir() + "/a3s-power-verify --ratls --url https://127.0.0.1:" + std::to_string(tls_port) +
          " --model stories260K --format json --expected-hash sha256:" + file_sha256_hex(stories_model());
@@ -78,14 +63,19 @@ ssl::context client_context() {
   return ctx;
 }
 
+// A TLS 1.3 client connection to 127.0.0.1:port, handshake done (no certificate verification).
+void connect_tls(beast::ssl_stream<beast::tcp_stream>& s, int port) {
+  beast::get_lowest_layer(s).connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
+  s.handshake(ssl::stream_base::client);
+}
+
 // The certificate a TLS 1.3 handshake with 127.0.0.1:port presents.
 std::unique_ptr<X509, tee::X509Free> peer_certificate(int port) {
   asio::io_context ioc;
   ssl::context ctx = client_context();
   beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
-  beast::get_lowest_layer(s).connect(
-      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
-  s.handshake(ssl::stream_base::client);
+  connect_tls(s, port);
   std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
   beast::error_code ec;
   s.shutdown(ec);
@@ -103,9 +93,7 @@ TlsAnswer tls_get(int port, const std::string& target) {
   asio::io_context ioc;
   ssl::context ctx = client_context();
   beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
-  beast::get_lowest_layer(s).connect(
-      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(port)));
-  s.handshake(ssl::stream_base::client);
+  connect_tls(s, port);
   TlsAnswer a;
   std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
   if (cert) a.certificate_der = tee::certificate_der(cert.get());
@@ -218,7 +206,7 @@ class RatlsE2E : public ::testing::Test {
 };
 
 TEST_F(RatlsE2E, VerifierAcceptsTheCertificateAndTheNonceFlowOverTheSameConnection) {
-  const CommandResult ok = run(verify_command(server_->tls_port()) + " --allow-simulated", false);
+  const CommandResult ok = run_command(verify_command(server_->tls_port()) + " --allow-simulated", false);
   ASSERT_EQ(ok.exit_code, 0) << ok.output << server_->log();
   const json accepted = json::parse(ok.output);
   EXPECT_EQ(accepted["accepted"], true);
@@ -263,7 +251,7 @@ TEST_F(RatlsE2E, TlsPortServesTheSameRoutesAndItsAttestationBindsTheConnectionKe
 }
 
 TEST_F(RatlsE2E, SimulatedEvidenceIsRejectedWithoutAllowSimulated) {
-  const CommandResult strict = run(verify_command(server_->tls_port()), false);
+  const CommandResult strict = run_command(verify_command(server_->tls_port()), false);
   EXPECT_EQ(strict.exit_code, 3) << strict.output;
   EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
 }
@@ -273,7 +261,7 @@ TEST_F(RatlsE2E, RatlsNeedsAnHttpsUrl) {
       bin_dir() + "/a3s-power-verify --ratls --url http://127.0.0.1:" + std::to_string(server_->port()) +
       " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
       " --allow-simulated";
-  const CommandResult r = run(cmd);
+  const CommandResult r = run_command(cmd);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--ratls needs an https:// URL"), std::string::npos) << r.output;
   // Without --ratls, https keeps normal certificate verification: the self-signed certificate fails.
@@ -281,20 +269,20 @@ TEST_F(RatlsE2E, RatlsNeedsAnHttpsUrl) {
                           "/a3s-power-verify --url https://127.0.0.1:" + std::to_string(server_->tls_port()) +
                           " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
                           " --allow-simulated";
-  EXPECT_EQ(run(pki).exit_code, 2);
+  EXPECT_EQ(run_command(pki).exit_code, 2);
 }
 
 TEST_F(RatlsE2E, ManInTheMiddleWithAnotherKeyIsRejected) {
   auto genuine = peer_certificate(server_->tls_port());
   ASSERT_TRUE(genuine);
   MitmProxy mitm(mitm_identity(genuine.get(), /*copy_evidence=*/true), server_->tls_port());
-  const CommandResult r = run(verify_command(mitm.port()) + " --allow-simulated", false);
+  const CommandResult r = run_command(verify_command(mitm.port()) + " --allow-simulated", false);
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_EQ(json::parse(r.output)["failed_step"], "tls_key_mismatch") << r.output;
   EXPECT_EQ(mitm.relayed(), 1) << "the man in the middle relayed the real server's answer";
 
   MitmProxy plain(mitm_identity(genuine.get(), /*copy_evidence=*/false), server_->tls_port());
-  const CommandResult missing = run(verify_command(plain.port()) + " --allow-simulated", false);
+  const CommandResult missing = run_command(verify_command(plain.port()) + " --allow-simulated", false);
   EXPECT_EQ(missing.exit_code, 3) << missing.output;
   EXPECT_EQ(json::parse(missing.output)["failed_step"], "ratls_extension_missing") << missing.output;
 }
@@ -318,7 +306,7 @@ TEST(RatlsE2ERotation, ANewConnectionAfterExpiryGetsANewKeyWhoseEvidenceVerifies
   const verify::AttestationResult renewed = verify::verify_ratls_certificate(second_der, p);
   EXPECT_TRUE(renewed.accepted) << renewed.failed_step << ": " << renewed.message;
   EXPECT_EQ(verify::verify_ratls_certificate(first_der, p).failed_step, "ratls_certificate_expired");
-  const CommandResult ok = run(verify_command(s.tls_port()) + " --allow-simulated", false);
+  const CommandResult ok = run_command(verify_command(s.tls_port()) + " --allow-simulated", false);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
 
@@ -334,7 +322,7 @@ TEST(RatlsE2EConfig, BadRatlsConfigurationsDoNotStart) {
   for (const auto& [text, message] : cases) {
     const std::string cfg = dir.write("bad.hcl", text);
     const CommandResult r =
-        run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+        run_command(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
     EXPECT_EQ(r.exit_code, 2) << text << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("listening on"), std::string::npos) << r.output;

@@ -12,6 +12,7 @@
 
 #include "../support/http_client.h"
 #include "../support/server_process.h"
+#include "../support/shell_command.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
 #include "tee/canonical_json.h"
@@ -41,22 +42,6 @@ std::string tee_config(const TempDir& dir, const std::string& extra = {}) {
                                 "tee_device_root = \"" + dir.path() + "\"\n"
                                 "model_hashes = { \"stories260K\" = \"sha256:" +
                                     file_sha256_hex(stories_model()) + "\" }\n" + extra);
-}
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout, and stderr unless dropped
-};
-
-CommandResult run(const std::string& command, bool with_stderr = true) {
-  CommandResult r;
-  FILE* p = popen((command + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  return r;
 }
 
 class TeeE2E : public ::testing::Test {
@@ -160,20 +145,20 @@ TEST_F(TeeE2E, VerifierAcceptsSimulatedEvidenceOnlyWhenAllowed) {
   const std::string base = bin_dir() + "/a3s-power-verify --url http://127.0.0.1:" + std::to_string(server_->port()) +
                            " --model stories260K --format json --expected-hash sha256:";
   const std::string digest = file_sha256_hex(stories_model());
-  CommandResult ok = run(base + digest + " --allow-simulated", false);
+  CommandResult ok = run_command(base + digest + " --allow-simulated", false);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   const json accepted = json::parse(ok.output);
   EXPECT_EQ(accepted["accepted"], true);
   EXPECT_EQ(accepted["simulated"], true);
   EXPECT_EQ(accepted["model_sha256"], digest);
 
-  CommandResult strict = run(base + digest, false);
+  CommandResult strict = run_command(base + digest, false);
   EXPECT_EQ(strict.exit_code, 3) << strict.output;
   EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
 
   std::string wrong = digest;
   wrong[0] = wrong[0] == '0' ? '1' : '0';
-  CommandResult mismatch = run(base + wrong + " --allow-simulated", false);
+  CommandResult mismatch = run_command(base + wrong + " --allow-simulated", false);
   EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
   EXPECT_EQ(json::parse(mismatch.output)["failed_step"], "model_hash_mismatch") << mismatch.output;
 }
@@ -202,7 +187,7 @@ TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
   TempDir dir;
   const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
                                                      dir.path() + "\"\n");
-  const CommandResult r = run(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  const CommandResult r = run_command(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
   const std::string& out = r.output;
   EXPECT_EQ(r.exit_code, 2) << out;
   EXPECT_NE(out.find("no TEE evidence provider"), std::string::npos) << out;
