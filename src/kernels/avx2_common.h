@@ -70,6 +70,15 @@ inline __m256i spread_bits(uint32_t bits) {
   return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
 }
 
+// Software prefetch for decode. A matrix-vector product reads every weight once, in address order,
+// and does little arithmetic per byte; asking for the bytes kPrefetchAhead ahead of the ones being
+// used keeps memory reads in flight while the kernel computes. Prefetching never faults, so reading
+// ahead past the end of a matrix is harmless.
+inline constexpr size_t kPrefetchAhead = 2048;
+inline void prefetch_span(const void* p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);
+}
+
 // Σ over pairs of unsigned a[i]·signed b[i] → 8 int32 lanes (each the sum of 4 products).
 // Requires a ≤ 255 and |b| ≤ 127 with 2·a·|b| ≤ 32767 (true for every use here).
 inline __m256i dot_u8_i8(__m256i a, __m256i b) {
@@ -83,25 +92,58 @@ inline __m256i dot_i8_i8(__m256i a, __m256i b) {
 
 // Unpacks the eight 6-bit scales and eight 6-bit mins of a Q4_K / Q5_K block (12 bytes) with
 // word-wide bit operations: bytes 0-3 hold scales 0-3 (+ high bits of scales 4-7), bytes 4-7 mins 0-3
-// (+ high bits of mins 4-7), bytes 8-11 the low nibbles of scales and mins 4-7.
-inline void k4_unpack(const uint8_t* s, uint8_t* sc8, uint8_t* m8) {
+// (+ high bits of mins 4-7), bytes 8-11 the low nibbles of scales and mins 4-7. Returns the scales as
+// int16 in both 128-bit lanes (for bcast16) and stores the mins as int16 in *mins16.
+inline __m256i k4_scales(const uint8_t* s, __m128i* mins16) {
   uint32_t w[3];
   std::memcpy(w, s, 12);
   const uint32_t low6 = 0x3F3F3F3Fu, low4 = 0x0F0F0F0Fu, low2 = 0x03030303u;
-  const uint32_t sc[2] = {w[0] & low6, (w[2] & low4) | (((w[0] >> 6) & low2) << 4)};
-  const uint32_t mn[2] = {w[1] & low6, ((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)};
-  std::memcpy(sc8, sc, 8);
-  std::memcpy(m8, mn, 8);
+  const __m128i v = _mm_set_epi32(static_cast<int>(((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)),
+                                  static_cast<int>(w[1] & low6),
+                                  static_cast<int>((w[2] & low4) | (((w[0] >> 6) & low2) << 4)),
+                                  static_cast<int>(w[0] & low6));
+  *mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
+  return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(v));
 }
 
-// Σ_j m_j · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q8_K block.
-inline int k4_min_dot(const uint8_t* m8, const int16_t* bsums) {
-  const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(m8)));
+// Σ_j mins16[j] · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q8_K block.
+inline int k4_min_dot(__m128i mins16, const int16_t* bsums) {
   const __m128i pairs = _mm_hadd_epi16(load128(bsums), load128(bsums + 8));
-  __m128i p = _mm_madd_epi16(mins, pairs);
+  __m128i p = _mm_madd_epi16(mins16, pairs);
   p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
   p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
   return _mm_cvtsi128_si32(p);
+}
+
+// Shuffle controls over int16 elements of a 128-bit lane: kBcast16[k] copies element k to every
+// element of both lanes; kPair16[p] copies element 2p to the low lane and element 2p + 1 to the high
+// lane. Used on vectors whose two lanes hold the same eight scales.
+struct alignas(32) ShuffleControl {
+  int8_t b[32];
+};
+inline constexpr ShuffleControl make_bcast16(int lo, int hi) {
+  ShuffleControl c{};
+  for (int i = 0; i < 32; i += 2) {
+    const int e = i < 16 ? lo : hi;
+    c.b[i] = static_cast<int8_t>(2 * e);
+    c.b[i + 1] = static_cast<int8_t>(2 * e + 1);
+  }
+  return c;
+}
+alignas(32) inline constexpr ShuffleControl kBcast16[8] = {
+    make_bcast16(0, 0), make_bcast16(1, 1), make_bcast16(2, 2), make_bcast16(3, 3),
+    make_bcast16(4, 4), make_bcast16(5, 5), make_bcast16(6, 6), make_bcast16(7, 7)};
+alignas(32) inline constexpr ShuffleControl kPair16[4] = {make_bcast16(0, 1), make_bcast16(2, 3),
+                                                          make_bcast16(4, 5), make_bcast16(6, 7)};
+
+// Every int16 lane = element k of the eight int16 scales held in both lanes of `scales`.
+inline __m256i bcast16(__m256i scales, int k) {
+  return _mm256_shuffle_epi8(scales, load256(kBcast16[k].b));
+}
+// Low lane = element 2p, high lane = element 2p + 1 (the two scales of a 32-byte product vector whose
+// halves are two 16-element groups).
+inline __m256i pair16(__m256i scales, int p) {
+  return _mm256_shuffle_epi8(scales, load256(kPair16[p].b));
 }
 
 // Two int16 scales for the two 16-element halves of a 32-byte product vector: lanes from bytes 0..15

@@ -1,9 +1,9 @@
 // AVX2 tile kernels for matmul: one weight row against up to four tokens at a time, so each weight
 // block is loaded and unpacked once per four activation rows (prefill); Q4_0 takes eight rows per
-// pass as well (rows8_q4_0). For the quantized types the
-// per-token arithmetic is exactly that of the single-row dot products in vec_dot_avx2.cpp, so a
-// matmul result equals vec_dot bit for bit (and so the scalar reference); the float types use two
-// accumulators per token, as vec_dot does for F32 and F16.
+// pass as well (rows8_q4_0). The same kernels with one token are the AVX2 vec_dot of these types, so
+// a matmul result equals vec_dot bit for bit; both equal the scalar reference (vec_dot_scalar.cpp,
+// lanes8.h), which performs the same float operations in the same order. The float types use two
+// 8-lane accumulators per token and sum the tail in double.
 #include "kernels/avx2_common.h"
 
 namespace a3s::power::kernels {
@@ -30,6 +30,7 @@ void multi_q8_0(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   __m256 acc[NT];
   for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQK; ++i) {
+    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
     const __m256i qa = load256(a[i].qs);
     const __m256i aa = _mm256_sign_epi8(qa, qa);
     const float da = h2f(a[i].d);
@@ -138,6 +139,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     __m256i qh = _mm256_setzero_si256();
     if constexpr (kFive) {
       const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
+      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
       scales = blk.scales;
       qs = blk.qs;
       d16 = blk.d;
@@ -145,13 +147,14 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       qh = load256(blk.qh);
     } else {
       const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
+      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
       scales = blk.scales;
       qs = blk.qs;
       d16 = blk.d;
       dmin16 = blk.dmin;
     }
-    uint8_t sc[8], mn[8];
-    k4_unpack(scales, sc, mn);
+    __m128i mn;
+    const __m256i sc = k4_scales(scales, &mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
     for (int t = 0; t < NT; ++t)
       mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
@@ -166,8 +169,8 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
         hi = _mm256_or_si256(hi,
                              _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
       }
-      const __m256i slo = _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c]));
-      const __m256i shi = _mm256_set1_epi16(static_cast<int16_t>(sc[2 * c + 1]));
+      const __m256i slo = bcast16(sc, 2 * c);
+      const __m256i shi = bcast16(sc, 2 * c + 1);
       for (int t = 0; t < NT; ++t) {
         const int8_t* q8 = b.r[t][i].qs + 64 * c;
         const __m256i plo = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(q8)), slo);
@@ -191,9 +194,11 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
+    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
     const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
-    alignas(32) int16_t sc16[16];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sc16), sc_vec);
+    // Both lanes of sc_half[h] hold scales 8h..8h+7.
+    const __m256i sc_half[2] = {_mm256_permute2x128_si256(sc_vec, sc_vec, 0x00),
+                                _mm256_permute2x128_si256(sc_vec, sc_vec, 0x11)};
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
@@ -208,9 +213,8 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m3), 4)),
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4))};
-      const int16_t* sc = sc16 + 8 * half;
       for (int p = 0; p < 4; ++p) {
-        const __m256i s = scale_pair(sc[2 * p], sc[2 * p + 1]);
+        const __m256i s = pair16(sc_half[half], p);
         for (int t = 0; t < NT; ++t) {
           const int8_t* q8 = b.r[t][i].qs + 128 * half + 32 * p;
           isum[t] = _mm256_add_epi32(isum[t], _mm256_madd_epi16(_mm256_maddubs_epi16(q[p], load256(q8)), s));
@@ -367,19 +371,24 @@ struct KF16 {
 // multi_q4_0 (each block's integer sum times d_w·d_x, added by one FMA in block order); the eight
 // rows' chains sit in the lanes of one vector per token, so the FMA latency is paid once per eight
 // rows and the eight block sums are reduced together (as llama.cpp's 8-row repacked Q4_0 kernels do).
-// Each weight block is unpacked once per NT tokens.
+// Each weight block is unpacked once per NT tokens. The integer sums are formed as
+// Σ q·x − 8·Σ x with the unsigned nibbles q (exact, the same integers as Σ (q − 8)·x): the
+// activation-only term is shared by the eight rows.
 template <int NT>
 void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, size_t x_stride, float* Y,
                 size_t y_stride) {
   const BlockQ4_0* a[8];
   for (int r = 0; r < 8; ++r) a[r] = reinterpret_cast<const BlockQ4_0*>(W + static_cast<size_t>(r) * w_stride);
   const Rows<BlockQ8_0, NT> b(X, x_stride);
-  const __m256i eight = _mm256_set1_epi8(8);
+  const __m256i ones8 = _mm256_set1_epi8(1);
+  const __m256i ones16 = _mm256_set1_epi16(1);
   __m256 acc[NT];
   for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQK; ++i) {
+    // Decode reads the next eight rows while these are computed (they follow in memory).
+    if constexpr (NT == 1) prefetch_span(W + 8 * w_stride + i * 8 * sizeof(BlockQ4_0), 8 * sizeof(BlockQ4_0));
     __m256i qa[8];
-    for (int r = 0; r < 8; ++r) qa[r] = _mm256_sub_epi8(unpack_nibbles(a[r][i].qs), eight);
+    for (int r = 0; r < 8; ++r) qa[r] = unpack_nibbles(a[r][i].qs);
     const __m128i dw16 = _mm_set_epi16(static_cast<int16_t>(a[7][i].d), static_cast<int16_t>(a[6][i].d),
                                        static_cast<int16_t>(a[5][i].d), static_cast<int16_t>(a[4][i].d),
                                        static_cast<int16_t>(a[3][i].d), static_cast<int16_t>(a[2][i].d),
@@ -387,13 +396,23 @@ void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, 
     const __m256 dw = _mm256_cvtph_ps(dw16);
     for (int t = 0; t < NT; ++t) {
       const __m256i bq = load256(b.r[t][i].qs);
-      __m256i s[8];
-      for (int r = 0; r < 8; ++r) s[r] = dot_u8_i8(_mm256_sign_epi8(qa[r], qa[r]), _mm256_sign_epi8(bq, qa[r]));
-      // Lane r of `sums` = the sum of the eight int32 lanes of s[r] (exact).
-      const __m256i h0123 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-      const __m256i h4567 = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
-      const __m256i sums = _mm256_add_epi32(_mm256_permute2x128_si256(h0123, h4567, 0x20),
-                                            _mm256_permute2x128_si256(h0123, h4567, 0x31));
+      // int16 pair products, |·| ≤ 2·15·127; a sum of eight of them still fits in int16.
+      __m256i m[8];
+      for (int r = 0; r < 8; ++r) m[r] = _mm256_maddubs_epi16(qa[r], bq);
+      // Per 128-bit half: four int16 partial sums of each row, then one int32 per row and half.
+      const __m256i q0123 = _mm256_hadd_epi16(_mm256_hadd_epi16(m[0], m[1]), _mm256_hadd_epi16(m[2], m[3]));
+      const __m256i q4567 = _mm256_hadd_epi16(_mm256_hadd_epi16(m[4], m[5]), _mm256_hadd_epi16(m[6], m[7]));
+      const __m256i h0123 = _mm256_madd_epi16(q0123, ones16);
+      const __m256i h4567 = _mm256_madd_epi16(q4567, ones16);
+      // Lane r = Σ q·x of row r (exact).
+      const __m256i qx = _mm256_add_epi32(_mm256_permute2x128_si256(h0123, h4567, 0x20),
+                                          _mm256_permute2x128_si256(h0123, h4567, 0x31));
+      // 8·Σ x in every lane.
+      __m256i xs = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, bq), ones16);
+      xs = _mm256_hadd_epi32(xs, xs);
+      xs = _mm256_hadd_epi32(xs, xs);
+      xs = _mm256_add_epi32(xs, _mm256_permute2x128_si256(xs, xs, 0x01));
+      const __m256i sums = _mm256_sub_epi32(qx, _mm256_slli_epi32(xs, 3));
       const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(h2f(b.r[t][i].d)));
       acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), d, acc[t]);
     }
@@ -419,9 +438,25 @@ void tile_q4_0(int64_t n, const void* W, size_t w_stride, int n_w, const void* X
   if (r < n_w) tile<KQ4_0>(n, w + static_cast<size_t>(r) * w_stride, w_stride, n_w - r, X, x_stride, n_x, Y + r, y_stride);
 }
 
+// vec_dot(n, out, w, x) as the tile kernel with one token.
+template <template <int> class K>
+void dot_one(int64_t n, float* out, const void* w, const void* x) {
+  K<1>::run(n, w, x, 0, out);
+}
+
 }  // namespace
 
 void install_avx2_tile(KernelTable& t) {
+  t.vec_dot[idx(TensorType::F32)] = dot_one<KF32>;
+  t.vec_dot[idx(TensorType::F16)] = dot_one<KF16>;
+  t.vec_dot[idx(TensorType::Q8_0)] = dot_one<KQ8_0>;
+  t.vec_dot[idx(TensorType::Q4_0)] = dot_one<KQ4_0>;
+  t.vec_dot[idx(TensorType::Q5_0)] = dot_one<KQ5_0>;
+  t.vec_dot[idx(TensorType::Q4_1)] = dot_one<KQ4_1>;
+  t.vec_dot[idx(TensorType::Q5_1)] = dot_one<KQ5_1>;
+  t.vec_dot[idx(TensorType::Q4_K)] = dot_one<KQ4_K>;
+  t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
+  t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
   t.tile[idx(TensorType::F32)] = tile<KF32>;
   t.tile[idx(TensorType::F16)] = tile<KF16>;
   t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
