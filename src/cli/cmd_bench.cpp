@@ -3,10 +3,14 @@
 // Markdown table or one JSON object:
 //   {"model","type","threads","pp":{"n_tokens","tokens_per_s","stddev"},
 //    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
-// A test given 0 tokens is skipped (its JSON member is null).
+// A test given 0 tokens is skipped (its JSON member is null). With --membw the memory read bandwidth
+// is measured after the tests (perf/memory_bandwidth.h) and tg is also given as a fraction of the
+// decode ceiling, bandwidth ÷ model file size ("membw": {"bytes_per_s", "decode_ceiling_tokens_per_s",
+// "tg_fraction"}; null without --membw).
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +24,7 @@
 #include "core/thread_pool.h"
 #include "engine/model_loader.h"
 #include "kernels/kernels.h"
+#include "perf/memory_bandwidth.h"
 #include "perf/throughput.h"
 
 namespace a3s::power::cli {
@@ -35,7 +40,10 @@ struct BenchOptions {
   int batch_size = 512;
   uint64_t seed = 1234;
   std::string format = "md";
+  bool membw = false;
 };
+
+constexpr size_t kBandwidthBuffer = size_t{1} << 30;
 
 nlohmann::json to_json(const perf::Throughput& t) {
   if (t.n_tokens == 0) return nullptr;
@@ -47,8 +55,22 @@ nlohmann::json to_json(const perf::Throughput& t) {
           {"read_bytes_per_s", t.read_bandwidth()}};
 }
 
+// Decode ceiling: every token reads every weight once, so bandwidth ÷ model bytes tokens per second.
+double decode_ceiling(const perf::MemoryBandwidth& bw, const ModelInfo& info) {
+  return info.file_size == 0 ? 0.0 : bw.bytes_per_s / static_cast<double>(info.file_size);
+}
+
+nlohmann::json to_json(const perf::MemoryBandwidth* bw, const ModelInfo& info, const perf::Throughput& tg) {
+  if (bw == nullptr) return nullptr;
+  const double ceiling = decode_ceiling(*bw, info);
+  return {{"bytes_per_s", bw->bytes_per_s},
+          {"buffer_bytes", bw->buffer_bytes},
+          {"decode_ceiling_tokens_per_s", ceiling},
+          {"tg_fraction", tg.n_tokens > 0 && ceiling > 0 ? nlohmann::json(tg.mean() / ceiling) : nullptr}};
+}
+
 void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp, const perf::Throughput& tg,
-                    uint64_t peak_rss) {
+                    uint64_t peak_rss, const perf::MemoryBandwidth* bw) {
   const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
   const bool stream = info.weights == WeightsMode::Stream;
   std::printf("| model | type | size | params | isa | threads | weights | test | t/s |%s\n",
@@ -64,6 +86,12 @@ void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& 
     std::printf("\n");
   }
   std::printf("\npeak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
+  if (bw == nullptr) return;
+  const double ceiling = decode_ceiling(*bw, info);
+  std::printf("memory read bandwidth: %.2f GB/s (%d threads, %.0f MiB buffer); decode ceiling: %.2f t/s", bw->bytes_per_s / 1e9,
+              bw->threads, static_cast<double>(bw->buffer_bytes) / (1024.0 * 1024.0), ceiling);
+  if (tg.n_tokens > 0 && ceiling > 0) std::printf("; tg at %.0f %% of it", 100.0 * tg.mean() / ceiling);
+  std::printf("\n");
 }
 
 void run_bench(const BenchOptions& o) {
@@ -84,9 +112,16 @@ void run_bench(const BenchOptions& o) {
   if (o.n_gen > 0) tg = perf::measure_decode(ctx, o.n_gen, o.reps, o.seed + 1);
   const uint64_t peak = peak_rss_bytes();
   const ModelInfo& info = model->info();
+  // After the peak RSS is read: the buffer must not count as the model's memory.
+  std::optional<perf::MemoryBandwidth> bw;
+  if (o.membw) {
+    ThreadPool pool(threads);
+    bw = perf::measure_read_bandwidth(pool, kBandwidthBuffer, 5);
+  }
+  const perf::MemoryBandwidth* bwp = bw ? &*bw : nullptr;
 
   if (o.format == "md") {
-    print_markdown(info, threads, pp, tg, peak);
+    print_markdown(info, threads, pp, tg, peak, bwp);
     return;
   }
   nlohmann::json j = {{"model", info.name},
@@ -102,7 +137,8 @@ void run_bench(const BenchOptions& o) {
                       {"weights", std::string(to_string(info.weights))},
                       {"memory_budget_bytes", info.memory_budget},
                       {"n_ctx_max", info.n_ctx_max},
-                      {"reps", o.reps}};
+                      {"reps", o.reps},
+                      {"membw", to_json(bwp, info, tg)}};
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
@@ -117,6 +153,9 @@ const Registrar kRegisterBench("bench", 25, [](CLI::App& root) {
   sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
   sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();
+  sub->add_flag("--membw", o->membw,
+               "Also measure the memory read bandwidth (1 GiB buffer) and give tg as a fraction of the decode "
+               "ceiling, bandwidth / model size");
   sub->add_option("--format,-o", o->format, "Output format")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
   sub->callback([o] { run_bench(*o); });
 });

@@ -116,6 +116,29 @@ TEST(CliBench, MarkdownTableAndSkippedTest) {
   EXPECT_TRUE(nlohmann::json::parse(j.out)["pp"].is_null());
 }
 
+TEST(CliBench, MembwGivesTheBandwidthAndTheDecodeCeiling) {
+  CliRun r = run({"bench", "--model", kStories, "-p", "0", "-n", "4", "-r", "1", "-t", "2", "--membw", "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& m = j["membw"];
+  ASSERT_TRUE(m.is_object()) << r.out;
+  EXPECT_GT(m["bytes_per_s"].get<double>(), 0.0);
+  EXPECT_EQ(m["buffer_bytes"].get<uint64_t>(), uint64_t{1} << 30);
+  // ceiling = bandwidth ÷ file size; tg_fraction = tg ÷ ceiling.
+  const double ceiling = m["decode_ceiling_tokens_per_s"].get<double>();
+  EXPECT_NEAR(ceiling, m["bytes_per_s"].get<double>() / j["size_bytes"].get<double>(), ceiling * 1e-9);
+  EXPECT_NEAR(m["tg_fraction"].get<double>(), j["tg"]["tokens_per_s"].get<double>() / ceiling, 1e-9);
+
+  CliRun md = run({"bench", "--model", kStories, "-p", "0", "-n", "2", "-r", "1", "--membw"});
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_NE(md.out.find("memory read bandwidth: "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("% of it"), std::string::npos) << md.out;
+
+  CliRun without = run({"bench", "--model", kStories, "-p", "0", "-n", "2", "-r", "1", "-o", "json"});
+  ASSERT_EQ(without.status, 0) << without.err;
+  EXPECT_TRUE(nlohmann::json::parse(without.out)["membw"].is_null());
+}
+
 TEST(CliBench, BadInputIsExitTwo) {
   expect_one_line_error(run({"bench", "--model", kStories, "-r", "0"}), 2);
   expect_one_line_error(run({"bench", "--model", kStories, "-p", "-1"}), 2);

@@ -4,6 +4,7 @@
 #include "../engine/gguf_patch.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "perf/memory_bandwidth.h"
 #include "perf/throughput.h"
 
 namespace a3s::power::perf {
@@ -31,6 +32,24 @@ TEST(Throughput, MeasuresEveryRepetitionAndLeavesTheContextEmpty) {
   const Throughput tg = measure_decode(ctx, 8, 2, 1);
   EXPECT_EQ(tg.tokens_per_s.size(), 2u);
   EXPECT_EQ(ctx.n_past(), 0);
+}
+
+TEST(MemoryBandwidth, ReadsEveryThreadsShareAndReportsTheBest) {
+  ThreadPool pool(2);
+  const size_t bytes = (size_t{64} << 20) + 12345;
+  const MemoryBandwidth bw = measure_read_bandwidth(pool, bytes, 2);
+  EXPECT_EQ(bw.threads, 2);
+  // Whole 4 KiB pages per thread, never more than asked.
+  EXPECT_EQ(bw.buffer_bytes % (2 * 4096), 0u);
+  EXPECT_LE(bw.buffer_bytes, bytes);
+  EXPECT_GT(bw.buffer_bytes, bytes - 2 * 4096);
+  EXPECT_GT(bw.bytes_per_s, 0.0);
+}
+
+TEST(MemoryBandwidth, RejectsBuffersThatFitInCacheAndZeroRepetitions) {
+  ThreadPool pool(1);
+  EXPECT_THROW(measure_read_bandwidth(pool, size_t{1} << 20, 1), Error);
+  EXPECT_THROW(measure_read_bandwidth(pool, size_t{64} << 20, 0), Error);
 }
 
 TEST(Throughput, RejectsBadArguments) {

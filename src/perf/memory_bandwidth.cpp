@@ -1,0 +1,61 @@
+#include "perf/memory_bandwidth.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::perf {
+namespace {
+
+constexpr size_t kMinBytes = size_t{64} << 20;
+
+// Sum of n 8-byte words with four independent chains, so loads, not additions, set the pace.
+uint64_t sum_words(const uint64_t* p, size_t n) {
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += p[i];
+    s1 += p[i + 1];
+    s2 += p[i + 2];
+    s3 += p[i + 3];
+  }
+  for (; i < n; ++i) s0 += p[i];
+  return s0 + s1 + s2 + s3;
+}
+
+}  // namespace
+
+MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, size_t bytes, int reps) {
+  if (bytes < kMinBytes) throw Error(codes::kInvalidArgument, "the bandwidth buffer must be at least 64 MiB");
+  if (reps < 1) throw Error(codes::kInvalidArgument, "a benchmark needs at least one repetition");
+  const int threads = pool.size();
+  const size_t share = bytes / static_cast<size_t>(threads) / 4096 * 4096;
+  const size_t words = share / sizeof(uint64_t);
+  std::unique_ptr<uint64_t[]> buffer(new uint64_t[words * static_cast<size_t>(threads)]);
+  // Written by the threads that will read it (first touch places pages near them).
+  pool.run(threads, [&](int t, int) {
+    uint64_t* p = buffer.get() + static_cast<size_t>(t) * words;
+    for (size_t i = 0; i < words; ++i) p[i] = i * 0x9E3779B97F4A7C15ull;
+  });
+  std::vector<uint64_t> sums(static_cast<size_t>(threads));
+  double best = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.run(threads, [&](int t, int) {
+      sums[static_cast<size_t>(t)] = sum_words(buffer.get() + static_cast<size_t>(t) * words, words);
+    });
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s > 0) best = std::max(best, static_cast<double>(share) * threads / s);
+  }
+  // The sums are used, so the reads cannot be dropped.
+  volatile uint64_t sink = 0;
+  for (uint64_t v : sums) sink = sink + v;
+  return MemoryBandwidth{share * static_cast<size_t>(threads), threads, best};
+}
+
+}  // namespace a3s::power::perf
