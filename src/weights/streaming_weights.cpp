@@ -7,9 +7,10 @@
 namespace a3s::power::weights {
 
 StreamingWeights::StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets,
-                                   std::shared_ptr<ByteReader> reader)
-    : offsets_(std::move(offsets)), reader_(std::move(reader)) {
-  if (!reader_ || offsets_.size() != descs.size()) throw Error(codes::kInternal, "streaming weights: bad setup");
+                                   std::shared_ptr<ByteReader> reader, size_t read_chunk_bytes)
+    : offsets_(std::move(offsets)), reader_(std::move(reader)), read_chunk_(read_chunk_bytes) {
+  if (!reader_ || offsets_.size() != descs.size() || read_chunk_ == 0)
+    throw Error(codes::kInternal, "streaming weights: bad setup");
   for (const TensorDesc& d : descs) {
     if (d.name.rfind("blk.", 0) == 0) buffer_bytes_ = std::max<size_t>(buffer_bytes_, d.size_bytes);
   }
@@ -20,6 +21,7 @@ StreamingWeights::StreamingWeights(std::vector<TensorDesc> descs, std::vector<ui
 }
 
 StreamingWeights::~StreamingWeights() {
+  stopping_ = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -41,30 +43,54 @@ void StreamingWeights::load(int id, Slot& slot) {
   bytes_read_.fetch_add(d.size_bytes, std::memory_order_relaxed);
 }
 
-void StreamingWeights::io_loop() {
-  std::unique_lock<std::mutex> lock(mu_);
+void StreamingWeights::read_chunks(Slot& slot) {
+  const TensorDesc& d = desc(slot.id);
+  const size_t size = static_cast<size_t>(d.size_bytes);
   for (;;) {
-    cv_.wait(lock, [this] { return stop_ || pending_slot_ >= 0; });
-    if (stop_) return;
-    Slot& slot = slots_[pending_slot_];
-    const int id = slot.id;
-    lock.unlock();
+    if (stopping_.load(std::memory_order_relaxed)) return;  // the source is being destroyed
+    const size_t c = slot.next_chunk.fetch_add(1, std::memory_order_relaxed);
+    if (c >= slot.n_chunks) return;
+    const size_t off = c * read_chunk_;
+    const size_t len = std::min(read_chunk_, size - off);
     std::exception_ptr err;
     try {
-      load(id, slot);
+      reader_->read(offsets_[static_cast<size_t>(slot.id)] + off, {slot.bytes.data() + off, len});
+      bytes_read_.fetch_add(len, std::memory_order_relaxed);
     } catch (...) {
       err = std::current_exception();
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (err && !slot.error) slot.error = err;
+    if (++slot.chunks_done == slot.n_chunks) {
+      pending_slot_ = -1;
+      cv_.notify_all();
+    }
+  }
+}
+
+void StreamingWeights::io_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  uint64_t served = 0;  // the read this thread worked on last (another reader may finish it)
+  for (;;) {
+    cv_.wait(lock, [this, &served] { return stop_ || (pending_slot_ >= 0 && read_generation_ != served); });
+    if (stop_) return;
+    served = read_generation_;
+    Slot& slot = slots_[pending_slot_];
+    lock.unlock();
+    read_chunks(slot);
     lock.lock();
-    slot.error = err;
-    pending_slot_ = -1;
-    cv_.notify_all();
   }
 }
 
 const uint8_t* StreamingWeights::layer_data(int, int id) {
   std::unique_lock<std::mutex> lock(mu_);
-  // A slot may only be refilled once its read has finished.
+  // A slot may only be refilled once its read has finished; help with the chunks left meanwhile.
+  if (pending_slot_ >= 0) {
+    Slot& pending = slots_[pending_slot_];
+    lock.unlock();
+    read_chunks(pending);
+    lock.lock();
+  }
   cv_.wait(lock, [this] { return pending_slot_ < 0; });
   int s = slots_[0].id == id ? 0 : slots_[1].id == id ? 1 : -1;
   if (s < 0 || slots_[s].error) {
@@ -88,8 +114,14 @@ const uint8_t* StreamingWeights::layer_data(int, int id) {
     if (next != id && (other.id != next || other.error)) {
       other.id = next;
       other.error = nullptr;
-      pending_slot_ = 1 - s;
-      cv_.notify_all();
+      other.n_chunks = (static_cast<size_t>(desc(next).size_bytes) + read_chunk_ - 1) / read_chunk_;
+      other.next_chunk.store(0, std::memory_order_relaxed);
+      other.chunks_done = 0;
+      if (other.n_chunks > 0) {  // an empty tensor is ready as it is
+        pending_slot_ = 1 - s;
+        ++read_generation_;
+        cv_.notify_all();
+      }
     }
   }
   return slots_[s].bytes.data();

@@ -1,7 +1,9 @@
 // StreamingWeights: the `stream` WeightSource. No tensor of a block stays in memory: each one is read
 // from storage into one of two reusable buffers when the forward pass asks for it, and the next
 // tensor of the access order (set_access_order) is read on an I/O thread meanwhile (double
-// buffering), so storage reads overlap compute. Global tensors are read by rows into the caller's
+// buffering), so storage reads overlap compute. That read is split into chunks (read_chunk_bytes): a caller
+// that asks for the tensor before it is complete reads the chunks nobody has claimed yet instead of
+// waiting, so when storage is the bottleneck two threads copy at once. Global tensors are read by rows into the caller's
 // scratch: the token embeddings one row per token, the output head in row chunks.
 //
 // Memory: two buffers of the largest block tensor (plus the caller's row scratch), locked when
@@ -26,8 +28,12 @@ namespace a3s::power::weights {
 
 class StreamingWeights final : public WeightSource {
  public:
-  // descs/offsets: every tensor and the absolute offset of its bytes in the reader.
-  StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets, std::shared_ptr<ByteReader> reader);
+  static constexpr size_t kDefaultReadChunk = size_t{1} << 20;
+
+  // descs/offsets: every tensor and the absolute offset of its bytes in the reader. read_chunk_bytes
+  // (> 0): the piece of a prefetch one reader claims at a time.
+  StreamingWeights(std::vector<TensorDesc> descs, std::vector<uint64_t> offsets, std::shared_ptr<ByteReader> reader,
+                   size_t read_chunk_bytes = kDefaultReadChunk);
   ~StreamingWeights() override;
 
   const uint8_t* read_rows(int id, int64_t row0, int64_t n_rows, std::span<uint8_t> scratch) override;
@@ -48,14 +54,23 @@ class StreamingWeights final : public WeightSource {
     crypto::LockedBuffer bytes;  // plaintext weights: kept out of core dumps, wiped when freed
     int id = -1;  // tensor held (or being read while pending_slot_ names this slot)
     std::exception_ptr error;
+    // The read in progress while pending_slot_ names this slot: chunks [0, n_chunks) are claimed
+    // through next_chunk by any reader; chunks_done is guarded by mu_.
+    size_t n_chunks = 0;
+    std::atomic<size_t> next_chunk{0};
+    size_t chunks_done = 0;
   };
 
   void load(int id, Slot& slot);  // synchronous read on the calling thread
+  // Reads unclaimed chunks of the pending slot until none is left; whoever completes the last chunk
+  // ends the read (pending_slot_ = -1) and wakes the waiters.
+  void read_chunks(Slot& slot);
   void io_loop();
 
   std::vector<uint64_t> offsets_;
   std::shared_ptr<ByteReader> reader_;
   size_t buffer_bytes_ = 0;
+  size_t read_chunk_ = kDefaultReadChunk;
   std::vector<int> order_;     // access order of block tensors
   std::vector<int> position_;  // per tensor id: index in order_, or -1
   Slot slots_[2];
@@ -65,7 +80,9 @@ class StreamingWeights final : public WeightSource {
   std::mutex mu_;
   std::condition_variable cv_;
   int pending_slot_ = -1;      // slot the I/O thread should fill, -1 = none
+  uint64_t read_generation_ = 0;  // counts the reads handed to the I/O thread
   bool stop_ = false;
+  std::atomic<bool> stopping_{false};  // read_chunks gives up (destruction)
   std::thread io_;
 };
 

@@ -2,7 +2,9 @@
 // errors), the growing KV cache, the memory plan under a budget and the option parsers.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <filesystem>
 
 #include "a3s/power/engine.h"
@@ -23,21 +25,31 @@ using weights::FileByteReader;
 using weights::MappedWeights;
 using weights::StreamingWeights;
 
-// A reader over a file that counts reads and can be made to fail.
+// A reader over a file that counts reads and can be made to fail or to be slow on other threads than
+// the one that created it (the I/O thread), and counts the reads made on the creating thread.
 class CountingReader final : public weights::ByteReader {
  public:
   explicit CountingReader(const std::string& path) : inner_(path) {}
   void read(uint64_t offset, std::span<uint8_t> dst) override {
     ++reads;
-    if (fail) throw Error(codes::kIo, "injected read failure");
+    if (std::this_thread::get_id() == owner_) {
+      ++owner_reads;
+    } else if (slow_elsewhere) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (fail || (fail_at >= 0 && reads == fail_at)) throw Error(codes::kIo, "injected read failure");
     inner_.read(offset, dst);
   }
   uint64_t size() const override { return inner_.size(); }
   std::atomic<int> reads{0};
+  std::atomic<int> owner_reads{0};
   std::atomic<bool> fail{false};
+  std::atomic<int> fail_at{-1};  // the n-th read (counting from 1) fails
+  std::atomic<bool> slow_elsewhere{false};
 
  private:
   FileByteReader inner_;
+  std::thread::id owner_ = std::this_thread::get_id();
 };
 
 struct Sources {
@@ -45,12 +57,19 @@ struct Sources {
   MappedWeights mapped{file};
   CountingReader* reader = nullptr;
   std::unique_ptr<StreamingWeights> streamed;
-  Sources() {
+  explicit Sources(size_t read_chunk = StreamingWeights::kDefaultReadChunk) {
     std::vector<uint64_t> offsets;
     for (const auto& t : file->tensors()) offsets.push_back(t.file_offset);
     auto r = std::make_unique<CountingReader>(testing::model_path("stories260K"));
     reader = r.get();
-    streamed = std::make_unique<StreamingWeights>(weights::tensor_descs(*file), offsets, std::move(r));
+    streamed = std::make_unique<StreamingWeights>(weights::tensor_descs(*file), offsets, std::move(r), read_chunk);
+  }
+  std::vector<int> block_order() const {
+    std::vector<int> order;
+    for (int il = 0; il < streamed->n_layers(); ++il)
+      for (const char* n : {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "ffn_down.weight"})
+        order.push_back(*streamed->find("blk." + std::to_string(il) + "." + n));
+    return order;
   }
   std::vector<uint8_t> mapped_bytes(int id) {
     const uint8_t* p = mapped.acquire_layer(mapped.desc(id).layer).data(id);
@@ -60,10 +79,7 @@ struct Sources {
 
 TEST(StreamingWeights, EveryTensorInAndOutOfOrderHasTheFileBytes) {
   Sources s;
-  std::vector<int> order;
-  for (int il = 0; il < s.streamed->n_layers(); ++il)
-    for (const char* n : {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "ffn_down.weight"})
-      order.push_back(*s.streamed->find("blk." + std::to_string(il) + "." + n));
+  const std::vector<int> order = s.block_order();
   s.streamed->set_access_order(order);
   // In order twice (the prefetch wraps to the next pass), then backwards (no prefetch hits).
   for (int pass = 0; pass < 2; ++pass)
@@ -81,6 +97,58 @@ TEST(StreamingWeights, EveryTensorInAndOutOfOrderHasTheFileBytes) {
     if (d.layer >= 0) largest = std::max(largest, d.size_bytes);
   EXPECT_EQ(s.streamed->buffer_bytes(), largest);
   EXPECT_GT(s.streamed->bytes_read(), 0u);
+}
+
+TEST(StreamingWeights, ACallerWaitingForAPrefetchReadsTheChunksLeft) {
+  // 64-byte chunks: every block tensor of stories260K is many chunks. The I/O thread is slow, so the
+  // caller finds the prefetch unfinished and reads the chunks nobody has claimed.
+  Sources s(64);
+  const std::vector<int> order = s.block_order();
+  s.streamed->set_access_order(order);
+  s.reader->slow_elsewhere = true;
+  for (size_t i = 0; i < 3; ++i) {
+    const int id = order[i];
+    const int before = s.reader->owner_reads;
+    auto lease = s.streamed->acquire_layer(s.streamed->desc(id).layer);
+    const uint8_t* p = lease.data(id);
+    ASSERT_EQ(std::memcmp(p, s.mapped_bytes(id).data(), s.streamed->desc(id).size_bytes), 0) << id;
+    // The first tensor is read whole by the caller; the next ones were prefetched and the caller
+    // helped (a tensor of n chunks would take n × 20 ms on the I/O thread alone).
+    EXPECT_GT(s.reader->owner_reads, before) << "tensor " << i;
+  }
+  uint64_t expect = 0;
+  for (size_t i = 0; i < 3; ++i) expect += s.streamed->desc(order[i]).size_bytes;
+  // Every byte counted once, and the prefetch of order[3] may have started.
+  EXPECT_GE(s.streamed->bytes_read(), expect);
+  EXPECT_LE(s.streamed->bytes_read(), expect + s.streamed->desc(order[3]).size_bytes);
+}
+
+TEST(StreamingWeights, AFailedChunkOfAPrefetchIsAnIoErrorAndTheTensorIsReadAgain) {
+  Sources s(64);
+  const std::vector<int> order = s.block_order();
+  s.streamed->set_access_order(order);
+  // Read 1 is the first tensor, whole; reads 2.. are the 64-byte chunks of the prefetch of order[1],
+  // of which the third fails.
+  s.reader->fail_at = 4;
+  {
+    auto lease = s.streamed->acquire_layer(s.streamed->desc(order[0]).layer);
+    lease.data(order[0]);
+  }
+  auto lease = s.streamed->acquire_layer(s.streamed->desc(order[1]).layer);
+  const uint8_t* p = lease.data(order[1]);  // the failed prefetch is discarded and read again whole
+  EXPECT_EQ(std::memcmp(p, s.mapped_bytes(order[1]).data(), s.streamed->desc(order[1]).size_bytes), 0);
+  const int chunks = static_cast<int>((s.streamed->desc(order[1]).size_bytes + 63) / 64);
+  EXPECT_GT(chunks, 3);
+  EXPECT_GE(s.reader->reads, 1 + chunks + 1) << "every chunk claimed, then one whole read again";
+  // A failing read on the caller's own path is an io_error.
+  s.reader->fail = true;
+  try {
+    auto l = s.streamed->acquire_layer(s.streamed->desc(order[8]).layer);
+    l.data(order[8]);
+    FAIL() << "expected an io_error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kIo);
+  }
 }
 
 TEST(StreamingWeights, RowsAreCopiedIntoScratch) {
