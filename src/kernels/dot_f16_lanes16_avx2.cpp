@@ -27,19 +27,18 @@ float dot_f16_lanes16_avx2(const uint16_t* x, const uint16_t* y, int64_t n, int6
     }
     for (; i < n_vec; i += kStep) {  // steps that hold the end of the row and the zero padding
       alignas(32) uint16_t bx[kStep] = {}, by[kStep] = {};
-      for (int64_t k = i; k < n && k < i + kStep; ++k) {
-        bx[k - i] = x[k];
-        by[k - i] = y[k];
-      }
+      const int64_t m = n - i < kStep ? (n > i ? n - i : 0) : kStep;  // real elements in this step
+      std::memcpy(bx, x + i, static_cast<size_t>(m) * sizeof(uint16_t));
+      std::memcpy(by, y + i, static_cast<size_t>(m) * sizeof(uint16_t));
       for (int j = 0; j < 4; ++j) {
         lo[j] = _mm256_fmadd_ps(load(bx + j * kLanes), load(by + j * kLanes), lo[j]);
         hi[j] = _mm256_fmadd_ps(load(bx + j * kLanes + 8), load(by + j * kLanes + 8), hi[j]);
       }
     }
-    alignas(32) float v[kLanes];
-    _mm256_store_ps(v, _mm256_add_ps(_mm256_add_ps(lo[0], lo[2]), _mm256_add_ps(lo[1], lo[3])));
-    _mm256_store_ps(v + 8, _mm256_add_ps(_mm256_add_ps(hi[0], hi[2]), _mm256_add_ps(hi[1], hi[3])));
-    sum = hsum16(v);
+    // hsum16 in registers: its first step adds lanes i and i + 8 (hi + lo), then hsum's order.
+    const __m256 v_lo = _mm256_add_ps(_mm256_add_ps(lo[0], lo[2]), _mm256_add_ps(lo[1], lo[3]));
+    const __m256 v_hi = _mm256_add_ps(_mm256_add_ps(hi[0], hi[2]), _mm256_add_ps(hi[1], hi[3]));
+    sum = hsum(_mm256_add_ps(v_hi, v_lo));
   }
   for (int64_t i = n_vec; i < n; ++i) sum += static_cast<double>(h2f(x[i]) * h2f(y[i]));
   return static_cast<float>(sum);

@@ -380,7 +380,8 @@ void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, 
   const BlockQ4_0* a[8];
   for (int r = 0; r < 8; ++r) a[r] = reinterpret_cast<const BlockQ4_0*>(W + static_cast<size_t>(r) * w_stride);
   const Rows<BlockQ8_0, NT> b(X, x_stride);
-  const __m256i ones8 = _mm256_set1_epi8(1);
+  const __m256i bias8 = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i bias_sum = _mm256_set1_epi32(kQK * 128);
   const __m256i ones16 = _mm256_set1_epi16(1);
   __m256 acc[NT];
   for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
@@ -407,12 +408,12 @@ void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, 
       // Lane r = Σ q·x of row r (exact).
       const __m256i qx = _mm256_add_epi32(_mm256_permute2x128_si256(h0123, h4567, 0x20),
                                           _mm256_permute2x128_si256(h0123, h4567, 0x31));
-      // 8·Σ x in every lane.
-      __m256i xs = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, bq), ones16);
-      xs = _mm256_hadd_epi32(xs, xs);
-      xs = _mm256_hadd_epi32(xs, xs);
-      xs = _mm256_add_epi32(xs, _mm256_permute2x128_si256(xs, xs, 0x01));
-      const __m256i sums = _mm256_sub_epi32(qx, _mm256_slli_epi32(xs, 3));
+      // Σ (x + 128) in every lane (byte sums by sad, no multiplies), then 8·Σ x = 8·(that − 32·128).
+      const __m256i sad = _mm256_sad_epu8(_mm256_xor_si256(bq, bias8), _mm256_setzero_si256());
+      __m256i xs = _mm256_add_epi64(sad, _mm256_shuffle_epi32(sad, _MM_SHUFFLE(1, 0, 3, 2)));
+      xs = _mm256_add_epi64(xs, _mm256_permute2x128_si256(xs, xs, 0x01));
+      xs = _mm256_shuffle_epi32(xs, _MM_SHUFFLE(0, 0, 0, 0));
+      const __m256i sums = _mm256_sub_epi32(qx, _mm256_slli_epi32(_mm256_sub_epi32(xs, bias_sum), 3));
       const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(h2f(b.r[t][i].d)));
       acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), d, acc[t]);
     }

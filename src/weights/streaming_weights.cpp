@@ -43,25 +43,32 @@ void StreamingWeights::load(int id, Slot& slot) {
   bytes_read_.fetch_add(d.size_bytes, std::memory_order_relaxed);
 }
 
-void StreamingWeights::read_chunks(Slot& slot) {
-  const TensorDesc& d = desc(slot.id);
-  const size_t size = static_cast<size_t>(d.size_bytes);
+void StreamingWeights::read_chunks(const ReadJob& job) {
+  Slot& slot = *job.slot;
+  const size_t size = static_cast<size_t>(desc(job.id).size_bytes);
+  const uint64_t base = offsets_[static_cast<size_t>(job.id)];
   for (;;) {
     if (stopping_.load(std::memory_order_relaxed)) return;  // the source is being destroyed
-    const size_t c = slot.next_chunk.fetch_add(1, std::memory_order_relaxed);
-    if (c >= slot.n_chunks) return;
+    uint64_t v = slot.claim.load(std::memory_order_relaxed);
+    size_t c = 0;
+    for (;;) {
+      c = static_cast<size_t>(v & 0xFFFFFFFFu);
+      if (static_cast<uint32_t>(v >> 32) != job.generation || c >= job.n_chunks) return;
+      if (slot.claim.compare_exchange_weak(v, v + 1, std::memory_order_relaxed)) break;
+    }
     const size_t off = c * read_chunk_;
     const size_t len = std::min(read_chunk_, size - off);
     std::exception_ptr err;
     try {
-      reader_->read(offsets_[static_cast<size_t>(slot.id)] + off, {slot.bytes.data() + off, len});
+      reader_->read(base + off, {slot.bytes.data() + off, len});
       bytes_read_.fetch_add(len, std::memory_order_relaxed);
     } catch (...) {
       err = std::current_exception();
     }
+    // The lock also publishes the chunk's bytes to the thread that takes the tensor.
     std::lock_guard<std::mutex> lock(mu_);
     if (err && !slot.error) slot.error = err;
-    if (++slot.chunks_done == slot.n_chunks) {
+    if (slot.generation == job.generation && ++slot.chunks_done == job.n_chunks) {
       pending_slot_ = -1;
       cv_.notify_all();
     }
@@ -70,14 +77,15 @@ void StreamingWeights::read_chunks(Slot& slot) {
 
 void StreamingWeights::io_loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  uint64_t served = 0;  // the read this thread worked on last (another reader may finish it)
+  uint32_t served = 0;  // the read this thread worked on last (another reader may finish it)
   for (;;) {
     cv_.wait(lock, [this, &served] { return stop_ || (pending_slot_ >= 0 && read_generation_ != served); });
     if (stop_) return;
     served = read_generation_;
     Slot& slot = slots_[pending_slot_];
+    const ReadJob job{&slot, slot.generation, slot.id, slot.n_chunks};
     lock.unlock();
-    read_chunks(slot);
+    read_chunks(job);
     lock.lock();
   }
 }
@@ -87,8 +95,9 @@ const uint8_t* StreamingWeights::layer_data(int, int id) {
   // A slot may only be refilled once its read has finished; help with the chunks left meanwhile.
   if (pending_slot_ >= 0) {
     Slot& pending = slots_[pending_slot_];
+    const ReadJob job{&pending, pending.generation, pending.id, pending.n_chunks};
     lock.unlock();
-    read_chunks(pending);
+    read_chunks(job);
     lock.lock();
   }
   cv_.wait(lock, [this] { return pending_slot_ < 0; });
@@ -115,11 +124,11 @@ const uint8_t* StreamingWeights::layer_data(int, int id) {
       other.id = next;
       other.error = nullptr;
       other.n_chunks = (static_cast<size_t>(desc(next).size_bytes) + read_chunk_ - 1) / read_chunk_;
-      other.next_chunk.store(0, std::memory_order_relaxed);
       other.chunks_done = 0;
       if (other.n_chunks > 0) {  // an empty tensor is ready as it is
+        other.generation = ++read_generation_;
+        other.claim.store(static_cast<uint64_t>(other.generation) << 32, std::memory_order_relaxed);
         pending_slot_ = 1 - s;
-        ++read_generation_;
         cv_.notify_all();
       }
     }

@@ -54,17 +54,26 @@ class StreamingWeights final : public WeightSource {
     crypto::LockedBuffer bytes;  // plaintext weights: kept out of core dumps, wiped when freed
     int id = -1;  // tensor held (or being read while pending_slot_ names this slot)
     std::exception_ptr error;
-    // The read in progress while pending_slot_ names this slot: chunks [0, n_chunks) are claimed
-    // through next_chunk by any reader; chunks_done is guarded by mu_.
+    // The read in progress while pending_slot_ names this slot (guarded by mu_, except `claim`).
+    // `claim` packs the read's generation (high 32 bits) and its next unclaimed chunk (low 32 bits),
+    // so a reader still holding an earlier read of this slot can never take a chunk of a later one.
+    uint32_t generation = 0;
     size_t n_chunks = 0;
-    std::atomic<size_t> next_chunk{0};
     size_t chunks_done = 0;
+    std::atomic<uint64_t> claim{0};
+  };
+  // What a reader needs of the read it works on, taken under mu_.
+  struct ReadJob {
+    Slot* slot;
+    uint32_t generation;
+    int id;
+    size_t n_chunks;
   };
 
   void load(int id, Slot& slot);  // synchronous read on the calling thread
-  // Reads unclaimed chunks of the pending slot until none is left; whoever completes the last chunk
-  // ends the read (pending_slot_ = -1) and wakes the waiters.
-  void read_chunks(Slot& slot);
+  // Reads unclaimed chunks of `job` until none is left; whoever completes the last chunk ends the
+  // read (pending_slot_ = -1) and wakes the waiters.
+  void read_chunks(const ReadJob& job);
   void io_loop();
 
   std::vector<uint64_t> offsets_;
@@ -80,7 +89,7 @@ class StreamingWeights final : public WeightSource {
   std::mutex mu_;
   std::condition_variable cv_;
   int pending_slot_ = -1;      // slot the I/O thread should fill, -1 = none
-  uint64_t read_generation_ = 0;  // counts the reads handed to the I/O thread
+  uint32_t read_generation_ = 0;  // counts the reads handed to the I/O thread
   bool stop_ = false;
   std::atomic<bool> stopping_{false};  // read_chunks gives up (destruction)
   std::thread io_;
