@@ -21,6 +21,7 @@ const std::unordered_map<std::string_view, Mapping>& table() {
       {codes::kIo, {400, 2}},
       {codes::kContextLengthExceeded, {400, 2}},
       {codes::kInternal, {500, 1}},
+      {codes::kResourceExhausted, {503, 2}},
       {"invalid_request_error", {400, 2}},
       {"invalid_json", {400, 2}},
       {"unsupported_field", {400, 2}},

@@ -1,5 +1,8 @@
 #include "core/thread_pool.h"
 
+#include "a3s/power/error.h"
+
+#include <exception>
 #include <fstream>
 #include <set>
 #include <string>
@@ -25,10 +28,23 @@ int ThreadPool::physical_cores() {
 
 ThreadPool::ThreadPool(int n_threads) {
   n_threads_ = n_threads > 0 ? n_threads : physical_cores();
-  for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  try {
+    workers_.reserve(static_cast<size_t>(n_threads_ - 1));
+    for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  } catch (const std::exception& e) {
+    // The workers already started must stop before their std::thread objects are destroyed.
+    const size_t started = workers_.size();
+    shutdown();
+    throw Error(codes::kResourceExhausted, "cannot start " + std::to_string(n_threads_ - 1) + " worker threads (" +
+                                               std::to_string(started) + " started): " + e.what());
+  }
 }
 
 ThreadPool::~ThreadPool() {
+  shutdown();
+}
+
+void ThreadPool::shutdown() noexcept {
   {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
@@ -36,6 +52,7 @@ ThreadPool::~ThreadPool() {
   }
   cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
 
 void ThreadPool::do_tasks() {

@@ -18,7 +18,8 @@ namespace a3s::power {
 
 class ThreadPool {
  public:
-  // n_threads includes the calling thread; 0 → number of physical cores (at least 1).
+  // n_threads includes the calling thread; 0 → number of physical cores (at least 1). Throws
+  // Error("resource_exhausted") when the workers cannot be started (those started are stopped).
   explicit ThreadPool(int n_threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -35,6 +36,7 @@ class ThreadPool {
  private:
   void worker_loop();
   void do_tasks();
+  void shutdown() noexcept;  // stops and joins every worker
 
   int n_threads_;
   std::vector<std::thread> workers_;

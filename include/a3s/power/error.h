@@ -31,6 +31,7 @@ inline constexpr const char* kModelNotFound = "model_not_found";
 inline constexpr const char* kIo = "io_error";                         // unreadable file etc.
 inline constexpr const char* kContextLengthExceeded = "context_length_exceeded";
 inline constexpr const char* kInternal = "internal_error";
+inline constexpr const char* kResourceExhausted = "resource_exhausted";  // memory or threads unavailable
 // Encrypted models (docs/encrypted-weights.md).
 inline constexpr const char* kModelKey = "model_key_error";             // key missing, unreadable, malformed
 inline constexpr const char* kModelKeyMismatch = "model_key_mismatch";  // key id differs from the file's
