@@ -106,6 +106,10 @@ void run_bench(const BenchOptions& o) {
       load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt), .integrity = {}});
   const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
   Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
+  // Allocated (untouched) before the tests, so a machine that cannot spare it fails before anything
+  // is measured.
+  std::optional<perf::BandwidthBuffer> bw_buffer;
+  if (o.membw) bw_buffer.emplace(kBandwidthBuffer);
 
   perf::Throughput pp, tg;
   if (o.n_prompt > 0) pp = perf::measure_prefill(ctx, o.n_prompt, o.reps, o.seed);
@@ -114,9 +118,9 @@ void run_bench(const BenchOptions& o) {
   const ModelInfo& info = model->info();
   // After the peak RSS is read: the buffer must not count as the model's memory.
   std::optional<perf::MemoryBandwidth> bw;
-  if (o.membw) {
+  if (bw_buffer) {
     ThreadPool pool(threads);
-    bw = perf::measure_read_bandwidth(pool, kBandwidthBuffer, 5);
+    bw = perf::measure_read_bandwidth(pool, *bw_buffer, 5);
   }
   const perf::MemoryBandwidth* bwp = bw ? &*bw : nullptr;
 

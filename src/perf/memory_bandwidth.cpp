@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "a3s/power/error.h"
@@ -30,16 +32,25 @@ uint64_t sum_words(const uint64_t* p, size_t n) {
 
 }  // namespace
 
-MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, size_t bytes, int reps) {
+BandwidthBuffer::BandwidthBuffer(size_t bytes) {
   if (bytes < kMinBytes) throw Error(codes::kInvalidArgument, "the bandwidth buffer must be at least 64 MiB");
+  n_words_ = bytes / sizeof(uint64_t);
+  words_.reset(new (std::nothrow) uint64_t[n_words_]);
+  if (!words_) {
+    throw Error(codes::kResourceExhausted,
+                "cannot allocate the " + std::to_string(bytes >> 20) + " MiB buffer of the bandwidth measurement");
+  }
+}
+
+MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, BandwidthBuffer& buffer, int reps) {
   if (reps < 1) throw Error(codes::kInvalidArgument, "a benchmark needs at least one repetition");
   const int threads = pool.size();
-  const size_t share = bytes / static_cast<size_t>(threads) / 4096 * 4096;
+  const size_t share = buffer.bytes() / static_cast<size_t>(threads) / 4096 * 4096;
   const size_t words = share / sizeof(uint64_t);
-  std::unique_ptr<uint64_t[]> buffer(new uint64_t[words * static_cast<size_t>(threads)]);
+  uint64_t* base = buffer.words();
   // Written by the threads that will read it (first touch places pages near them).
   pool.run(threads, [&](int t, int) {
-    uint64_t* p = buffer.get() + static_cast<size_t>(t) * words;
+    uint64_t* p = base + static_cast<size_t>(t) * words;
     for (size_t i = 0; i < words; ++i) p[i] = i * 0x9E3779B97F4A7C15ull;
   });
   std::vector<uint64_t> sums(static_cast<size_t>(threads));
@@ -47,7 +58,7 @@ MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, size_t bytes, int reps)
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     pool.run(threads, [&](int t, int) {
-      sums[static_cast<size_t>(t)] = sum_words(buffer.get() + static_cast<size_t>(t) * words, words);
+      sums[static_cast<size_t>(t)] = sum_words(base + static_cast<size_t>(t) * words, words);
     });
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > 0) best = std::max(best, static_cast<double>(share) * threads / s);

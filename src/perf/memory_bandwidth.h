@@ -3,26 +3,44 @@
 // can be read as a fraction of what this machine's memory can deliver (the decode ceiling is
 // bandwidth ÷ model bytes).
 //
-// Method: a buffer of `bytes` (rounded down to a multiple of 4 KiB × threads; at least 64 MiB so it
-// cannot stay in cache) is written once, then each repetition has every thread of `pool` sum its own
+// Method: the buffer (at least 64 MiB, so it cannot stay in cache; each thread's share rounded down to
+// whole 4 KiB pages) is written once, then each repetition has every thread of `pool` sum its own
 // contiguous share with 8-byte loads. The figure is the best repetition's bytes ÷ seconds, so a
 // disturbance by another process lowers single repetitions, not the result.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 
 #include "core/thread_pool.h"
 
 namespace a3s::power::perf {
 
+// The memory the measurement reads. It is allocated before anything else is measured, so a machine
+// that cannot spare it fails at once, and it is not touched until the measurement (untouched pages do
+// not count in the process's resident set).
+class BandwidthBuffer {
+ public:
+  // Throws Error("invalid_argument") for bytes < 64 MiB and Error("resource_exhausted") when the
+  // memory cannot be allocated.
+  explicit BandwidthBuffer(size_t bytes);
+  size_t bytes() const { return n_words_ * sizeof(uint64_t); }
+  uint64_t* words() { return words_.get(); }
+  size_t n_words() const { return n_words_; }
+
+ private:
+  std::unique_ptr<uint64_t[]> words_;
+  size_t n_words_ = 0;
+};
+
 struct MemoryBandwidth {
-  size_t buffer_bytes = 0;
+  size_t buffer_bytes = 0;  // bytes read per repetition
   int threads = 0;
   double bytes_per_s = 0;  // best repetition
 };
 
-// Throws Error("invalid_argument") for bytes < 64 MiB or reps < 1; std::bad_alloc when the buffer
-// cannot be allocated.
-MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, size_t bytes, int reps);
+// Throws Error("invalid_argument") for reps < 1.
+MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, BandwidthBuffer& buffer, int reps);
 
 }  // namespace a3s::power::perf

@@ -37,7 +37,8 @@ TEST(Throughput, MeasuresEveryRepetitionAndLeavesTheContextEmpty) {
 TEST(MemoryBandwidth, ReadsEveryThreadsShareAndReportsTheBest) {
   ThreadPool pool(2);
   const size_t bytes = (size_t{64} << 20) + 12345;
-  const MemoryBandwidth bw = measure_read_bandwidth(pool, bytes, 2);
+  BandwidthBuffer buffer(bytes);
+  const MemoryBandwidth bw = measure_read_bandwidth(pool, buffer, 2);
   EXPECT_EQ(bw.threads, 2);
   // Whole 4 KiB pages per thread, never more than asked.
   EXPECT_EQ(bw.buffer_bytes % (2 * 4096), 0u);
@@ -46,10 +47,18 @@ TEST(MemoryBandwidth, ReadsEveryThreadsShareAndReportsTheBest) {
   EXPECT_GT(bw.bytes_per_s, 0.0);
 }
 
-TEST(MemoryBandwidth, RejectsBuffersThatFitInCacheAndZeroRepetitions) {
+TEST(MemoryBandwidth, RejectsBuffersThatFitInCacheZeroRepetitionsAndImpossibleSizes) {
   ThreadPool pool(1);
-  EXPECT_THROW(measure_read_bandwidth(pool, size_t{1} << 20, 1), Error);
-  EXPECT_THROW(measure_read_bandwidth(pool, size_t{64} << 20, 0), Error);
+  EXPECT_THROW(BandwidthBuffer(size_t{1} << 20), Error);
+  BandwidthBuffer buffer(size_t{64} << 20);
+  EXPECT_THROW(measure_read_bandwidth(pool, buffer, 0), Error);
+  try {
+    BandwidthBuffer impossible(size_t{1} << 62);
+    FAIL() << "expected resource_exhausted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kResourceExhausted);
+    EXPECT_NE(std::string(e.what()).find("bandwidth"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Throughput, RejectsBadArguments) {
