@@ -50,13 +50,15 @@ MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>
       fixed(WeightsMode::Resident, opts.n_batch) + per_position * kMinCtx > budget)
     p.weights = WeightsMode::Stream;
   const bool stream = p.weights == WeightsMode::Stream;
-  if (stream && budget > 0) {
-    // Largest power-of-two batch (≤ the requested one) whose buffers take at most 1/8 of the budget.
+  // Streaming under a budget: the largest power-of-two batch (≤ the requested one) whose buffers take
+  // at most 1/8 of the budget.
+  auto stream_batch = [&](uint64_t b_budget) {
     const uint64_t per_token = activation_bytes_per_token(hp, true);
     int b = 1;
-    while (b * 2 <= opts.n_batch && static_cast<uint64_t>(b) * 2 * per_token <= budget / 8) b *= 2;
-    p.n_batch = std::min(b, opts.n_batch);
-  }
+    while (b * 2 <= opts.n_batch && static_cast<uint64_t>(b) * 2 * per_token <= b_budget / 8) b *= 2;
+    return std::min(b, opts.n_batch);
+  };
+  if (stream && budget > 0) p.n_batch = stream_batch(budget);
   p.weight_bytes = stream ? streamed : all;
   p.activation_bytes = static_cast<uint64_t>(p.n_batch) * activation_bytes_per_token(hp, stream);
   p.bytes_per_position = per_position;
@@ -64,9 +66,19 @@ MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>
 
   const uint64_t need = fixed(p.weights, p.n_batch);
   if (need + per_position * kMinCtx > budget) {
+    // The smallest budget that works: with streaming a larger budget also allows a larger batch, so
+    // grow the candidate until the batch it allows fits in it (the batch only doubles a few times).
+    uint64_t least = need + per_position * kMinCtx;
+    for (uint64_t b = 0; stream && b != least;) {
+      b = least;
+      least = std::max(b, fixed(p.weights, stream_batch(b)) + per_position * kMinCtx);
+    }
+    // Whole MiB, as printed: a budget of the printed size must work.
+    least = (least + kMiB - 1) / kMiB * kMiB;
+    while (stream && fixed(p.weights, stream_batch(least)) + per_position * kMinCtx > least) least += kMiB;
     throw Error(codes::kInvalidArgument,
                 "memory budget " + mib(budget) + " is too small for this model with --weights " +
-                    std::string(to_string(p.weights)) + " (needs at least " + mib(need + per_position * kMinCtx) +
+                    std::string(to_string(p.weights)) + " (needs at least " + mib(least) +
                     (stream ? "" : "; try --weights stream") + ")");
   }
   const uint64_t positions = (budget - need) / per_position;

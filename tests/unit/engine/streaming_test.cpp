@@ -249,6 +249,49 @@ TEST(MemoryBudget, CapsTheContextAndPicksStreaming) {
   EXPECT_EQ(none->info().weights, WeightsMode::Resident);
 }
 
+TEST(MemoryBudget, TheBudgetNamedAsTheLeastNeededWorks) {
+  // A 1024-wide shape over stories260K's tensors: a larger budget allows a larger streaming batch,
+  // so the least budget is not the need at the batch a tiny budget gets.
+  auto file = gguf::File::open(testing::model_path("stories260K"));
+  const auto descs = weights::tensor_descs(*file);
+  int output = -1, embd = -1;
+  for (size_t i = 0; i < descs.size(); ++i) {
+    if (descs[i].name == "output.weight") output = static_cast<int>(i);
+    if (descs[i].name == "token_embd.weight") embd = static_cast<int>(i);
+  }
+  if (output < 0) output = embd;
+  ASSERT_GE(embd, 0);
+  engine::HParams hp;
+  hp.n_vocab = 512;
+  hp.n_embd = 1024;
+  hp.n_layer = 2;
+  hp.n_ff = 2816;
+  hp.n_head = 8;
+  hp.n_head_kv = 8;
+  hp.head_dim = 128;
+  ModelOptions opts;
+  opts.weights = WeightsMode::Stream;
+  const uint64_t baseline = 20ull << 20;
+  for (uint64_t tiny : {1ull << 20, 21ull << 20, 24ull << 20}) {
+    opts.memory_budget = tiny;
+    std::string what;
+    try {
+      engine::plan_memory(hp, descs, output, embd, opts, 2, baseline);
+      continue;  // this one fits: nothing to check
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    const size_t at = what.find("needs at least ");
+    ASSERT_NE(at, std::string::npos) << what;
+    const uint64_t least_mib = std::stoull(what.substr(at + 15));
+    opts.memory_budget = least_mib << 20;
+    EXPECT_NO_THROW(engine::plan_memory(hp, descs, output, embd, opts, 2, baseline)) << what;
+    opts.memory_budget = (least_mib - 1) << 20;
+    EXPECT_THROW(engine::plan_memory(hp, descs, output, embd, opts, 2, baseline), Error)
+        << "one MiB less must not work: " << what;
+  }
+}
+
 TEST(MemoryBudget, GenerationEndsAtTheBudgetedContext) {
   const std::string path = testing::model_path("stories260K");
   auto m = Model::load(path, {.n_threads = 1, .weights = WeightsMode::Stream, .memory_budget = 64ull << 20});
