@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "a3s/power/error.h"
 
@@ -35,11 +35,19 @@ uint64_t sum_words(const uint64_t* p, size_t n) {
 BandwidthBuffer::BandwidthBuffer(size_t bytes) {
   if (bytes < kMinBytes) throw Error(codes::kInvalidArgument, "the bandwidth buffer must be at least 64 MiB");
   n_words_ = bytes / sizeof(uint64_t);
-  words_.reset(new (std::nothrow) uint64_t[n_words_]);
-  if (!words_) {
+  // mmap, not new[]: pages stay unallocated until touched, and a size the machine cannot give is a
+  // failed call, not an allocator abort.
+  void* p = mmap(nullptr, n_words_ * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    n_words_ = 0;
     throw Error(codes::kResourceExhausted,
                 "cannot allocate the " + std::to_string(bytes >> 20) + " MiB buffer of the bandwidth measurement");
   }
+  words_ = static_cast<uint64_t*>(p);
+}
+
+BandwidthBuffer::~BandwidthBuffer() {
+  if (words_ != nullptr) munmap(words_, n_words_ * sizeof(uint64_t));
 }
 
 MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, BandwidthBuffer& buffer, int reps) {

@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "core/thread_pool.h"
 
@@ -23,14 +22,17 @@ namespace a3s::power::perf {
 class BandwidthBuffer {
  public:
   // Throws Error("invalid_argument") for bytes < 64 MiB and Error("resource_exhausted") when the
-  // memory cannot be allocated.
+  // memory cannot be mapped.
   explicit BandwidthBuffer(size_t bytes);
+  ~BandwidthBuffer();
+  BandwidthBuffer(const BandwidthBuffer&) = delete;
+  BandwidthBuffer& operator=(const BandwidthBuffer&) = delete;
   size_t bytes() const { return n_words_ * sizeof(uint64_t); }
-  uint64_t* words() { return words_.get(); }
+  uint64_t* words() { return words_; }
   size_t n_words() const { return n_words_; }
 
  private:
-  std::unique_ptr<uint64_t[]> words_;
+  uint64_t* words_ = nullptr;  // an anonymous private mapping
   size_t n_words_ = 0;
 };
 
