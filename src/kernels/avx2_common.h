@@ -90,20 +90,24 @@ inline __m256i dot_i8_i8(__m256i a, __m256i b) {
   return dot_u8_i8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
 }
 
-// Unpacks the eight 6-bit scales and eight 6-bit mins of a Q4_K / Q5_K block (12 bytes) with
-// word-wide bit operations: bytes 0-3 hold scales 0-3 (+ high bits of scales 4-7), bytes 4-7 mins 0-3
-// (+ high bits of mins 4-7), bytes 8-11 the low nibbles of scales and mins 4-7. Returns the scales as
-// int16 in both 128-bit lanes (for bcast16) and stores the mins as int16 in *mins16.
+// Unpacks the eight 6-bit scales and eight 6-bit mins of a Q4_K / Q5_K block (12 bytes): bytes 0-3
+// hold scales 0-3 (+ the high bits of scales 4-7 in bits 6-7), bytes 4-7 mins 0-3 (+ the high bits of
+// mins 4-7), bytes 8-11 the low nibbles of scales 4-7 and, above them, of mins 4-7. Reads 16 bytes
+// from s: in every K block the scales are followed by at least 4 more bytes of the block. Returns
+// the scales as int16 in both 128-bit lanes (for bcast16) and stores the mins as int16 in *mins16.
 inline __m256i k4_scales(const uint8_t* s, __m128i* mins16) {
-  uint32_t w[3];
-  std::memcpy(w, s, 12);
-  const uint32_t low6 = 0x3F3F3F3Fu, low4 = 0x0F0F0F0Fu, low2 = 0x03030303u;
-  const __m128i v = _mm_set_epi32(static_cast<int>(((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)),
-                                  static_cast<int>(w[1] & low6),
-                                  static_cast<int>((w[2] & low4) | (((w[0] >> 6) & low2) << 4)),
-                                  static_cast<int>(w[0] & low6));
-  *mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
-  return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(v));
+  const __m128i v = load128(s);
+  // Dwords: bytes 0-3, 8-11, 4-7, 8-11 (the low bits of scales 0-3, 4-7, mins 0-3, 4-7) ...
+  const __m128i lo_src = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+  // ... and 0, bytes 0-3, 0, bytes 4-7 (the high bits of scales 4-7 and mins 4-7).
+  const __m128i hi_src = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(lo_src, _mm_setr_epi32(0, 0, 0, 4)),
+                                    _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+  // (b >> 6) << 4 of every byte b.
+  const __m128i high = _mm_and_si128(_mm_srli_epi32(hi_src, 2), _mm_set1_epi8(0x30));
+  const __m128i codes = _mm_or_si128(low, high);  // scales 0-7 in bytes 0-7, mins 0-7 in bytes 8-15
+  *mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(codes, 8));
+  return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(codes));
 }
 
 // Σ_j mins16[j] · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q8_K block.

@@ -190,7 +190,7 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   const auto* a = static_cast<const BlockQ6_K*>(w);
   const Rows<BlockQ8_K, NT> b(x, xs);
   const __m256i m4 = _mm256_set1_epi8(0x0F);
-  const __m256i m3 = _mm256_set1_epi8(3);
+  const __m256i m30 = _mm256_set1_epi8(0x30);
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
@@ -205,14 +205,14 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
       const __m256i l0 = load256(a[i].ql + 64 * half);
       const __m256i l1 = load256(a[i].ql + 64 * half + 32);
       const __m256i h = load256(a[i].qh + 32 * half);
+      // The two high bits of each quant, already in bits 4-5 (a 16-bit shift moves no bit of one byte
+      // into bits 4-5 of another).
       const __m256i q[4] = {
-          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(h, m3), 4)),
-          _mm256_or_si256(_mm256_and_si256(l1, m4),
-                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m3), 4)),
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 4), m3), 4)),
+          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m30)),
+          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(h, 2), m30)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(h, m30)),
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 6), m3), 4))};
+                          _mm256_and_si256(_mm256_srli_epi16(h, 2), m30))};
       for (int p = 0; p < 4; ++p) {
         const __m256i s = pair16(sc_half[half], p);
         for (int t = 0; t < NT; ++t) {
@@ -223,7 +223,9 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     }
     const float da = h2f(a[i].d);
     for (int t = 0; t < NT; ++t) {
-      const int total = hsum_i32(isum[t]) - 32 * scaled_bsums(sc_vec, b.r[t][i].bsums);
+      // Σ q·x − 32·Σ scale·bsum, reduced once (the integers are exact in any order).
+      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(sc_vec, load256(b.r[t][i].bsums)), 5);
+      const int total = hsum_i32(_mm256_sub_epi32(isum[t], bias));
       sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
     }
   }
