@@ -1,6 +1,6 @@
 // Tiled, threaded matrix multiply Y = X_act · Wᵀ over quantized weights.
 //
-// The rows of W are split into contiguous chunks, one task each (a few tasks per thread for load
+// The rows of W are split into contiguous chunks, one task each (several tasks per thread for load
 // balance). Inside a chunk, tokens are processed in tiles of kTokenTile and rows in blocks of
 // kRowBlock: the block's weight rows stay in L1/L2 while they meet every token of the tile, and the
 // activation tile stays in L2 across the chunk's row blocks. The ISA's tile kernel (or a loop over
@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kRowBlock = 16;   // weight rows per tile call
 constexpr int kTokenTile = 32;  // tokens per tile call
+constexpr int kDecodeTokens = 4;  // at most this many tokens: a matrix-vector product (decode)
 
 struct MatmulCtx {
   VecDotFn dot;
@@ -95,9 +96,12 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
     for (int64_t t = 0; t < n_tokens; ++t) std::fill(Y + t * y_stride, Y + t * y_stride + n_rows, 0.0f);
     return;
   }
-  // Enough tasks to balance the threads, each a whole number of row blocks (at least one).
+  // Enough tasks to balance the threads, each a whole number of row blocks (at least one). A thread
+  // that finishes early waits for the others' last task, so decode, which streams the weights once,
+  // takes small tasks; prefill takes larger ones, whose row blocks share the activation tile in L2.
   const int64_t n_blocks = (n_rows + kRowBlock - 1) / kRowBlock;
-  const int64_t want_tasks = pool.size() <= 1 ? 1 : std::min<int64_t>(n_blocks, 4 * pool.size());
+  const int per_thread = n_tokens <= kDecodeTokens ? 16 : 4;
+  const int64_t want_tasks = pool.size() <= 1 ? 1 : std::min<int64_t>(n_blocks, per_thread * pool.size());
   const int64_t blocks_per_task = (n_blocks + want_tasks - 1) / want_tasks;
   c.rows_per_task = blocks_per_task * kRowBlock;
   const int n_tasks = static_cast<int>((n_rows + c.rows_per_task - 1) / c.rows_per_task);
