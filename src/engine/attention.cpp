@@ -9,18 +9,6 @@
 #include "kernels/kernels.h"
 
 namespace a3s::power::engine {
-namespace {
-
-// K rows requested ahead of the one being scored. A head's K rows lie n_embd_kv · 2 bytes apart (a
-// page or more in large models), where the hardware prefetcher does not follow, so without this every
-// row is a cache miss waited for in turn. (A head's V columns are read in address order.)
-constexpr int kPrefetchRows = 4;
-
-void prefetch_bytes(const void* p, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o);
-}
-
-}  // namespace
 
 Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
     : n_head_(hp.n_head),
@@ -52,19 +40,15 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
       const int g = h / n_gqa;
       const float* qrow = q + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       kernels::fp32_to_fp16_row(qrow, qh, head_dim_);
-      const size_t k_off = static_cast<size_t>(g) * head_dim_;
-      const size_t row_bytes = static_cast<size_t>(head_dim_) * sizeof(uint16_t);
-      for (int j = 0; j < std::min(kPrefetchRows, n_kv); ++j) prefetch_bytes(kv.k_row(il, j) + k_off, row_bytes);
-      for (int j = 0; j < n_kv; ++j) {
-        if (j + kPrefetchRows < n_kv) prefetch_bytes(kv.k_row(il, j + kPrefetchRows) + k_off, row_bytes);
-        s[j] = kernels::dot_f16_lanes16(kv.k_row(il, j) + k_off, qh, head_dim_, head_dim_);
-      }
+      // K rows of the head's positions lie n_embd_kv apart; V columns one capacity apart.
+      kernels::dot_f16_lanes16_rows(kv.k_row(il, 0) + static_cast<size_t>(g) * head_dim_, kv.n_embd_kv(), n_kv,
+                                    qh, head_dim_, head_dim_, s);
       softmax_scaled(s, n_kv, scale_);
       kernels::fp32_to_fp16_row(s, p16, n_kv);
       float* o = out + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       const int64_t n_kv_padded = (n_kv + kKvPad - 1) / kKvPad * kKvPad;
-      for (int d = 0; d < head_dim_; ++d)
-        o[d] = kernels::dot_f16_lanes16(kv.v_col(il, g * head_dim_ + d), p16, n_kv, n_kv_padded);
+      kernels::dot_f16_lanes16_rows(kv.v_col(il, g * head_dim_), kv.v_col_stride(il), head_dim_, p16, n_kv,
+                                    n_kv_padded, o);
     }
   };
   pool.run(n_tasks, std::ref(body));

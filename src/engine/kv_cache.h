@@ -50,6 +50,9 @@ class KvCache {
     return v_[static_cast<size_t>(il)].data() + static_cast<size_t>(dim) * layer_cap_[static_cast<size_t>(il)];
   }
 
+  // Elements between consecutive V columns of layer il (its capacity).
+  int64_t v_col_stride(int il) const { return layer_cap_[static_cast<size_t>(il)]; }
+
   // Zeroes every allocated entry (crypto::wipe: not elided).
   void clear();
 

@@ -33,14 +33,26 @@ float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, in
   return static_cast<float>(sum);
 }
 
+void dot_f16_lanes16_rows_scalar(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y,
+                                 int64_t n, int64_t n_padded, float* out) {
+  for (int64_t r = 0; r < n_rows; ++r) out[r] = dot_f16_lanes16_scalar(x + r * x_stride, y, n, n_padded);
+}
+
 }  // namespace
 
 void install_scalar_dot_f16_lanes16(KernelTable& t) {
   t.dot_f16_lanes16 = dot_f16_lanes16_scalar;
+  t.dot_f16_lanes16_rows = dot_f16_lanes16_rows_scalar;
 }
 
 float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
   return active_table().dot_f16_lanes16(x, y, n, n_padded < n ? n : n_padded);
+}
+
+void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y, int64_t n,
+                          int64_t n_padded, float* out) {
+  if (n_rows <= 0) return;
+  active_table().dot_f16_lanes16_rows(x, x_stride, n_rows, y, n, n_padded < n ? n : n_padded, out);
 }
 
 }  // namespace a3s::power::kernels

@@ -70,6 +70,12 @@ void exp_row(const float* x, float* y, int64_t n);
 // positions). Used by attention for K·q and V·p. The same bits on every ISA.
 float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded);
 
+// out[r] = dot_f16_lanes16(x + r·x_stride, y, n, n_padded) for r in [0, n_rows), bit for bit: one
+// F16 vector against n_rows rows x_stride elements apart (attention: a query against the K rows of
+// its positions, or the probabilities against V columns). The rows are read ahead of use.
+void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y, int64_t n,
+                          int64_t n_padded, float* out);
+
 // ---------------------------------------------------------------------------------------------------
 // Types.
 
