@@ -3,17 +3,17 @@
 // Markdown table or one JSON object:
 //   {"model","type","threads","pp":{"n_tokens","tokens_per_s","stddev"},
 //    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
-// A test given 0 tokens is skipped (its JSON member is null). With --membw the memory read bandwidth
-// is measured after the tests (perf/memory_bandwidth.h) and tg is also given as a fraction of the
-// decode ceiling, bandwidth ÷ model file size ("membw": {"bytes_per_s", "decode_ceiling_tokens_per_s",
-// "tg_fraction"}; null without --membw).
+// A test given 0 tokens is skipped (its JSON member is null); with --membw both may be skipped. With --membw
+// the memory read bandwidth is measured after the tests (perf/memory_bandwidth.h) and tg is also given as a
+// fraction of the decode ceiling, bandwidth ÷ model file size ("membw": {"bytes_per_s",
+// "decode_ceiling_tokens_per_s", "tg_fraction"}; null without --membw).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
@@ -69,43 +69,53 @@ nlohmann::json to_json(const perf::MemoryBandwidth* bw, const ModelInfo& info, c
           {"tg_fraction", tg.n_tokens > 0 && ceiling > 0 ? nlohmann::json(tg.mean() / ceiling) : nullptr}};
 }
 
-void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp, const perf::Throughput& tg,
-                    uint64_t peak_rss, const perf::MemoryBandwidth* bw) {
+void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp,
+                    const perf::Throughput& tg, uint64_t peak_rss, const perf::MemoryBandwidth* bw) {
   const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
   const bool stream = info.weights == WeightsMode::Stream;
-  std::printf("| model | type | size | params | isa | threads | weights | test | t/s |%s\n",
-              stream ? " read MiB/token | read GB/s |" : "");
-  std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: |%s\n", stream ? " ---: | ---: |" : "");
-  for (const perf::Throughput* t : {&pp, &tg}) {
-    if (t->n_tokens == 0) continue;
-    std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s | %s%d | %.2f ± %.2f |", info.name.c_str(),
-                info.file_type.c_str(), mib, static_cast<double>(info.n_params) / 1e9,
-                kernels::isa_name(kernels::active_isa()), threads, std::string(to_string(info.weights)).c_str(),
-                t == &pp ? "pp" : "tg", t->n_tokens, t->mean(), t->stddev());
-    if (stream) std::printf(" %.2f | %.2f |", t->bytes_per_token() / (1024.0 * 1024.0), t->read_bandwidth() / 1e9);
+  if (pp.n_tokens > 0 || tg.n_tokens > 0) {
+    std::printf("| model | type | size | params | isa | threads | weights | test | t/s |%s\n",
+                stream ? " read MiB/token | read GB/s |" : "");
+    std::printf("| --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: |%s\n",
+                stream ? " ---: | ---: |" : "");
+    for (const perf::Throughput* t : {&pp, &tg}) {
+      if (t->n_tokens == 0) continue;
+      std::printf("| %s | %s | %.2f MiB | %.2f B | %s | %d | %s | %s%d | %.2f ± %.2f |", info.name.c_str(),
+                  info.file_type.c_str(), mib, static_cast<double>(info.n_params) / 1e9,
+                  kernels::isa_name(kernels::active_isa()), threads,
+                  std::string(to_string(info.weights)).c_str(), t == &pp ? "pp" : "tg", t->n_tokens,
+                  t->mean(), t->stddev());
+      if (stream)
+        std::printf(" %.2f | %.2f |", t->bytes_per_token() / (1024.0 * 1024.0), t->read_bandwidth() / 1e9);
+      std::printf("\n");
+    }
     std::printf("\n");
   }
-  std::printf("\npeak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
+  std::printf("peak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
   if (bw == nullptr) return;
   const double ceiling = decode_ceiling(*bw, info);
-  std::printf("memory read bandwidth: %.2f GB/s (%d threads, %.0f MiB buffer); decode ceiling: %.2f t/s", bw->bytes_per_s / 1e9,
-              bw->threads, static_cast<double>(bw->buffer_bytes) / (1024.0 * 1024.0), ceiling);
+  std::printf("memory read bandwidth: %.2f GB/s (%d threads, %.0f MiB buffer); decode ceiling: %.2f t/s",
+              bw->bytes_per_s / 1e9, bw->threads, static_cast<double>(bw->buffer_bytes) / (1024.0 * 1024.0),
+              ceiling);
   if (tg.n_tokens > 0 && ceiling > 0) std::printf("; tg at %.0f %% of it", 100.0 * tg.mean() / ceiling);
   std::printf("\n");
 }
 
 void run_bench(const BenchOptions& o) {
   if (o.n_prompt < 0 || o.n_gen < 0) throw Error(codes::kInvalidArgument, "-p and -n must not be negative");
-  if (o.n_prompt == 0 && o.n_gen == 0) throw Error(codes::kInvalidArgument, "-p and -n are both 0: nothing to measure");
-  if (o.n_prompt > 1 << 20 || o.n_gen > 1 << 20) throw Error(codes::kInvalidArgument, "-p and -n must be at most 1048576");
+  if (o.n_prompt == 0 && o.n_gen == 0 && !o.membw)
+    throw Error(codes::kInvalidArgument, "-p and -n are both 0 and no --membw: nothing to measure");
+  if (o.n_prompt > 1 << 20 || o.n_gen > 1 << 20)
+    throw Error(codes::kInvalidArgument, "-p and -n must be at most 1048576");
   if (o.reps < 1 || o.reps > 1000) throw Error(codes::kInvalidArgument, "-r must be in 1..1000");
-  if (o.batch_size < 1 || o.batch_size > 1 << 16) throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
+  if (o.batch_size < 1 || o.batch_size > 1 << 16)
+    throw Error(codes::kInvalidArgument, "--batch-size must be in 1..65536");
   ModelOptions mo = model_options(o.model_flags);
   mo.n_batch = o.batch_size;
   std::shared_ptr<Model> model =
       load_model(o.model, LoadOptions{.model = mo, .decrypt = decrypt_options(o.decrypt), .integrity = {}});
   const int threads = mo.n_threads > 0 ? mo.n_threads : ThreadPool::physical_cores();
-  Context ctx(model, ContextOptions{.n_ctx = o.n_prompt + o.n_gen});
+  Context ctx(model, ContextOptions{.n_ctx = std::max(1, o.n_prompt + o.n_gen)});
   // Allocated (untouched) before the tests, so a machine that cannot spare it fails before anything
   // is measured.
   std::optional<perf::BandwidthBuffer> bw_buffer;
@@ -148,19 +158,24 @@ void run_bench(const BenchOptions& o) {
 
 const Registrar kRegisterBench("bench", 25, [](CLI::App& root) {
   auto o = std::make_shared<BenchOptions>();
-  CLI::App* sub = root.add_subcommand("bench", "Measure prompt-processing and generation speed (like llama-bench)");
+  CLI::App* sub =
+      root.add_subcommand("bench", "Measure prompt-processing and generation speed (like llama-bench)");
   sub->add_option("--model,-m", o->model, "Path to a GGUF model file")->required();
-  sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")->capture_default_str();
+  sub->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens of the pp test (0: skip)")
+      ->capture_default_str();
   sub->add_option("-n,--n-gen", o->n_gen, "Generated tokens of the tg test (0: skip)")->capture_default_str();
   add_model_flags(sub, o->model_flags);
   add_decrypt_flags(sub, o->decrypt);
   sub->add_option("-r,--repetitions", o->reps, "Measured repetitions of each test")->capture_default_str();
   sub->add_option("-b,--batch-size", o->batch_size, "Prefill batch size (tokens)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random tokens")->capture_default_str();
-  sub->add_flag("--membw", o->membw,
-               "Also measure the memory read bandwidth (1 GiB buffer) and give tg as a fraction of the decode "
-               "ceiling, bandwidth / model size");
-  sub->add_option("--format,-o", o->format, "Output format")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+  sub->add_flag(
+      "--membw", o->membw,
+      "Also measure the memory read bandwidth (1 GiB buffer) and give tg as a fraction of the decode "
+      "ceiling, bandwidth / model size");
+  sub->add_option("--format,-o", o->format, "Output format")
+      ->check(CLI::IsMember({"md", "json"}))
+      ->capture_default_str();
   sub->callback([o] { run_bench(*o); });
 });
 

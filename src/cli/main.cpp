@@ -1,12 +1,14 @@
 // a3s-power: the command-line entry point. Subcommands live in cmd_*.cpp (see command.h).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include "a3s/power/error.h"
 #include "cli/command.h"
+#include "kernels/kernels.h"
 
 namespace a3s::power::cli {
 std::vector<CommandSpec>& command_registry() {
@@ -23,6 +25,8 @@ int main(int argc, char** argv) {
   auto specs = cli::command_registry();
   std::sort(specs.begin(), specs.end(), [](auto& a, auto& b) { return a.order < b.order; });
   for (auto& s : specs) s.setup(app);
+  if (const auto warning = kernels::isa_environment_warning(std::getenv("A3S_POWER_ISA")))
+    std::fprintf(stderr, "warning: %s\n", warning->c_str());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

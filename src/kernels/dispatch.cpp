@@ -129,6 +129,20 @@ Isa isa_for_environment(const char* value) {
   return best_isa();
 }
 
+std::optional<std::string> isa_environment_warning(const char* value) {
+  if (value == nullptr || *value == '\0' || std::string_view(value) == "auto") return std::nullopt;
+  const auto forced = parse_isa(value);
+  if (forced && isa_supported(*forced)) return std::nullopt;
+  std::string shown = std::string(value).substr(0, 32);
+  for (char& c : shown) {
+    if (c < 0x20 || c > 0x7E) c = '?';
+  }
+  const std::string quoted = "A3S_POWER_ISA=\"" + shown + "\"";
+  const std::string fallback = std::string("; using ") + isa_name(best_isa());
+  if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2)" + fallback;
+  return quoted + " is not supported by this CPU" + fallback;
+}
+
 Isa active_isa() {
   return active().isa.load(std::memory_order_relaxed);
 }

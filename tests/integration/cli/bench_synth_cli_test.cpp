@@ -104,6 +104,30 @@ TEST(CliBench, JsonHasTheLlamaBenchFields) {
   EXPECT_GT(j["peak_rss_bytes"].get<uint64_t>(), 1u << 20);
 }
 
+TEST(CliBench, AnIsaNameTheEnvironmentGetsWrongIsAWarningAndTheBestPathRuns) {
+  ::setenv("A3S_POWER_ISA", "AVX-2", 1);
+  CliRun r = run({"bench", "--model", kStories, "-p", "4", "-n", "0", "-r", "1", "-o", "json"});
+  ::unsetenv("A3S_POWER_ISA");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.err, "warning: A3S_POWER_ISA=\"AVX-2\" is not an instruction set (auto, scalar, avx2); using " +
+                       j["isa"].get<std::string>() + "\n");
+}
+
+TEST(CliBench, MembwAloneMeasuresTheBandwidthOnly) {
+  CliRun r = run({"bench", "--model", kStories, "-p", "0", "-n", "0", "-r", "1", "--membw", "-o", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["pp"].is_null());
+  EXPECT_TRUE(j["tg"].is_null());
+  EXPECT_GT(j["membw"]["bytes_per_s"].get<double>(), 0.0);
+  EXPECT_TRUE(j["membw"]["tg_fraction"].is_null());
+
+  CliRun none = run({"bench", "--model", kStories, "-p", "0", "-n", "0"});
+  expect_one_line_error(none, 2);
+  EXPECT_NE(none.err.find("nothing to measure"), std::string::npos) << none.err;
+}
+
 TEST(CliBench, MarkdownTableAndSkippedTest) {
   CliRun r = run({"bench", "--model", kStories, "-p", "8", "-n", "0", "-r", "1"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -46,6 +46,22 @@ TEST(Dispatch, EnvironmentValueSelection) {
 }
 
 #if defined(__x86_64__)
+TEST(Dispatch, AnEnvironmentValueThatIsNotTakenGetsAWarning) {
+  EXPECT_FALSE(isa_environment_warning(nullptr));
+  EXPECT_FALSE(isa_environment_warning(""));
+  EXPECT_FALSE(isa_environment_warning("auto"));
+  EXPECT_FALSE(isa_environment_warning("scalar"));
+  EXPECT_EQ(isa_environment_warning("avx2").has_value(), !isa_supported(Isa::Avx2));
+  const auto upper = isa_environment_warning("AVX2");
+  ASSERT_TRUE(upper);
+  EXPECT_EQ(*upper, std::string("A3S_POWER_ISA=\"AVX2\" is not an instruction set (auto, scalar, avx2); using ") +
+                        isa_name(best_isa()));
+  const auto odd = isa_environment_warning("a\nb\x1b[31m0123456789012345678901234567890123456789");
+  ASSERT_TRUE(odd);
+  EXPECT_NE(odd->find("\"a?b?[31m012345678901234567890123\""), std::string::npos) << *odd;
+  EXPECT_EQ(odd->find('\n'), std::string::npos);
+}
+
 TEST(Dispatch, Avx2DetectedOnThisCpu) {
   __builtin_cpu_init();
   const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
