@@ -3,17 +3,20 @@
 // Markdown table or one JSON object:
 //   {"model","type","threads","pp":{"n_tokens","tokens_per_s","stddev"},
 //    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
-// A test given 0 tokens is skipped (its JSON member is null); with --membw both may be skipped. With --membw
-// the memory read bandwidth is measured after the tests (perf/memory_bandwidth.h) and tg is also given as a
-// fraction of the decode ceiling, bandwidth ÷ model file size ("membw": {"bytes_per_s",
-// "decode_ceiling_tokens_per_s", "tg_fraction"}; null without --membw).
+// A test given 0 tokens is skipped (its JSON member is null); with --membw both may be skipped.
+// --membw also measures the memory read bandwidth (perf/memory_bandwidth.h), before the first tg
+// repetition and after each one, and gives tg as a fraction of the decode ceiling, bandwidth ÷ model
+// file size ("membw": {"bytes_per_s" (mean), "bytes_per_s_min", "bytes_per_s_max", "samples",
+// "around_tg", "buffer_bytes", "decode_ceiling_tokens_per_s", "tg_fraction"}; null without --membw).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
@@ -55,22 +58,65 @@ nlohmann::json to_json(const perf::Throughput& t) {
           {"read_bytes_per_s", t.read_bandwidth()}};
 }
 
-// Decode ceiling: every token reads every weight once, so bandwidth ÷ model bytes tokens per second.
-double decode_ceiling(const perf::MemoryBandwidth& bw, const ModelInfo& info) {
-  return info.file_size == 0 ? 0.0 : bw.bytes_per_s / static_cast<double>(info.file_size);
-}
+// The memory read bandwidth of --membw: measured before the first tg repetition and after each one
+// (so every repetition is compared with the bandwidth of its own moment on a shared machine), or once
+// after the tests when there is no tg test or the peak RSS cannot be reset.
+struct Bandwidth {
+  std::vector<perf::MemoryBandwidth> samples;
+  bool around_tg = false;  // samples[i] and samples[i + 1] bracket tg repetition i
 
-nlohmann::json to_json(const perf::MemoryBandwidth* bw, const ModelInfo& info, const perf::Throughput& tg) {
-  if (bw == nullptr) return nullptr;
-  const double ceiling = decode_ceiling(*bw, info);
-  return {{"bytes_per_s", bw->bytes_per_s},
-          {"buffer_bytes", bw->buffer_bytes},
-          {"decode_ceiling_tokens_per_s", ceiling},
-          {"tg_fraction", tg.n_tokens > 0 && ceiling > 0 ? nlohmann::json(tg.mean() / ceiling) : nullptr}};
+  double mean() const {
+    double s = 0;
+    for (const auto& b : samples) s += b.bytes_per_s;
+    return samples.empty() ? 0.0 : s / static_cast<double>(samples.size());
+  }
+  double min() const {
+    return extreme([](double a, double b) { return a < b; });
+  }
+  double max() const {
+    return extreme([](double a, double b) { return a > b; });
+  }
+  // Decode ceiling: every token reads every weight once, so bandwidth ÷ model bytes tokens per second.
+  static double ceiling(double bytes_per_s, const ModelInfo& info) {
+    return info.file_size == 0 ? 0.0 : bytes_per_s / static_cast<double>(info.file_size);
+  }
+  // tg ÷ ceiling: the mean over the repetitions of each one's fraction of the ceiling of the two
+  // measurements around it, or tg's mean over the single measurement; nullopt without tg.
+  std::optional<double> tg_fraction(const perf::Throughput& tg, const ModelInfo& info) const {
+    if (tg.n_tokens == 0 || samples.empty() || ceiling(mean(), info) <= 0) return std::nullopt;
+    if (!around_tg) return tg.mean() / ceiling(mean(), info);
+    double sum = 0;
+    for (size_t i = 0; i < tg.tokens_per_s.size(); ++i)
+      sum += tg.tokens_per_s[i] / ceiling((samples[i].bytes_per_s + samples[i + 1].bytes_per_s) / 2, info);
+    return sum / static_cast<double>(tg.tokens_per_s.size());
+  }
+
+ private:
+  template <typename Better>
+  double extreme(Better better) const {
+    double v = samples.empty() ? 0.0 : samples.front().bytes_per_s;
+    for (const auto& b : samples) v = better(b.bytes_per_s, v) ? b.bytes_per_s : v;
+    return v;
+  }
+};
+
+nlohmann::json to_json(const Bandwidth& bw, const ModelInfo& info, const perf::Throughput& tg) {
+  if (bw.samples.empty()) return nullptr;
+  std::vector<double> samples;
+  for (const auto& b : bw.samples) samples.push_back(b.bytes_per_s);
+  const auto fraction = bw.tg_fraction(tg, info);
+  return {{"bytes_per_s", bw.mean()},
+          {"bytes_per_s_min", bw.min()},
+          {"bytes_per_s_max", bw.max()},
+          {"samples", samples},
+          {"around_tg", bw.around_tg},
+          {"buffer_bytes", bw.samples.front().buffer_bytes},
+          {"decode_ceiling_tokens_per_s", Bandwidth::ceiling(bw.mean(), info)},
+          {"tg_fraction", fraction ? nlohmann::json(*fraction) : nullptr}};
 }
 
 void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& pp,
-                    const perf::Throughput& tg, uint64_t peak_rss, const perf::MemoryBandwidth* bw) {
+                    const perf::Throughput& tg, uint64_t peak_rss, const Bandwidth& bw) {
   const double mib = static_cast<double>(info.file_size) / (1024.0 * 1024.0);
   const bool stream = info.weights == WeightsMode::Stream;
   if (pp.n_tokens > 0 || tg.n_tokens > 0) {
@@ -92,12 +138,15 @@ void print_markdown(const ModelInfo& info, int threads, const perf::Throughput& 
     std::printf("\n");
   }
   std::printf("peak RSS: %.2f MiB\n", static_cast<double>(peak_rss) / (1024.0 * 1024.0));
-  if (bw == nullptr) return;
-  const double ceiling = decode_ceiling(*bw, info);
-  std::printf("memory read bandwidth: %.2f GB/s (%d threads, %.0f MiB buffer); decode ceiling: %.2f t/s",
-              bw->bytes_per_s / 1e9, bw->threads, static_cast<double>(bw->buffer_bytes) / (1024.0 * 1024.0),
-              ceiling);
-  if (tg.n_tokens > 0 && ceiling > 0) std::printf("; tg at %.0f %% of it", 100.0 * tg.mean() / ceiling);
+  if (bw.samples.empty()) return;
+  std::printf("memory read bandwidth: %.2f GB/s", bw.mean() / 1e9);
+  if (bw.samples.size() > 1)
+    std::printf(" (mean of %zu measurements around the tg repetitions, %.2f-%.2f)", bw.samples.size(),
+                bw.min() / 1e9, bw.max() / 1e9);
+  std::printf(", %d threads, %.0f MiB buffer; decode ceiling: %.2f t/s", bw.samples.front().threads,
+              static_cast<double>(bw.samples.front().buffer_bytes) / (1024.0 * 1024.0),
+              Bandwidth::ceiling(bw.mean(), info));
+  if (const auto f = bw.tg_fraction(tg, info)) std::printf("; tg at %.0f %% of it", 100.0 * *f);
   std::printf("\n");
 }
 
@@ -121,21 +170,39 @@ void run_bench(const BenchOptions& o) {
   std::optional<perf::BandwidthBuffer> bw_buffer;
   if (o.membw) bw_buffer.emplace(kBandwidthBuffer);
 
+  // Touching the buffer raises the process's peak RSS, which must stay the model's: the peak is read
+  // before each measurement and reset after it (the largest value read is reported).
+  uint64_t peak = 0;
+  const bool can_reset_peak = o.membw && [&] {
+    peak = peak_rss_bytes();
+    return reset_peak_rss();
+  }();
+  Bandwidth bw;
+  auto measure_bandwidth = [&] {
+    peak = std::max(peak, peak_rss_bytes());
+    ThreadPool pool(threads);
+    bw.samples.push_back(perf::measure_read_bandwidth(pool, *bw_buffer, 5));
+    bw_buffer->release();
+    if (!reset_peak_rss())
+      throw Error(codes::kInternal, "cannot reset the peak RSS after a bandwidth measurement");
+  };
+  bw.around_tg = can_reset_peak && o.n_gen > 0;
+
   perf::Throughput pp, tg;
   if (o.n_prompt > 0) pp = perf::measure_prefill(ctx, o.n_prompt, o.reps, o.seed);
-  if (o.n_gen > 0) tg = perf::measure_decode(ctx, o.n_gen, o.reps, o.seed + 1);
-  const uint64_t peak = peak_rss_bytes();
+  if (o.n_gen > 0)
+    tg = perf::measure_decode(ctx, o.n_gen, o.reps, o.seed + 1,
+                              bw.around_tg ? std::function<void()>(measure_bandwidth) : nullptr);
+  peak = std::max(peak, peak_rss_bytes());
   const ModelInfo& info = model->info();
   // After the peak RSS is read: the buffer must not count as the model's memory.
-  std::optional<perf::MemoryBandwidth> bw;
-  if (bw_buffer) {
+  if (bw_buffer && !bw.around_tg) {
     ThreadPool pool(threads);
-    bw = perf::measure_read_bandwidth(pool, *bw_buffer, 5);
+    bw.samples.push_back(perf::measure_read_bandwidth(pool, *bw_buffer, 5));
   }
-  const perf::MemoryBandwidth* bwp = bw ? &*bw : nullptr;
 
   if (o.format == "md") {
-    print_markdown(info, threads, pp, tg, peak, bwp);
+    print_markdown(info, threads, pp, tg, peak, bw);
     return;
   }
   nlohmann::json j = {{"model", info.name},
@@ -152,7 +219,7 @@ void run_bench(const BenchOptions& o) {
                       {"memory_budget_bytes", info.memory_budget},
                       {"n_ctx_max", info.n_ctx_max},
                       {"reps", o.reps},
-                      {"membw", to_json(bwp, info, tg)}};
+                      {"membw", to_json(bw, info, tg)}};
   std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 

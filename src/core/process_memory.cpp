@@ -35,6 +35,15 @@ uint64_t peak_rss_bytes() {
   return 0;
 }
 
-uint64_t current_rss_bytes() { return status_kb("VmRSS"); }
+uint64_t current_rss_bytes() {
+  return status_kb("VmRSS");
+}
+
+bool reset_peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "we");
+  if (!f) return false;
+  const bool written = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && written;
+}
 
 }  // namespace a3s::power

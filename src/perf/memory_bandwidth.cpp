@@ -1,13 +1,13 @@
 #include "perf/memory_bandwidth.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <sys/mman.h>
 
 #include "a3s/power/error.h"
 
@@ -37,17 +37,22 @@ BandwidthBuffer::BandwidthBuffer(size_t bytes) {
   n_words_ = bytes / sizeof(uint64_t);
   // mmap, not new[]: pages stay unallocated until touched, and a size the machine cannot give is a
   // failed call, not an allocator abort.
-  void* p = mmap(nullptr, n_words_ * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      mmap(nullptr, n_words_ * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     n_words_ = 0;
-    throw Error(codes::kResourceExhausted,
-                "cannot allocate the " + std::to_string(bytes >> 20) + " MiB buffer of the bandwidth measurement");
+    throw Error(codes::kResourceExhausted, "cannot allocate the " + std::to_string(bytes >> 20) +
+                                               " MiB buffer of the bandwidth measurement");
   }
   words_ = static_cast<uint64_t*>(p);
 }
 
 BandwidthBuffer::~BandwidthBuffer() {
   if (words_ != nullptr) munmap(words_, n_words_ * sizeof(uint64_t));
+}
+
+void BandwidthBuffer::release() {
+  if (words_ != nullptr) (void)madvise(words_, n_words_ * sizeof(uint64_t), MADV_DONTNEED);
 }
 
 MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, BandwidthBuffer& buffer, int reps) {

@@ -28,6 +28,8 @@ class BandwidthBuffer {
   BandwidthBuffer(const BandwidthBuffer&) = delete;
   BandwidthBuffer& operator=(const BandwidthBuffer&) = delete;
   size_t bytes() const { return n_words_ * sizeof(uint64_t); }
+  // Gives the pages back to the system (the next measurement writes them again).
+  void release();
   uint64_t* words() { return words_; }
   size_t n_words() const { return n_words_; }
 

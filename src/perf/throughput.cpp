@@ -50,12 +50,14 @@ double run_decode(Context& ctx, const std::vector<Token>& tokens) {
 }
 
 template <typename Run>
-Throughput measure(Context& ctx, int n_tokens, int n_warmup, int reps, uint64_t seed, Run run) {
+Throughput measure(Context& ctx, int n_tokens, int n_warmup, int reps, uint64_t seed, Run run,
+                   const std::function<void()>& around) {
   check(ctx, n_tokens, reps);
   std::mt19937_64 rng(seed);
   run(ctx, random_tokens(ctx, n_warmup, rng));
   Throughput out;
   out.n_tokens = n_tokens;
+  if (around) around();
   for (int r = 0; r < reps; ++r) {
     const std::vector<Token> tokens = random_tokens(ctx, n_tokens, rng);
     const uint64_t read0 = ctx.model().weight_bytes_read();
@@ -63,6 +65,7 @@ Throughput measure(Context& ctx, int n_tokens, int n_warmup, int reps, uint64_t 
     out.storage_bytes += ctx.model().weight_bytes_read() - read0;
     out.seconds += s;
     out.tokens_per_s.push_back(n_tokens / s);
+    if (around) around();
   }
   ctx.reset();
   return out;
@@ -72,7 +75,8 @@ Throughput measure(Context& ctx, int n_tokens, int n_warmup, int reps, uint64_t 
 
 double Throughput::mean() const {
   if (tokens_per_s.empty()) return 0.0;
-  return std::accumulate(tokens_per_s.begin(), tokens_per_s.end(), 0.0) / static_cast<double>(tokens_per_s.size());
+  return std::accumulate(tokens_per_s.begin(), tokens_per_s.end(), 0.0) /
+         static_cast<double>(tokens_per_s.size());
 }
 
 double Throughput::stddev() const {
@@ -88,15 +92,18 @@ double Throughput::bytes_per_token() const {
   return n > 0 ? static_cast<double>(storage_bytes) / n : 0.0;
 }
 
-double Throughput::read_bandwidth() const { return seconds > 0 ? static_cast<double>(storage_bytes) / seconds : 0.0; }
+double Throughput::read_bandwidth() const {
+  return seconds > 0 ? static_cast<double>(storage_bytes) / seconds : 0.0;
+}
 
 Throughput measure_prefill(Context& ctx, int n_tokens, int reps, uint64_t seed) {
   // Warm-up as llama-bench: a short prompt (up to 32 tokens) touches every weight once.
-  return measure(ctx, n_tokens, std::min(n_tokens, 32), reps, seed, run_prefill);
+  return measure(ctx, n_tokens, std::min(n_tokens, 32), reps, seed, run_prefill, nullptr);
 }
 
-Throughput measure_decode(Context& ctx, int n_tokens, int reps, uint64_t seed) {
-  return measure(ctx, n_tokens, 1, reps, seed, run_decode);
+Throughput measure_decode(Context& ctx, int n_tokens, int reps, uint64_t seed,
+                          const std::function<void()>& around) {
+  return measure(ctx, n_tokens, 1, reps, seed, run_decode, around);
 }
 
 }  // namespace a3s::power::perf

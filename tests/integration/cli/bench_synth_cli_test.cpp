@@ -2,6 +2,7 @@
 // loaded, generated from and benchmarked; bad input gets exit status 2 and a one-line error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -141,17 +142,41 @@ TEST(CliBench, MarkdownTableAndSkippedTest) {
 }
 
 TEST(CliBench, MembwGivesTheBandwidthAndTheDecodeCeiling) {
-  CliRun r = run({"bench", "--model", kStories, "-p", "0", "-n", "4", "-r", "1", "-t", "2", "--membw", "-o", "json"});
+  CliRun r = run({"bench", "--model", kStories, "-p", "0", "-n", "4", "-r", "2", "-t", "2", "--membw", "-o", "json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& m = j["membw"];
   ASSERT_TRUE(m.is_object()) << r.out;
-  EXPECT_GT(m["bytes_per_s"].get<double>(), 0.0);
   EXPECT_EQ(m["buffer_bytes"].get<uint64_t>(), uint64_t{1} << 30);
-  // ceiling = bandwidth ÷ file size; tg_fraction = tg ÷ ceiling.
+  // Measured before the first tg repetition and after each: 3 samples for 2 repetitions.
+  ASSERT_TRUE(m["around_tg"].get<bool>());
+  const auto samples = m["samples"].get<std::vector<double>>();
+  ASSERT_EQ(samples.size(), 3u);
+  for (double b : samples) EXPECT_GT(b, 0.0);
+  EXPECT_NEAR(m["bytes_per_s"].get<double>(), (samples[0] + samples[1] + samples[2]) / 3, 1.0);
+  EXPECT_EQ(m["bytes_per_s_min"].get<double>(), *std::min_element(samples.begin(), samples.end()));
+  EXPECT_EQ(m["bytes_per_s_max"].get<double>(), *std::max_element(samples.begin(), samples.end()));
+  // ceiling = bandwidth ÷ file size; tg_fraction = the mean over the repetitions of each one's tg over
+  // the ceiling of the two measurements around it.
+  const double size = j["size_bytes"].get<double>();
   const double ceiling = m["decode_ceiling_tokens_per_s"].get<double>();
-  EXPECT_NEAR(ceiling, m["bytes_per_s"].get<double>() / j["size_bytes"].get<double>(), ceiling * 1e-9);
-  EXPECT_NEAR(m["tg_fraction"].get<double>(), j["tg"]["tokens_per_s"].get<double>() / ceiling, 1e-9);
+  EXPECT_NEAR(ceiling, m["bytes_per_s"].get<double>() / size, ceiling * 1e-9);
+  const auto tg = j["tg"]["samples"].get<std::vector<double>>();
+  ASSERT_EQ(tg.size(), 2u);
+  const double expected =
+      (tg[0] / ((samples[0] + samples[1]) / 2 / size) + tg[1] / ((samples[1] + samples[2]) / 2 / size)) / 2;
+  EXPECT_NEAR(m["tg_fraction"].get<double>(), expected, expected * 1e-9);
+  // The 1 GiB buffer is not counted as the model's memory.
+  EXPECT_LT(j["peak_rss_bytes"].get<uint64_t>(), uint64_t{256} << 20);
+
+  // Without a tg test: one measurement after the tests, and no fraction.
+  CliRun pp = run({"bench", "--model", kStories, "-p", "4", "-n", "0", "-r", "1", "--membw", "-o", "json"});
+  ASSERT_EQ(pp.status, 0) << pp.err;
+  const auto jp = nlohmann::json::parse(pp.out);
+  EXPECT_FALSE(jp["membw"]["around_tg"].get<bool>());
+  EXPECT_EQ(jp["membw"]["samples"].size(), 1u);
+  EXPECT_TRUE(jp["membw"]["tg_fraction"].is_null());
+  EXPECT_LT(jp["peak_rss_bytes"].get<uint64_t>(), uint64_t{256} << 20);
 
   CliRun md = run({"bench", "--model", kStories, "-p", "0", "-n", "2", "-r", "1", "--membw"});
   ASSERT_EQ(md.status, 0) << md.err;

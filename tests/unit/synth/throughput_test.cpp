@@ -1,9 +1,11 @@
 // Throughput statistics and the pp / tg measurement loops (correctness only: no timing thresholds).
 #include <gtest/gtest.h>
 
+
 #include "../engine/gguf_patch.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "core/process_memory.h"
 #include "perf/memory_bandwidth.h"
 #include "perf/throughput.h"
 
@@ -32,6 +34,29 @@ TEST(Throughput, MeasuresEveryRepetitionAndLeavesTheContextEmpty) {
   const Throughput tg = measure_decode(ctx, 8, 2, 1);
   EXPECT_EQ(tg.tokens_per_s.size(), 2u);
   EXPECT_EQ(ctx.n_past(), 0);
+}
+
+TEST(Throughput, DecodeCallsAroundBeforeTheFirstRepetitionAndAfterEach) {
+  auto model = Model::load(testing::model_path("stories260K"), {.n_threads = 1});
+  Context ctx(model, {.n_ctx = 16});
+  for (int reps : {1, 3}) {
+    int calls = 0;
+    const Throughput tg = measure_decode(ctx, 4, reps, 1, [&] { ++calls; });
+    EXPECT_EQ(tg.tokens_per_s.size(), static_cast<size_t>(reps));
+    EXPECT_EQ(calls, reps + 1);
+  }
+}
+
+TEST(MemoryBandwidth, AReleasedBufferAndAResetPeakLeaveNoTraceInThePeakRss) {
+  ThreadPool pool(1);
+  BandwidthBuffer buffer(size_t{256} << 20);
+  const uint64_t before = peak_rss_bytes();
+  measure_read_bandwidth(pool, buffer, 1);
+  EXPECT_GE(peak_rss_bytes(), before + (uint64_t{200} << 20));  // the buffer was resident
+  buffer.release();
+  ASSERT_TRUE(reset_peak_rss());
+  EXPECT_LT(peak_rss_bytes(), before + (uint64_t{100} << 20));
+  EXPECT_GT(measure_read_bandwidth(pool, buffer, 1).bytes_per_s, 0.0);  // usable after release
 }
 
 TEST(MemoryBandwidth, ReadsEveryThreadsShareAndReportsTheBest) {
