@@ -1,7 +1,9 @@
 // a3s-power: the command-line entry point. Subcommands live in cmd_*.cpp (see command.h).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -39,6 +41,14 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: internal: %s\n", e.what());
     return 1;
+  }
+  // Output that could not be written (a full disk) is an error, not a silent loss.
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || std::cout.fail()) {
+    std::fprintf(stderr, "error: cannot write to standard output%s%s\n", errno != 0 ? ": " : "",
+                 errno != 0 ? std::strerror(errno) : "");
+    return exit_code_for(codes::kIo);
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "core/process_memory.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -37,6 +38,11 @@ uint64_t peak_rss_bytes() {
 
 uint64_t current_rss_bytes() {
   return status_kb("VmRSS");
+}
+
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
 
 bool reset_peak_rss() {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "core/process_memory.h"
 #include "crypto/secure_memory.h"
 #include "engine/forward.h"
 #include "engine/kv_cache.h"
@@ -49,6 +50,17 @@ int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
       throw Error(codes::kInvalidArgument, "a context of " + std::to_string(opts.n_ctx) +
                                                " tokens does not fit the memory budget (at most " +
                                                std::to_string(limit) + ")");
+    // The KV cache grows with use, so without a budget a context the machine can never hold would
+    // otherwise be accepted and fail (or swap) only when it fills.
+    const engine::HParams& hp = m.hparams();
+    const uint64_t kv_bytes = static_cast<uint64_t>(hp.n_layer) * static_cast<uint64_t>(hp.n_embd_kv()) * 2 *
+                              sizeof(uint16_t) * static_cast<uint64_t>(opts.n_ctx);
+    const uint64_t ram = physical_memory_bytes();
+    if (ram > 0 && kv_bytes > ram)
+      throw Error(codes::kInvalidArgument, "a context of " + std::to_string(opts.n_ctx) + " tokens needs " +
+                                               std::to_string(kv_bytes >> 20) + " MiB of KV cache, more than this " +
+                                               "machine's memory (" + std::to_string(ram >> 20) +
+                                               " MiB); use a smaller context size");
     return opts.n_ctx;
   }
   const int train = m.hparams().n_ctx_train;

@@ -135,7 +135,7 @@ std::optional<std::string> isa_environment_warning(const char* value) {
   if (forced && isa_supported(*forced)) return std::nullopt;
   std::string shown = std::string(value).substr(0, 32);
   for (char& c : shown) {
-    if (c < 0x20 || c > 0x7E) c = '?';
+    if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') c = '?';
   }
   const std::string quoted = "A3S_POWER_ISA=\"" + shown + "\"";
   const std::string fallback = std::string("; using ") + isa_name(best_isa());

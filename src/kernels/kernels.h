@@ -162,7 +162,7 @@ Isa isa_for_environment(const char* value);
 // Why isa_for_environment(value) does not take the path `value` names, for a warning at start-up:
 // "A3S_POWER_ISA=… is not an instruction set …" (unknown names, which are matched exactly: lower
 // case) or "… is not supported by this CPU …"; nullopt when value is null, empty, "auto" or a
-// supported ISA. The value is quoted, cut to 32 characters, anything but printable ASCII as '?'.
+// supported ISA. The value is quoted, cut to 32 characters, quotes, backslashes and anything but printable ASCII as '?'.
 std::optional<std::string> isa_environment_warning(const char* value);
 // Switches every kernel to `isa`. Throws Error("invalid_argument") when it is not supported.
 // Not synchronised with kernels running on other threads: call between computations.

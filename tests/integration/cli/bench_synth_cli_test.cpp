@@ -129,6 +129,20 @@ TEST(CliBench, MembwAloneMeasuresTheBandwidthOnly) {
   EXPECT_NE(none.err.find("nothing to measure"), std::string::npos) << none.err;
 }
 
+TEST(CliBench, OutputThatCannotBeWrittenIsAnError) {
+  testing::TempDir dir;
+  // Standard output open read-only: every write to it fails.
+  for (const char* format : {"json", "md"}) {
+    const std::string cmd = quote(kBin) + " bench --model " + quote(kStories) + " -p 4 -n 0 -r 1 -o " + format +
+                            " 1</dev/null 2>" + quote(dir.file("err"));
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc));
+    EXPECT_EQ(WEXITSTATUS(rc), 2) << format;
+    EXPECT_NE(slurp(dir.file("err")).find("error: cannot write to standard output"), std::string::npos)
+        << slurp(dir.file("err"));
+  }
+}
+
 TEST(CliBench, MarkdownTableAndSkippedTest) {
   CliRun r = run({"bench", "--model", kStories, "-p", "8", "-n", "0", "-r", "1"});
   ASSERT_EQ(r.status, 0) << r.err;

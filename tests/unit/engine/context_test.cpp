@@ -34,6 +34,21 @@ TEST(Context, DefaultSizeIsTrainedContextCappedAt4096) {
   EXPECT_EQ(code_of([&] { Context bad(m, {.n_ctx = -1}); }), "invalid_argument");
 }
 
+TEST(Context, AContextWhoseKvCacheExceedsThePhysicalMemoryIsRefusedAtOnce) {
+  auto m = stories();
+  // stories260K: 5 layers × 2 × 32 K/V values × 2 bytes = 640 bytes per position; 2e9 positions need
+  // about 1.2 TiB.
+  try {
+    Context huge(m, {.n_ctx = 2'000'000'000});
+    FAIL() << "expected invalid_argument";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("KV cache, more than this machine's memory"), std::string::npos) << e.what();
+  }
+  Context fits(m, {.n_ctx = 100'000});  // 61 MiB of KV cache at most, allocated as it fills
+  EXPECT_EQ(fits.n_ctx(), 100'000);
+}
+
 TEST(Context, ModelInfoDescribesTheFile) {
   auto m = stories();
   const ModelInfo& i = m->info();

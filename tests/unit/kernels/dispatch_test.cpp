@@ -60,6 +60,7 @@ TEST(Dispatch, AnEnvironmentValueThatIsNotTakenGetsAWarning) {
   ASSERT_TRUE(odd);
   EXPECT_NE(odd->find("\"a?b?[31m012345678901234567890123\""), std::string::npos) << *odd;
   EXPECT_EQ(odd->find('\n'), std::string::npos);
+  EXPECT_EQ(isa_environment_warning("\"x\\")->substr(0, 20), "A3S_POWER_ISA=\"?x?\" ");
 }
 
 TEST(Dispatch, Avx2DetectedOnThisCpu) {
