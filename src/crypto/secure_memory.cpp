@@ -12,7 +12,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
-#include "core/log.h"
+#include "base/log.h"
 
 namespace a3s::power::crypto {
 namespace {

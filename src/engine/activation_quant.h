@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "core/thread_pool.h"
-#include "kernels/tensor_type.h"
+#include "base/thread_pool.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::engine {
 

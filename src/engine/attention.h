@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/thread_pool.h"
+#include "base/thread_pool.h"
 #include "engine/hparams.h"
 #include "engine/kv_cache.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
-#include "core/process_memory.h"
+#include "base/process_memory.h"
 #include "crypto/secure_memory.h"
 #include "engine/forward.h"
 #include "engine/kv_cache.h"

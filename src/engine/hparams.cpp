@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 
 namespace a3s::power::engine {
 namespace {

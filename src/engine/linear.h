@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "core/thread_pool.h"
-#include "weights/weight_source.h"
+#include "base/thread_pool.h"
+#include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
 

@@ -13,7 +13,7 @@
 
 #include "a3s/power/engine.h"
 #include "engine/hparams.h"
-#include "weights/weight_source.h"
+#include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
 

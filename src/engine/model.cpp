@@ -6,14 +6,14 @@
 #include <map>
 
 #include "a3s/power/error.h"
-#include "core/process_memory.h"
+#include "base/process_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/model_impl.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "kernels/kernels.h"
 #include "tokenizer/tokenizer.h"
-#include "weights/mapped_weights.h"
-#include "weights/streaming_weights.h"
+#include "model/sources/mapped_weights.h"
+#include "model/sources/streaming_weights.h"
 
 namespace a3s::power {
 namespace engine {

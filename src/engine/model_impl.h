@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "a3s/power/engine.h"
-#include "core/thread_pool.h"
+#include "base/thread_pool.h"
 #include "engine/arch.h"
 #include "engine/hparams.h"
-#include "weights/weight_source.h"
+#include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
 

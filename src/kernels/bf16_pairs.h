@@ -1,6 +1,6 @@
 // BF16 dot products in the order of llama.cpp's CPU backend on x86 with AVX512-BF16 (the build its
-// reference outputs come from), in plain C++: the scalar reference (vec_dot_scalar.cpp) and the AVX2 path
-// (bf16_pairs_avx2.cpp) perform exactly these float operations in this order, so both return these
+// reference outputs come from), in plain C++: the scalar reference (ref/vec_dot.cpp) and the AVX2 path
+// (avx2/bf16_pairs.cpp) perform exactly these float operations in this order, so both return these
 // bits.
 //
 // VDPBF16PS (Intel ISE reference, "Dot Product of BF16 Pairs Accumulated into Packed Single

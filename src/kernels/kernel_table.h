@@ -1,6 +1,6 @@
 // The per-ISA table of kernel entry points behind the public functions of kernels.h.
 //
-// The scalar table is complete. An ISA file (e.g. vec_dot_avx2.cpp) overrides the entries it
+// The scalar table is complete. An ISA file (e.g. avx2/vec_dot.cpp) overrides the entries it
 // accelerates in a copy of the scalar table; entries it leaves alone keep the scalar code. Adding an
 // instruction set = one new source file with an `install_<isa>` function + one row in dispatch.cpp.
 #pragma once
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/tensor_type.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels {
 
@@ -57,11 +57,11 @@ struct KernelTable {
 // Copies every non-null entry of `over` onto `base` (an ISA's kernels over the scalar table).
 void overlay(KernelTable& base, const KernelTable& over);
 
-// The complete scalar reference table (scalar_table.cpp).
+// The complete scalar reference table (ref/table.cpp).
 const KernelTable& scalar_table();
 
 #if defined(A3S_KERNELS_HAVE_AVX2)
-// Fills the AVX2+FMA+F16C kernels into an all-null table (the *_avx2.cpp files, compiled with
+// Fills the AVX2+FMA+F16C kernels into an all-null table (the avx2/*.cpp files, compiled with
 // -mavx2 -mfma -mf16c). Entries left null fall back to the scalar code.
 void install_avx2(KernelTable& t);
 #endif

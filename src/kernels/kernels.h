@@ -3,7 +3,7 @@
 //
 // Formats. Block layouts are those of ggml (source: ggml-org/llama.cpp `ggml/src/ggml-common.h`);
 // dequantization follows its reference code (`ggml/src/ggml-quants.c`). A row of n elements of type t
-// occupies `row_size(t, n)` bytes (src/kernels/tensor_type.h) and n must be a multiple of the block
+// occupies `row_size(t, n)` bytes (src/model/gguf/tensor_type.h) and n must be a multiple of the block
 // size of t (1 for F32/F16/BF16, 32 for Q4_0..Q8_1, 256 for the K-quants and Q8_K).
 //
 // Dot products. As in llama.cpp's CPU backend, a weight row of type w is multiplied with an activation
@@ -36,8 +36,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/thread_pool.h"
-#include "kernels/tensor_type.h"
+#include "base/thread_pool.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels {
 

@@ -1,12 +1,12 @@
-// The 8-lane arithmetic of the AVX2 dot products (vec_dot_avx2.cpp, tile_avx2.cpp) in plain C++, for
-// the scalar reference (vec_dot_scalar.cpp). Both paths perform the same float operations in the same
+// The 8-lane arithmetic of the AVX2 dot products (avx2/vec_dot.cpp, avx2/tile.cpp) in plain C++, for
+// the scalar reference (ref/vec_dot.cpp). Both paths perform the same float operations in the same
 // order, so every ISA path returns the same bits and the scalar code is the definition.
 //
 // Lanes. The AVX2 kernels multiply a 32-byte quant vector with a 32-byte activation vector and pair
 // the products (maddubs, then madd): int32 lane j holds the sum of the products of bytes 4j..4j+3.
 // Integer sums are exact on both paths; what must match is which products meet in which lane,
 // because each lane is scaled and accumulated in float on its own (one FMA per lane and block), and
-// the lanes are then summed in the order of `hsum` (avx2_common.h). Float rows use the same lanes:
+// the lanes are then summed in the order of `hsum` (avx2/common.h). Float rows use the same lanes:
 // element i of an 8-element step goes to lane i.
 #pragma once
 
@@ -27,7 +27,7 @@ inline void int_lanes(const int32_t* p, int n, int32_t* s) {
   }
 }
 
-// Σ of 8 floats in the order of hsum (avx2_common.h): upper half onto lower half, then the two
+// Σ of 8 floats in the order of hsum (avx2/common.h): upper half onto lower half, then the two
 // pairs of the four, then the two.
 inline float hsum(const float* v) {
   float q[4];

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/thread_pool.h"
+#include "base/thread_pool.h"
 
 namespace a3s::power::perf {
 

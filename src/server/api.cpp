@@ -6,7 +6,7 @@
 
 #include "server/api_error.h"
 #include "server/attestation.h"
-#include "tee/tee_policy.h"
+#include "attestation/tee_policy.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 
@@ -25,8 +25,8 @@ HttpResponse json_response(int status, const json& body) {
 bool starts_with_v1(const std::string& path) { return path == "/v1" || path.starts_with("/v1/"); }
 }  // namespace
 
-Api::Api(const config::Config& cfg, std::shared_ptr<serving::ModelRegistry> registry,
-         serving::Scheduler& scheduler, asio::thread_pool& blocking)
+Api::Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> registry,
+         runtime::Scheduler& scheduler, asio::thread_pool& blocking)
     : cfg_(cfg),
       registry_(std::move(registry)),
       scheduler_(scheduler),
@@ -118,7 +118,7 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
 }
 
 namespace {
-json model_status_json(const serving::ModelStatus& s) {
+json model_status_json(const runtime::ModelStatus& s) {
   json j = {{"name", s.name}, {"source", s.source}, {"loaded", s.loaded}};
   if (s.description) {
     const auto& d = *s.description;
@@ -150,7 +150,7 @@ json model_status_json(const serving::ModelStatus& s) {
   return j;
 }
 
-json model_object(const serving::ModelStatus& s, int64_t created) {
+json model_object(const runtime::ModelStatus& s, int64_t created) {
   return {{"id", s.name}, {"object", "model"}, {"created", created}, {"owned_by", "a3s-power"},
           {"loaded", s.loaded}};
 }

@@ -14,8 +14,8 @@
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "server/router.h"
-#include "serving/model_registry.h"
-#include "serving/scheduler.h"
+#include "runtime/model_registry.h"
+#include "runtime/scheduler.h"
 
 namespace a3s::power::server {
 
@@ -25,8 +25,8 @@ class Attestor;
 class Api final : public HttpHandler {
  public:
   // `blocking` runs blocking work (pulls) off the I/O threads.
-  Api(const config::Config& cfg, std::shared_ptr<serving::ModelRegistry> registry,
-      serving::Scheduler& scheduler, asio::thread_pool& blocking);
+  Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> registry,
+      runtime::Scheduler& scheduler, asio::thread_pool& blocking);
 
   asio::awaitable<void> handle(Exchange& ex) override;
   asio::awaitable<void> reject(Exchange& ex, const Error& error) override;
@@ -52,8 +52,8 @@ class Api final : public HttpHandler {
   void finish_record(Exchange& ex, std::chrono::steady_clock::time_point start);
 
   const config::Config& cfg_;
-  std::shared_ptr<serving::ModelRegistry> registry_;
-  serving::Scheduler& scheduler_;
+  std::shared_ptr<runtime::ModelRegistry> registry_;
+  runtime::Scheduler& scheduler_;
   asio::thread_pool& blocking_;
   Authenticator auth_;
   Router router_;

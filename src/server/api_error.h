@@ -1,6 +1,6 @@
 // OpenAI-shaped error responses: {"error": {"message", "type", "code", "param"}}.
 //
-// The HTTP status comes from the error code (src/core/error.cpp); the type from the status:
+// The HTTP status comes from the error code (src/base/error.cpp); the type from the status:
 // 400/405/413/431 invalid_request_error, 401 authentication_error, 403 permission_error,
 // 404 not_found_error, 429 rate_limit_error, 5xx server_error. Messages are templated by the
 // code that raises them and never contain request text.

@@ -1,9 +1,9 @@
 #include "server/attestation.h"
 
 #include "a3s/power/error.h"
-#include "core/utc_time.h"
+#include "base/utc_time.h"
 #include "crypto/base64.h"
-#include "tee/claims.h"
+#include "attestation/claims.h"
 #include "tee/detect.h"
 #include "tee/evidence_check.h"
 #include "tee/tee_errors.h"
@@ -60,7 +60,7 @@ tee::Evidence Attestor::evidence_for(const tee::ReportData& report_data) {
   return provider_->get_evidence(report_data);
 }
 
-nlohmann::json Attestor::attest(const tee::Nonce& nonce, const serving::ModelDescription& model,
+nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDescription& model,
                                 const std::optional<crypto::Sha256Digest>& tls_spki_sha256) {
   tee::Claims c;
   c.nonce = nonce;

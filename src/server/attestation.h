@@ -5,7 +5,7 @@
 // tee_policy "development") and checked once with a self-test (evidence for an all-zero report_data):
 // a present but failing device is a startup error under either policy.
 //
-// attest() builds the claims (tee/claims.h) for one served model and one client nonce, binds
+// attest() builds the claims (attestation/claims.h) for one served model and one client nonce, binds
 // report_data = nonce || SHA-256(canonical claims) into fresh evidence and returns the response body:
 //
 //   {"tee_type": "sev-snp"|"tdx"|"simulated", "policy": "strict"|"development",
@@ -29,10 +29,10 @@
 
 #include "config/config.h"
 #include "crypto/sha256.h"
-#include "serving/model_runtime.h"
+#include "runtime/model_runtime.h"
 #include "tee/evidence.h"
-#include "tee/report_data.h"
-#include "tee/tee_policy.h"
+#include "attestation/report_data.h"
+#include "attestation/tee_policy.h"
 
 namespace a3s::power::server {
 
@@ -47,7 +47,7 @@ class Attestor {
   // The response body for `model` (see above). Thread-safe: evidence requests are serialised.
   // tls_spki_sha256 (RA-TLS, docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS
   // certificate of the connection (or of the certificate being issued); set → claims.tls.spki_sha256.
-  nlohmann::json attest(const tee::Nonce& nonce, const serving::ModelDescription& model,
+  nlohmann::json attest(const tee::Nonce& nonce, const runtime::ModelDescription& model,
                         const std::optional<crypto::Sha256Digest>& tls_spki_sha256 = std::nullopt);
 
   const std::string& tee_type() const { return tee_type_; }

@@ -13,7 +13,7 @@
 #include "server/api_error.h"
 #include "server/attestation.h"
 #include "server/openai_response.h"
-#include "tee/report_data.h"
+#include "attestation/report_data.h"
 
 namespace a3s::power::server {
 
@@ -21,7 +21,7 @@ namespace {
 const std::string kNonceRule = "'nonce' must be 64 hex characters (32 random bytes chosen by the client)";
 // Runs on the blocking pool. A function, not a capturing lambda: a coroutine's parameters are copied
 // into its frame, a lambda's captures are not (the lambda object is gone when the coroutine resumes).
-asio::awaitable<nlohmann::json> attest_blocking(std::shared_ptr<serving::ModelRegistry> registry,
+asio::awaitable<nlohmann::json> attest_blocking(std::shared_ptr<runtime::ModelRegistry> registry,
                                                 std::shared_ptr<Attestor> attestor, std::string model,
                                                 tee::Nonce nonce,
                                                 std::optional<crypto::Sha256Digest> tls_spki_sha256) {

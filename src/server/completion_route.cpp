@@ -11,7 +11,7 @@
 #include "server/openai_request.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
-#include "tee/wipe_text.h"
+#include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
 
@@ -28,7 +28,7 @@ struct Delta {
   bool first;
 };
 struct Finished {
-  serving::CompletionResult result;
+  runtime::CompletionResult result;
 };
 struct Failed {
   Error error;
@@ -36,7 +36,7 @@ struct Failed {
 using GenEvent = std::variant<Started, Delta, Finished, Failed>;
 
 // Carries a job's events from the worker thread to the exchange's coroutine.
-class QueueSink final : public serving::CompletionSink {
+class QueueSink final : public runtime::CompletionSink {
  public:
   QueueSink(std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
       : q_(std::move(q)), cancel_(std::move(cancel)) {}
@@ -50,7 +50,7 @@ class QueueSink final : public serving::CompletionSink {
     }
     return !cancel_->load();
   }
-  void finished(const serving::CompletionResult& r) override { q_->push(Finished{r}); }
+  void finished(const runtime::CompletionResult& r) override { q_->push(Finished{r}); }
   void failed(const Error& e) override { q_->push(Failed{e}); }
 
  private:
@@ -68,10 +68,10 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   try {
     p = chat ? parse_chat_completion(body) : parse_text_completion(body);
   } catch (...) {
-    tee::wipe_json(body);
+    privacy::wipe_json(body);
     throw;
   }
-  tee::wipe_json(body);  // the parsed copy of the request text; p.request wipes its own on destruction
+  privacy::wipe_json(body);  // the parsed copy of the request text; p.request wipes its own on destruction
   if (!registry_->contains(p.request.model)) {
     throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
   }
@@ -79,13 +79,13 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   auto queue = std::make_shared<AsyncQueue<GenEvent>>(ex.executor());
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   auto sink = std::make_shared<QueueSink>(queue, cancel);
-  auto request = std::make_shared<serving::CompletionRequest>(std::move(p.request));
+  auto request = std::make_shared<runtime::CompletionRequest>(std::move(p.request));
   auto registry = registry_;
 
-  serving::Job job;
+  runtime::Job job;
   job.cancel = cancel;
-  job.run = [registry, request, cancel, sink](serving::Slot& slot) {
-    std::shared_ptr<const serving::ModelRuntime> model;
+  job.run = [registry, request, cancel, sink](runtime::Slot& slot) {
+    std::shared_ptr<const runtime::ModelRuntime> model;
     try {
       model = registry->acquire(request->model);
     } catch (const Error& e) {
@@ -95,7 +95,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       sink->failed(Error(codes::kInternal, "model load failed"));
       return;
     }
-    serving::run_completion(slot, model, *request, *cancel, *sink);
+    runtime::run_completion(slot, model, *request, *cancel, *sink);
   };
   job.reject = [sink](const Error& e) { sink->failed(e); };
 
@@ -115,7 +115,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   bool usage_null = p.include_usage;
   bool ttft_recorded = false;
   std::string text;  // non-streaming: the whole completion
-  tee::WipeOnExit wipe_text(text);
+  privacy::WipeOnExit wipe_text(text);
   for (;;) {
     std::optional<GenEvent> ev = co_await queue->pop();
     if (!ev) {
@@ -147,12 +147,12 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         metrics_.record_ttft(ex.record().route, std::chrono::duration<double>(d->at - start).count());
       }
       if (d->text.empty()) continue;
-      tee::WipeOnExit wipe_delta(d->text);
+      privacy::WipeOnExit wipe_delta(d->text);
       if (streaming) {
         nlohmann::json chunk = chat ? chat_chunk_delta(meta, d->text, usage_null)
                                     : text_chunk(meta, d->text, nullptr, usage_null);
         std::string event = sse_event(chunk);
-        tee::wipe_json(chunk);
+        privacy::wipe_json(chunk);
         if (!co_await ex.write_chunk(std::move(event))) {
           cancel->store(true);  // failed write: the client is gone or not reading
           co_return;
@@ -161,8 +161,8 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         text += d->text;
       }
     } else if (auto* f = std::get_if<Finished>(&*ev)) {
-      serving::CompletionResult r = std::move(f->result);
-      tee::WipeOnExit wipe_result(r.text);
+      runtime::CompletionResult r = std::move(f->result);
+      privacy::WipeOnExit wipe_result(r.text);
       // Counts leave the process only as shown (rounded under suppress_token_metrics).
       const ShownTokenCounts shown =
           shown_token_counts(r.prompt_tokens, r.completion_tokens, cfg_.suppress_token_metrics);
@@ -181,7 +181,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       }
       if (r.finish == FinishReason::Cancelled) co_return;  // client gone
       if (streaming) {
-        const char* reason = serving::finish_reason_name(r.finish);
+        const char* reason = runtime::finish_reason_name(r.finish);
         nlohmann::json last = chat ? chat_chunk_finish(meta, reason, usage_null)
                                    : text_chunk(meta, "", reason, usage_null);
         std::string out = sse_event(last);
@@ -194,7 +194,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
         HttpResponse res;
         res.body = json_text(doc);
-        tee::wipe_json(doc);
+        privacy::wipe_json(doc);
         co_await ex.respond(std::move(res));  // the HTTP layer wipes the body once it is written
       }
       co_return;

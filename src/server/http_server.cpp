@@ -21,8 +21,8 @@
 #include <boost/beast/ssl.hpp>
 
 #include "server/api_error.h"
-#include "tee/wipe_text.h"
-#include "tee/wiping_allocator.h"
+#include "privacy/wipe_text.h"
+#include "privacy/wiping_allocator.h"
 
 namespace a3s::power::server {
 
@@ -34,7 +34,7 @@ using boost::system::error_code;
 namespace {
 
 // Request parser whose header storage (the Authorization header among it) is wiped when freed.
-using RequestParser = http::request_parser<http::string_body, tee::WipingAllocator<char>>;
+using RequestParser = http::request_parser<http::string_body, privacy::WipingAllocator<char>>;
 
 // Shared by an exchange and its pending disconnect watch (which may complete after the exchange).
 struct WatchState {
@@ -124,7 +124,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   std::shared_ptr<TlsIdentity> identity_;  // keeps the certificate's context alive (TLS only)
   // Raw request bytes (headers with credentials, bodies): freed memory is wiped (WipingAllocator) and
   // the consumed part is released after every exchange.
-  beast::basic_flat_buffer<tee::WipingAllocator<char>> buffer_;
+  beast::basic_flat_buffer<privacy::WipingAllocator<char>> buffer_;
   HttpHandler& handler_;
   HttpLimits limits_;
   std::shared_ptr<HttpServer::State> state_;
@@ -135,8 +135,8 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
 template <class Stream>
 ExchangeImpl<Stream>::~ExchangeImpl() {
   // The request's text and credentials do not outlive the exchange (docs/privacy.md, "Memory").
-  tee::wipe_string(req_.body);
-  if (auto it = req_.headers.find("authorization"); it != req_.headers.end()) tee::wipe_string(it->second);
+  privacy::wipe_string(req_.body);
+  if (auto it = req_.headers.find("authorization"); it != req_.headers.end()) privacy::wipe_string(it->second);
   if (watch_) {
     watch_->active = false;
     watch_->on_close = nullptr;
@@ -179,7 +179,7 @@ asio::awaitable<void> ExchangeImpl<Stream>::respond(HttpResponse r) {
   conn_.transport().expires_after(conn_.limits().write_timeout);
   co_await http::async_write(conn_.stream(), res, asio::redirect_error(asio::use_awaitable, ec));
   conn_.transport().expires_never();
-  tee::wipe_string(res.body());  // a completion's text, once sent
+  privacy::wipe_string(res.body());  // a completion's text, once sent
   if (ec) broken_ = true;
 }
 
@@ -213,7 +213,7 @@ asio::awaitable<bool> ExchangeImpl<Stream>::write_chunk(std::string data) {
   co_await asio::async_write(conn_.stream(), http::make_chunk(asio::buffer(data)),
                              asio::redirect_error(asio::use_awaitable, ec));
   conn_.transport().expires_never();
-  tee::wipe_string(data);
+  privacy::wipe_string(data);
   if (ec) broken_ = true;
   co_return !broken_;
 }
@@ -270,7 +270,7 @@ HttpRequest to_request(RequestParser& parser, bool with_body) {
     if (!inserted) it->second += ", " + value;
   }
   if (with_body) r.body = std::move(m.body());
-  tee::wipe_string(m.body());  // what a move leaves (a short body stays in the inline buffer)
+  privacy::wipe_string(m.body());  // what a move leaves (a short body stays in the inline buffer)
   return r;
 }
 

@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "serving/completion.h"
+#include "runtime/completion.h"
 
 namespace a3s::power::server {
 
 struct ParsedCompletion {
-  serving::CompletionRequest request;
+  runtime::CompletionRequest request;
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
 };

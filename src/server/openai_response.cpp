@@ -40,22 +40,22 @@ json head(const ResponseMeta& m, const char* object) {
 }
 }  // namespace
 
-json chat_completion(const ResponseMeta& m, const serving::CompletionResult& r) {
+json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r) {
   json j = head(m, "chat.completion");
   j["choices"] = json::array({{{"index", 0},
                                {"message", {{"role", "assistant"}, {"content", r.text}}},
                                {"logprobs", nullptr},
-                               {"finish_reason", serving::finish_reason_name(r.finish)}}});
+                               {"finish_reason", runtime::finish_reason_name(r.finish)}}});
   j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens);
   return j;
 }
 
-json text_completion(const ResponseMeta& m, const serving::CompletionResult& r) {
+json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r) {
   json j = head(m, "text_completion");
   j["choices"] = json::array({{{"text", r.text},
                                {"index", 0},
                                {"logprobs", nullptr},
-                               {"finish_reason", serving::finish_reason_name(r.finish)}}});
+                               {"finish_reason", runtime::finish_reason_name(r.finish)}}});
   j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens);
   return j;
 }

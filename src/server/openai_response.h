@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "serving/completion.h"
+#include "runtime/completion.h"
 
 namespace a3s::power::server {
 
@@ -25,8 +25,8 @@ std::string new_response_id(bool chat);
 
 nlohmann::json usage_json(int prompt_tokens, int completion_tokens);
 
-nlohmann::json chat_completion(const ResponseMeta& m, const serving::CompletionResult& r);
-nlohmann::json text_completion(const ResponseMeta& m, const serving::CompletionResult& r);
+nlohmann::json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
+nlohmann::json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
 
 // Streaming chunks. `with_usage_null` adds "usage": null (stream_options.include_usage).
 nlohmann::json chat_chunk_role(const ResponseMeta& m, bool with_usage_null);

@@ -12,7 +12,7 @@
 namespace a3s::power::server {
 
 RatlsIdentity::RatlsIdentity(std::shared_ptr<Attestor> attestor,
-                             std::shared_ptr<serving::ModelRegistry> registry, std::chrono::seconds lifetime)
+                             std::shared_ptr<runtime::ModelRegistry> registry, std::chrono::seconds lifetime)
     : attestor_(std::move(attestor)), registry_(std::move(registry)), lifetime_(lifetime) {}
 
 std::shared_ptr<TlsIdentity> RatlsIdentity::issue() {

@@ -19,13 +19,13 @@
 
 #include "server/attestation.h"
 #include "server/http_server.h"
-#include "serving/model_registry.h"
+#include "runtime/model_registry.h"
 
 namespace a3s::power::server {
 
 class RatlsIdentity final : public TlsIdentitySource {
  public:
-  RatlsIdentity(std::shared_ptr<Attestor> attestor, std::shared_ptr<serving::ModelRegistry> registry,
+  RatlsIdentity(std::shared_ptr<Attestor> attestor, std::shared_ptr<runtime::ModelRegistry> registry,
                 std::chrono::seconds lifetime);
 
   // The identity for a connection accepted now, renewed first when due. Thread-safe. Throws
@@ -36,7 +36,7 @@ class RatlsIdentity final : public TlsIdentitySource {
   std::shared_ptr<TlsIdentity> issue();
 
   std::shared_ptr<Attestor> attestor_;
-  std::shared_ptr<serving::ModelRegistry> registry_;
+  std::shared_ptr<runtime::ModelRegistry> registry_;
   std::chrono::seconds lifetime_;
   std::mutex mu_;
   std::shared_ptr<TlsIdentity> current_;

@@ -12,13 +12,13 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "a3s/power/error.h"
-#include "crypto/key_provider.h"
+#include "model/encrypted/key_provider.h"
 #include "server/api.h"
 #include "server/attestation.h"
 #include "server/http_server.h"
 #include "server/ratls_identity.h"
-#include "serving/engine_runtime.h"
-#include "serving/scheduler.h"
+#include "runtime/engine_runtime.h"
+#include "runtime/scheduler.h"
 
 namespace a3s::power::server {
 
@@ -50,8 +50,8 @@ std::string stem_of(const std::string& path) {
 }
 }  // namespace
 
-std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg) {
-  serving::EngineRuntimeOptions eo;
+std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg) {
+  runtime::EngineRuntimeOptions eo;
   eo.n_threads = cfg.threads;
   eo.n_batch = cfg.batch_size;
   eo.n_ctx = cfg.ctx_size;
@@ -70,13 +70,13 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
   eo.integrity.measure = cfg.tee_mode;
   if (cfg.model_signing_key) eo.integrity.signing_key = *cfg.model_signing_key;
   auto loader = [eo, pins = cfg.model_hashes](const std::string& name, const std::string& path) {
-    serving::EngineRuntimeOptions o = eo;
+    runtime::EngineRuntimeOptions o = eo;
     if (auto it = pins.find(name); it != pins.end()) o.integrity.pin = it->second;
-    return serving::load_engine_runtime(name, path, o);
+    return runtime::load_engine_runtime(name, path, o);
   };
   std::shared_ptr<store::Store> st;
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
-  auto reg = std::make_shared<serving::ModelRegistry>(loader, st);
+  auto reg = std::make_shared<runtime::ModelRegistry>(loader, st);
   for (const auto& spec : cfg.models) {
     if (is_path_ref(spec.ref)) {
       reg->add_path(spec.name.empty() ? stem_of(spec.ref) : spec.name, spec.ref);
@@ -89,8 +89,8 @@ std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg)
 
 struct Server::Impl {
   config::Config cfg;
-  std::shared_ptr<serving::ModelRegistry> registry;
-  serving::Scheduler scheduler;
+  std::shared_ptr<runtime::ModelRegistry> registry;
+  runtime::Scheduler scheduler;
   asio::thread_pool blocking{2};
   Api api;
   std::mutex mu;
@@ -108,8 +108,8 @@ struct Server::Impl {
   uint16_t tls_port = 0;
   std::optional<asio::signal_set> signals;
 
-  static serving::SchedulerOptions scheduler_options(const config::Config& c) {
-    serving::SchedulerOptions o;
+  static runtime::SchedulerOptions scheduler_options(const config::Config& c) {
+    runtime::SchedulerOptions o;
     o.slots = c.max_concurrent_requests;
     o.max_queue = c.max_queue;
     o.queue_timeout = std::chrono::milliseconds(static_cast<int64_t>(c.queue_timeout_seconds * 1000.0));
@@ -121,7 +121,7 @@ struct Server::Impl {
     return l;
   }
 
-  Impl(config::Config c, std::shared_ptr<serving::ModelRegistry> r)
+  Impl(config::Config c, std::shared_ptr<runtime::ModelRegistry> r)
       : cfg(std::move(c)),
         registry(std::move(r)),
         scheduler(scheduler_options(cfg)),
@@ -150,7 +150,7 @@ Server::Server(config::Config cfg) {
   impl_ = std::make_unique<Impl>(std::move(cfg), std::move(reg));
 }
 
-Server::Server(config::Config cfg, std::shared_ptr<serving::ModelRegistry> registry)
+Server::Server(config::Config cfg, std::shared_ptr<runtime::ModelRegistry> registry)
     : impl_(std::make_unique<Impl>(std::move(cfg), std::move(registry))) {}
 
 Server::~Server() {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "serving/model_registry.h"
+#include "runtime/model_registry.h"
 
 namespace a3s::power::server {
 
@@ -32,12 +32,12 @@ void check_bind_policy(const config::Config& cfg);
 // The registry for cfg.models: a model whose ref is an existing file or ends in ".gguf" is served
 // from that path under its name (default: file name without ".gguf"); any other ref is a store
 // name. Models load through the engine with cfg's threads, batch and context settings.
-std::shared_ptr<serving::ModelRegistry> make_registry(const config::Config& cfg);
+std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg);
 
 class Server {
  public:
   explicit Server(config::Config cfg);
-  Server(config::Config cfg, std::shared_ptr<serving::ModelRegistry> registry);
+  Server(config::Config cfg, std::shared_ptr<runtime::ModelRegistry> registry);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

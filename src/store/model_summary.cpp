@@ -5,8 +5,8 @@
 #include <map>
 #include <variant>
 
-#include "gguf/gguf_file.h"
-#include "kernels/tensor_type.h"
+#include "model/gguf/gguf_file.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::store {
 namespace {

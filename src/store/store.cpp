@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "core/utc_time.h"
+#include "base/utc_time.h"
 #include "store/file_io.h"
 #include "store/file_lock.h"
 #include "store/http_download.h"

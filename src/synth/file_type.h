@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/tensor_type.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::synth {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "core/thread_pool.h"
-#include "gguf/gguf_writer.h"
+#include "base/thread_pool.h"
+#include "model/gguf/gguf_writer.h"
 #include "kernels/kernels.h"
 #include "synth/synthetic_vocab.h"
 

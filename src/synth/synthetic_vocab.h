@@ -2,8 +2,8 @@
 // copy of a real model's `tokenizer.*` keys (`--vocab-from`).
 #pragma once
 
-#include "gguf/gguf_file.h"
-#include "gguf/gguf_writer.h"
+#include "model/gguf/gguf_file.h"
+#include "model/gguf/gguf_writer.h"
 
 namespace a3s::power::synth {
 

@@ -16,7 +16,7 @@
 
 #include "tee/device_ioctl.h"
 #include "tee/evidence.h"
-#include "tee/tee_policy.h"
+#include "attestation/tee_policy.h"
 
 namespace a3s::power::tee {
 

@@ -4,9 +4,9 @@
 
 #include <span>
 
-#include "tee/report_data.h"
+#include "attestation/report_data.h"
 #include "tee/tdx_summary.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::tee {
 

@@ -6,7 +6,7 @@
 #include <openssl/x509v3.h>
 
 #include "a3s/power/error.h"
-#include "a3s/power/verify_attestation.h"
+#include "attestation/ratls_extension.h"
 
 namespace a3s::power::tee {
 namespace {
@@ -43,7 +43,7 @@ void add_standard_extension(X509* cert, int nid, const char* value) {
 
 // extnValue = DER OCTET STRING { json }.
 void add_evidence_extension(X509* cert, const std::string& json) {
-  std::unique_ptr<ASN1_OBJECT, Asn1ObjectFree> oid(OBJ_txt2obj(verify::kRatlsEvidenceOid, 1));
+  std::unique_ptr<ASN1_OBJECT, Asn1ObjectFree> oid(OBJ_txt2obj(attestation::kRatlsEvidenceOid, 1));
   if (!oid) openssl_failed("OBJ_txt2obj");
   std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> inner(ASN1_OCTET_STRING_new());
   if (!inner) openssl_failed("ASN1_OCTET_STRING_new");

@@ -1,6 +1,6 @@
 // RA-TLS server identity made inside the TEE (docs/ra-tls.md): a fresh ECDSA P-384 key (OpenSSL EVP,
 // in memory only, never written anywhere) and a self-signed X.509 v3 certificate for it whose
-// non-critical extension kRatlsEvidenceOid (a3s/power/verify_attestation.h) holds attestation
+// non-critical extension kRatlsEvidenceOid (attestation/ratls_extension.h) holds attestation
 // evidence binding the certificate's SubjectPublicKeyInfo:
 //
 //   version 3, serial = 16 random bytes (positive), subject = issuer = CN "A3S Power RA-TLS",

@@ -10,7 +10,7 @@
 #include "a3s/power/error.h"
 #include "tee/evidence_check.h"
 #include "tee/tee_errors.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::tee {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "a3s/power/error.h"
 #include "tee/evidence_check.h"
-#include "verify/sev_snp/cert_table.h"
-#include "verify/sev_snp/tcb_version.h"
+#include "attestation/sev_snp/cert_table.h"
+#include "attestation/sev_snp/tcb_version.h"
 
 namespace a3s::power::tee {
 namespace {

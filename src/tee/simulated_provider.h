@@ -20,9 +20,9 @@
 #include <string>
 
 #include "tee/evidence.h"
-#include "verify/sev_snp/amd_roots.h"
-#include "verify/sev_snp/local_key_hierarchy.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/amd_roots.h"
+#include "attestation/simulated/local_key_hierarchy.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::tee {
 

@@ -5,7 +5,7 @@
 
 #include "a3s/power/error.h"
 #include "tee/tee_errors.h"
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/tdx/quote.h"
 
 namespace a3s::power::tee {
 namespace {

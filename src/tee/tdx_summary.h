@@ -1,5 +1,5 @@
 // The TDX fields the platform layer checks on evidence it just obtained (version, MRTD, REPORTDATA):
-// quotes through the shared DCAP quote parser (verify/tdx/tdx_quote.h), TDREPORTs (which that parser
+// quotes through the shared DCAP quote parser (attestation/tdx/quote.h), TDREPORTs (which that parser
 // does not cover) directly. No signature or certificate checks happen here.
 //
 // Intel TDX Module ABI, TDREPORT_STRUCT (1024 bytes): REPORTMACSTRUCT (256) with REPORTDATA at 128;

@@ -3,7 +3,7 @@
 #include <variant>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/spm_tokenizer.h"
 #include "tokenizer/vocab.h"

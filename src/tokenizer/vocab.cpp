@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 
 namespace a3s::power::tok {
 namespace {

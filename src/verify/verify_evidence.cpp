@@ -1,7 +1,7 @@
 // verify_evidence: detect the evidence type and run that TEE's verifier.
 #include "a3s/power/verify.h"
 #include "verify/evidence_verifiers.h"
-#include "verify/verify_result.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify {
 

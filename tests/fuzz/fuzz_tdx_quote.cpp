@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/tdx/quote.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace a3s::power::verify::tdx;

@@ -24,7 +24,7 @@ using Token = int32_t;
 
 class Tokenizer;  // src/tokenizer/tokenizer.h
 namespace gguf { class File; }
-namespace weights { class ByteReader; }  // src/weights/byte_reader.h
+namespace weights { class ByteReader; }  // src/model/sources/byte_reader.h
 class Context;
 namespace engine {
 class KvCache;
@@ -97,7 +97,7 @@ class Model {
  public:
   // Loads a GGUF model (weights memory-mapped). Throws Error: "io_error", "invalid_model",
   // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture".
-  // Encrypted models: load_model() in src/engine/model_loader.h.
+  // Encrypted models: load_model() in src/engine/load.h.
   static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
   // Loads a GGUF file that is already open (mapped, or a decrypted image in memory that the File
   // keeps alive). info().path is file->path(); `encryption` becomes info().encryption.

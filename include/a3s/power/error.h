@@ -2,7 +2,7 @@
 //
 // Every failure that crosses a layer boundary is an `a3s::power::Error` with a stable `code` string
 // (e.g. "invalid_model", "model_not_found", "context_length_exceeded"). The code maps to an HTTP
-// status and a CLI exit status in exactly one place (src/core/error.cpp). Messages are one line and
+// status and a CLI exit status in exactly one place (src/base/error.cpp). Messages are one line and
 // never contain user text (prompts, messages, completions, keys).
 #pragma once
 

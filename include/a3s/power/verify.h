@@ -10,7 +10,7 @@
 //
 // The evidence type is detected from the bytes (detect_tee_type). Verification is a fixed sequence
 // of steps; the first failure stops it and is named in Report::failed_step by a stable string (the
-// step names of src/verify/verify_result.h: malformed_evidence, signature_invalid, chain_invalid,
+// step names of src/attestation/verify_result.h: malformed_evidence, signature_invalid, chain_invalid,
 // collateral_missing, measurement_mismatch, report_data_mismatch, ...). docs/verify.md lists them per
 // TEE.
 //

@@ -3,8 +3,8 @@
 #include <openssl/evp.h>
 
 #include "a3s/power/error.h"
-#include "core/canonical_json.h"
-#include "verify/attestation/attestation_response.h"
+#include "base/canonical_json.h"
+#include "attestation/attestation_response.h"
 
 namespace a3s::power::verify::attestation {
 namespace {

@@ -1,4 +1,4 @@
-// The members of the server's claims object (schema "a3s-power.claims.v1", src/tee/claims.h) that a
+// The members of the server's claims object (schema "a3s-power.claims.v1", src/attestation/claims.h) that a
 // client checks, and the claims digest bound into report_data.
 #pragma once
 
@@ -28,7 +28,7 @@ struct ClaimsView {
 // caller rejects it as unsupported).
 std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string& error);
 
-// SHA-256 of the RFC 8785 canonical JSON of `claims` (core/canonical_json.h), the second half of
+// SHA-256 of the RFC 8785 canonical JSON of `claims` (base/canonical_json.h), the second half of
 // report_data. std::nullopt, with `error`, when the claims cannot be canonicalised (numbers, arrays,
 // null, invalid UTF-8).
 std::optional<std::array<uint8_t, 32>> claims_digest(const nlohmann::json& claims, std::string& error);

@@ -2,8 +2,8 @@
 
 #include "a3s/power/error.h"
 #include "a3s/power/verify.h"
-#include "verify/sev_snp/sev_snp_report.h"
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/sev_snp/report.h"
+#include "attestation/tdx/quote.h"
 
 namespace a3s::power::verify::attestation {
 

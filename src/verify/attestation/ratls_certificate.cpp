@@ -8,13 +8,19 @@
 
 #include <ctime>
 #include <memory>
+#include <string_view>
 
 #include "a3s/power/verify_attestation.h"
+#include "attestation/ratls_extension.h"
 #include "verify/attestation/verify_response.h"
 #include "verify/hex.h"
-#include "verify/verify_result.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify {
+
+static_assert(std::string_view(kRatlsEvidenceOid) == std::string_view(::a3s::power::attestation::kRatlsEvidenceOid),
+              "the public RA-TLS OID is the one the server writes");
+
 namespace {
 
 struct X509Free {

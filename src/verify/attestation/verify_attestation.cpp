@@ -7,14 +7,14 @@
 #include <span>
 
 #include "a3s/power/error.h"
-#include "verify/attestation/attestation_response.h"
+#include "attestation/attestation_response.h"
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/evidence_report_data.h"
 #include "verify/attestation/simulated_root.h"
 #include "verify/attestation/verify_response.h"
 #include "verify/hex.h"
-#include "verify/sev_snp/cert_table.h"
-#include "verify/verify_result.h"
+#include "attestation/sev_snp/cert_table.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify {
 namespace {

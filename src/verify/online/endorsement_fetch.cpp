@@ -1,9 +1,9 @@
 #include "verify/online/endorsement_fetch.h"
 
 #include "a3s/power/error.h"
-#include "client/http_client.h"
-#include "client/server_error.h"
-#include "client/server_url.h"
+#include "http_client/http_client.h"
+#include "http_client/server_error.h"
+#include "http_client/server_url.h"
 
 namespace a3s::power::verify::online {
 

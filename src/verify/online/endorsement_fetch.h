@@ -1,5 +1,5 @@
 // GET of one endorsement (a certificate, a CRL, signed collateral) from AMD KDS or Intel PCS, through
-// the endorsement cache, over the client library's HTTP transport (client/http_client.h: TLS
+// the endorsement cache, over the client library's HTTP transport (http_client/http_client.h: TLS
 // verification always on, no redirects, plain http to loopback hosts only).
 //
 // This is the only place of the verifier that speaks HTTP for endorsements; the verification library

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "verify/sev_snp/sev_snp_report.h"
-#include "verify/sev_snp/tcb_version.h"
+#include "attestation/sev_snp/report.h"
+#include "attestation/sev_snp/tcb_version.h"
 
 namespace a3s::power::verify::online {
 

@@ -7,7 +7,7 @@
 #include "verify/online/endorsement_fetch.h"
 #include "verify/online/kds_client.h"
 #include "verify/online/pcs_client.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::verify::online {
 namespace {

@@ -10,7 +10,7 @@
 #include "a3s/power/error.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/pck_extensions.h"
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/tdx/quote.h"
 
 namespace a3s::power::verify::online {
 namespace {

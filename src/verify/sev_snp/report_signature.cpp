@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::verify::sev_snp {
 namespace {

@@ -6,7 +6,7 @@
 #include "a3s/power/error.h"
 #include "verify/sev_snp/report_signature.h"
 #include "verify/sev_snp/vcek_chain.h"
-#include "verify/sev_snp/vcek_extensions.h"
+#include "attestation/sev_snp/vcek_extensions.h"
 #include "verify/sev_snp/x509_certificates.h"
 
 namespace a3s::power::verify::sev_snp {
@@ -134,6 +134,10 @@ VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& e
 
   // 6–9. Policy.
   return check_policy(report, policy);
+}
+
+Endorsements endorsements_from(const CertTable& table) {
+  return {table.vcek.empty() ? table.vlek : table.vcek, table.ask + table.ark};
 }
 
 }  // namespace a3s::power::verify::sev_snp

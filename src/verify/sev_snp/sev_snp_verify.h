@@ -26,10 +26,11 @@
 #include <string>
 #include <vector>
 
-#include "verify/sev_snp/amd_roots.h"
-#include "verify/sev_snp/sev_snp_report.h"
-#include "verify/sev_snp/tcb_version.h"
-#include "verify/verify_result.h"
+#include "attestation/sev_snp/amd_roots.h"
+#include "attestation/sev_snp/cert_table.h"
+#include "attestation/sev_snp/report.h"
+#include "attestation/sev_snp/tcb_version.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify::sev_snp {
 
@@ -57,5 +58,9 @@ struct VerifyOptions {
 // report is stored there (also when a later step fails).
 VerifyResult verify_report(std::span<const uint8_t> report, const Endorsements& endorsements,
                            const Policy& policy, const VerifyOptions& options = {}, Report* parsed = nullptr);
+
+// The endorsements a certificate table carries: the VCEK (or, if none, the VLEK) and the chain
+// ASK + ARK (concatenated DER).
+Endorsements endorsements_from(const CertTable& table);
 
 }  // namespace a3s::power::verify::sev_snp

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/sev_snp/amd_roots.h"
+#include "attestation/sev_snp/amd_roots.h"
 #include "verify/sev_snp/x509_certificates.h"
 
 namespace a3s::power::verify::sev_snp {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "verify/tdx/openssl_handles.h"
-#include "verify/verify_result.h"
+#include "crypto/openssl.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify::tdx {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <span>
 
-#include "verify/tdx/openssl_handles.h"
+#include "crypto/openssl.h"
 
 namespace a3s::power::verify::tdx {
 

@@ -19,8 +19,8 @@
 #include "verify/tdx/pck_extensions.h"
 #include "verify/tdx/qe_identity.h"
 #include "verify/tdx/tcb_info.h"
-#include "verify/tdx/tdx_quote.h"
-#include "verify/verify_result.h"
+#include "attestation/tdx/quote.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify::tdx {
 

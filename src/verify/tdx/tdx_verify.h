@@ -34,8 +34,8 @@
 
 #include "verify/tdx/pck_extensions.h"
 #include "verify/tdx/tdx_collateral.h"
-#include "verify/tdx/tdx_quote.h"
-#include "verify/verify_result.h"
+#include "attestation/tdx/quote.h"
+#include "attestation/verify_result.h"
 
 namespace a3s::power::verify::tdx {
 

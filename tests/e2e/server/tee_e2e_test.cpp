@@ -15,8 +15,8 @@
 #include "../support/shell_command.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
-#include "tee/canonical_json.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "base/canonical_json.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::testing {
 namespace {
@@ -73,7 +73,7 @@ TEST_F(TeeE2E, AttestationBindsTheNonceAndTheModelDigest) {
   EXPECT_EQ(claims["runtime"]["tee_policy"], "development");
 
   // report_data = nonce || SHA-256(canonical claims), computed here from what was received.
-  const std::string canonical = tee::canonical_json(claims);
+  const std::string canonical = canonical_json(claims);
   const std::string digest =
       crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(canonical.data()), canonical.size()}));
   EXPECT_EQ(j["claims_sha256"], digest);

@@ -11,7 +11,7 @@
 
 #include "../encrypted_cli/cli_run.h"
 #include "crypto/ed25519.h"
-#include "crypto/model_signature.h"
+#include "model/integrity/model_signature.h"
 #include "crypto/sha256.h"
 
 namespace a3s::power::enc_test {

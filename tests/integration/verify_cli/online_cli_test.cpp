@@ -9,7 +9,7 @@
 #include <map>
 
 #include "endorsement_server.h"
-#include "verify/sev_snp/local_key_hierarchy.h"
+#include "attestation/simulated/local_key_hierarchy.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {

@@ -1,11 +1,11 @@
 // Decoding of streamed chat completion chunks and the request body.
-#include "client/chat_stream.h"
+#include "http_client/chat_stream.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "client/server_error.h"
+#include "http_client/server_error.h"
 
 namespace a3s::power::client {
 namespace {

@@ -1,5 +1,5 @@
 // The conversation loop with a scripted responder: history, commands, modes and errors.
-#include "client/conversation_loop.h"
+#include "a3s-power/conversation_loop.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "client/line_reader.h"
+#include "a3s-power/line_reader.h"
 
 namespace a3s::power::client {
 namespace {

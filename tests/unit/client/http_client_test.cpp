@@ -1,6 +1,6 @@
 // The HTTP client and chat streaming against a loopback server with scripted answers: split
 // events, error bodies and events, truncated streams, refused connections, cancellation.
-#include "client/http_client.h"
+#include "http_client/http_client.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -10,9 +10,9 @@
 #include <atomic>
 
 #include "a3s/power/error.h"
-#include "client/chat_stream.h"
-#include "client/model_status.h"
-#include "client/server_error.h"
+#include "http_client/chat_stream.h"
+#include "a3s-power/model_status.h"
+#include "http_client/server_error.h"
 #include "scripted_http_server.h"
 
 namespace a3s::power::client {

@@ -1,9 +1,9 @@
 // `ps` data: /health and /v1/models parsing, the table and the JSON view.
-#include "client/model_status.h"
+#include "a3s-power/model_status.h"
 
 #include <gtest/gtest.h>
 
-#include "client/server_error.h"
+#include "http_client/server_error.h"
 
 namespace a3s::power::client {
 namespace {

@@ -1,5 +1,5 @@
 // Server error bodies → one-line client errors.
-#include "client/server_error.h"
+#include "http_client/server_error.h"
 
 #include <gtest/gtest.h>
 

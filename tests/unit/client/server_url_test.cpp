@@ -1,5 +1,5 @@
 // --url parsing: schemes, loopback-only plain http, refused credentials, endpoints.
-#include "client/server_url.h"
+#include "http_client/server_url.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The SSE parser against the WHATWG event-stream rules, with every way a body can be chunked.
-#include "client/sse_parser.h"
+#include "http_client/sse_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -22,8 +22,8 @@
 #include <thread>
 
 #include "a3s/power/error.h"
-#include "client/http_client.h"
-#include "client/server_error.h"
+#include "http_client/http_client.h"
+#include "http_client/server_error.h"
 
 namespace a3s::power::client {
 namespace {

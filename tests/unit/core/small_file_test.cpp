@@ -1,4 +1,4 @@
-#include "core/small_file.h"
+#include "base/small_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

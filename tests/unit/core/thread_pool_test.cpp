@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "core/thread_pool.h"
+#include "base/thread_pool.h"
 
 namespace a3s::power {
 namespace {

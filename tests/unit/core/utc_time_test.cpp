@@ -1,4 +1,4 @@
-#include "core/utc_time.h"
+#include "base/utc_time.h"
 
 #include <gtest/gtest.h>
 

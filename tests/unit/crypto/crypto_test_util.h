@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "crypto/encrypted_writer.h"
-#include "crypto/model_key.h"
+#include "model/encrypted/encrypted_writer.h"
+#include "model/encrypted/model_key.h"
 
 namespace a3s::power::crypto::test {
 

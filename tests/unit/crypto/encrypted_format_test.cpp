@@ -1,5 +1,5 @@
 // The encrypted model header: layout, round trip, range checks, nonces and AAD.
-#include "crypto/encrypted_format.h"
+#include "model/encrypted/encrypted_format.h"
 
 #include <gtest/gtest.h>
 

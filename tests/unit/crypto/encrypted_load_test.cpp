@@ -6,12 +6,12 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
-#include "crypto/key_provider.h"
+#include "model/encrypted/key_provider.h"
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "crypto_test_util.h"
 #include "wipe_log.h"
-#include "engine/model_loader.h"
+#include "engine/load.h"
 
 namespace a3s::power::crypto::test {
 namespace {

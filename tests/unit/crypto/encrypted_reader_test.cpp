@@ -1,7 +1,7 @@
 // EncryptedReader: whole-file and seekable decryption, and every way a file can be wrong — wrong
 // key, a flipped bit anywhere, truncation, extension, swapped chunks, a chunk from another file, a
 // header that lies about the plaintext digest — each a specific error, with the plaintext wiped.
-#include "crypto/encrypted_reader.h"
+#include "model/encrypted/encrypted_reader.h"
 
 #include <gtest/gtest.h>
 

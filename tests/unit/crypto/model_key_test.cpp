@@ -1,5 +1,5 @@
 // Model keys: text form, key ids, key sources (file, environment), locked memory and wiping.
-#include "crypto/model_key.h"
+#include "model/encrypted/model_key.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
-#include "crypto/key_provider.h"
+#include "model/encrypted/key_provider.h"
 #include "crypto/secure_memory.h"
 #include "crypto_test_util.h"
 #include "wipe_log.h"

@@ -1,6 +1,6 @@
 // Plaintext images: the sealed memfd ("file" mode) and locked memory ("memory" mode) that hold a
 // decrypted model; both are wiped when filling fails.
-#include "weights/plaintext_image.h"
+#include "model/sources/plaintext_image.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "kernels/kernels.h"
 
 namespace a3s::power::testing {

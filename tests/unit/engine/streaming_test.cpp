@@ -12,11 +12,11 @@
 #include "engine/hparams.h"
 #include "engine/kv_cache.h"
 #include "engine/memory_plan.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "gguf_patch.h"
 #include "kernels/kernels.h"
-#include "weights/mapped_weights.h"
-#include "weights/streaming_weights.h"
+#include "model/sources/mapped_weights.h"
+#include "model/sources/streaming_weights.h"
 
 namespace a3s::power {
 namespace {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "gguf_patch.h"
-#include "weights/mapped_weights.h"
+#include "model/sources/mapped_weights.h"
 
 namespace a3s::power::weights {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "gguf_corrupt_cases.h"
 
 namespace a3s::power::gguf {

@@ -1,5 +1,5 @@
 // The GGUF reader on the real models and vocabularies in the shared test data.
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <iterator>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
-#include "gguf/gguf_writer.h"
+#include "model/gguf/gguf_file.h"
+#include "model/gguf/gguf_writer.h"
 
 namespace a3s::power::gguf {
 namespace {

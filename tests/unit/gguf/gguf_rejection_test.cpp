@@ -6,7 +6,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "gguf_corrupt_cases.h"
 #include "gguf_writer.h"
 

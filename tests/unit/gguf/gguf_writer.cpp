@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/tensor_type.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::gguf::testing {
 

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "crypto/key_provider.h"
+#include "model/encrypted/key_provider.h"
 #include "crypto/secure_memory.h"
-#include "engine/model_loader.h"
+#include "engine/load.h"
 #include "integrity_test_util.h"
 
 namespace a3s::power::integrity_test {

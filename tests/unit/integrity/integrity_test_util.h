@@ -15,9 +15,9 @@
 #include "../crypto/crypto_test_util.h"
 #include "a3s/power/error.h"
 #include "crypto/ed25519.h"
-#include "crypto/model_signature.h"
+#include "model/integrity/model_signature.h"
 #include "crypto/sha256.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 
 namespace a3s::power::integrity_test {
 

@@ -18,7 +18,7 @@
 #include "kernels/blocks.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
-#include "kernels/tensor_type.h"
+#include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels::test {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "kernel_test_util.h"
 
 namespace a3s::power::kernels::test {

@@ -10,9 +10,9 @@
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
 #include "server/attestation.h"
-#include "tee/canonical_json.h"
+#include "base/canonical_json.h"
 #include "tee/simulated_provider.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::server {
 namespace {
@@ -25,8 +25,8 @@ config::Config development_config() {
   return c;
 }
 
-serving::ModelDescription measured_model() {
-  serving::ModelDescription d;
+runtime::ModelDescription measured_model() {
+  runtime::ModelDescription d;
   d.name = "stories";
   d.sha256 = std::string(64, 'a');
   return d;
@@ -64,12 +64,12 @@ TEST(Attestor, StrictPolicyWithoutHardwareRefusesToStart) {
 TEST(Attestor, ReportDataIsNonceAndClaimsDigest) {
   Attestor a(development_config());
   const tee::Nonce nonce = nonce_of(3);
-  serving::ModelDescription m = measured_model();
+  runtime::ModelDescription m = measured_model();
   m.encrypted_sha256 = std::string(64, 'b');
   const nlohmann::json j = a.attest(nonce, m);
 
   ASSERT_TRUE(j["claims"].is_object());
-  const std::string canonical = tee::canonical_json(j["claims"]);
+  const std::string canonical = canonical_json(j["claims"]);
   const crypto::Sha256Digest claims_digest = sha_of(canonical);
   EXPECT_EQ(j["claims_sha256"], crypto::to_hex(claims_digest));
   EXPECT_EQ(j["report_data"], crypto::to_hex(nonce) + crypto::to_hex(claims_digest));
@@ -112,14 +112,14 @@ TEST(Attestor, SignatureStatusAndConfigDigestEnterTheClaims) {
   c.max_queue = 7;  // another configuration → another digest
   Attestor b(c);
   EXPECT_NE(a.config_sha256(), b.config_sha256());
-  serving::ModelDescription m = measured_model();
+  runtime::ModelDescription m = measured_model();
   m.signature = "verified";
   EXPECT_EQ(a.attest(nonce_of(0), m)["claims"]["model"]["signature"], "verified");
 }
 
 TEST(Attestor, AnUnmeasuredModelIsNotAttested) {
   Attestor a(development_config());
-  serving::ModelDescription m = measured_model();
+  runtime::ModelDescription m = measured_model();
   m.sha256.clear();
   try {
     a.attest(nonce_of(0), m);

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "fake_runtime.h"
-#include "serving/completion.h"
+#include "runtime/completion.h"
 
-namespace a3s::power::serving {
+namespace a3s::power::runtime {
 namespace {
 
 struct RecordingSink final : CompletionSink {
@@ -53,4 +53,4 @@ TEST(CompletionWipe, TheContextIsWipedAfterEveryRequest) {
 }
 
 }  // namespace
-}  // namespace a3s::power::serving
+}  // namespace a3s::power::runtime

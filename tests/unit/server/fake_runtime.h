@@ -1,4 +1,4 @@
-// A deterministic stand-in for the engine behind serving::ModelRuntime: one token per byte, a
+// A deterministic stand-in for the engine behind runtime::ModelRuntime: one token per byte, a
 // scripted output, optional per-token delay and a gate that holds generations until opened.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "a3s/power/error.h"
-#include "serving/model_runtime.h"
+#include "runtime/model_runtime.h"
 
 namespace a3s::power::testing {
 
@@ -68,7 +68,7 @@ struct FakeOptions {
   std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
 };
 
-class FakeContext final : public serving::RuntimeContext {
+class FakeContext final : public runtime::RuntimeContext {
  public:
   FakeContext(int n, std::shared_ptr<FakeStats> stats) : n_(n), stats_(std::move(stats)) {}
   int n_ctx() const override { return n_; }
@@ -79,7 +79,7 @@ class FakeContext final : public serving::RuntimeContext {
   std::shared_ptr<FakeStats> stats_;
 };
 
-class FakeRuntime final : public serving::ModelRuntime {
+class FakeRuntime final : public runtime::ModelRuntime {
  public:
   FakeRuntime(const std::string& name, FakeOptions opts) : opts_(std::move(opts)) {
     desc_.name = name;
@@ -93,7 +93,7 @@ class FakeRuntime final : public serving::ModelRuntime {
     desc_.system_fingerprint = "fp_fake";
   }
 
-  const serving::ModelDescription& description() const override { return desc_; }
+  const runtime::ModelDescription& description() const override { return desc_; }
 
   std::vector<Token> chat_prompt(const nlohmann::json& messages) const override {
     std::string text;
@@ -113,12 +113,12 @@ class FakeRuntime final : public serving::ModelRuntime {
     return t;
   }
 
-  std::unique_ptr<serving::RuntimeContext> new_context() const override {
+  std::unique_ptr<runtime::RuntimeContext> new_context() const override {
     ++opts_.stats->contexts_created;
     return std::make_unique<FakeContext>(opts_.n_ctx, opts_.stats);
   }
 
-  GenerationResult generate(serving::RuntimeContext& ctx, const GenerationRequest& req,
+  GenerationResult generate(runtime::RuntimeContext& ctx, const GenerationRequest& req,
                             const DeltaCallback& on_delta) const override {
     FakeStats& st = *opts_.stats;
     ++st.generations;
@@ -199,7 +199,7 @@ class FakeRuntime final : public serving::ModelRuntime {
 
  private:
   FakeOptions opts_;
-  serving::ModelDescription desc_;
+  runtime::ModelDescription desc_;
 };
 
 }  // namespace a3s::power::testing

@@ -28,7 +28,7 @@ class ApiTest : public ::testing::Test {
     fake_ = fo;
     cfg.host = "127.0.0.1";
     cfg.port = 0;
-    auto reg = std::make_shared<serving::ModelRegistry>(
+    auto reg = std::make_shared<runtime::ModelRegistry>(
         [fo](const std::string& name, const std::string&) {
           return std::make_shared<testing::FakeRuntime>(name, fo);
         },

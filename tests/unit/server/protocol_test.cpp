@@ -175,7 +175,7 @@ TEST(OpenAIRequest, MalformedJson) {
 
 TEST(OpenAIResponse, ShapesAndSse) {
   ResponseMeta m{"chatcmpl-x", 1700000000, "m", "fp_1"};
-  serving::CompletionResult r{"hello", FinishReason::Length, 3, 2};
+  runtime::CompletionResult r{"hello", FinishReason::Length, 3, 2};
   json c = chat_completion(m, r);
   EXPECT_EQ(c["object"], "chat.completion");
   EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");

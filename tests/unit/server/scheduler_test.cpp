@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "fake_runtime.h"
-#include "serving/scheduler.h"
+#include "runtime/scheduler.h"
 
-namespace a3s::power::serving {
+namespace a3s::power::runtime {
 namespace {
 
 using namespace std::chrono_literals;
@@ -166,4 +166,4 @@ TEST(Slot, ReusesOneContextPerModelAndReleasesUnloaded) {
 }
 
 }  // namespace
-}  // namespace a3s::power::serving
+}  // namespace a3s::power::runtime

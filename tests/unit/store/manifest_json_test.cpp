@@ -4,7 +4,7 @@
 
 #include "../../integration/store/store_test_support.h"
 #include "a3s/power/error.h"
-#include "core/utc_time.h"
+#include "base/utc_time.h"
 
 namespace a3s::power::store {
 namespace {

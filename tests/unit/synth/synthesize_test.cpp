@@ -8,7 +8,7 @@
 #include "../engine/gguf_patch.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "synth/synthesize.h"
 #include "tokenizer/tokenizer.h"
 

@@ -5,7 +5,7 @@
 #include "../engine/gguf_patch.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
-#include "core/process_memory.h"
+#include "base/process_memory.h"
 #include "perf/memory_bandwidth.h"
 #include "perf/throughput.h"
 

@@ -1,5 +1,5 @@
 // Canonical JSON (RFC 8785) of the claims object, report_data = nonce || SHA-256(claims), nonce parsing.
-#include "tee/claims.h"
+#include "attestation/claims.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 
 #include "a3s/power/error.h"
 #include "crypto/sha256.h"
-#include "tee/canonical_json.h"
-#include "tee/report_data.h"
+#include "base/canonical_json.h"
+#include "attestation/report_data.h"
 
 namespace a3s::power::tee {
 namespace {

@@ -17,7 +17,7 @@
 #include "tee/tee_errors.h"
 #include "expect_attestation_failed.h"
 #include "tee_test_data.h"
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 namespace a3s::power::tee {
 namespace {

@@ -1,6 +1,6 @@
 // disable_core_dumps() in a forked child (it is irreversible for the process): RLIMIT_CORE is 0/0 and
 // the process is no longer dumpable.
-#include "core/process_hardening.h"
+#include "base/process_hardening.h"
 
 #include <sys/prctl.h>
 #include <sys/resource.h>

@@ -6,7 +6,7 @@
 
 #include "tee/simulated_provider.h"
 #include "tee_test_data.h"
-#include "verify/sev_snp/cert_table.h"
+#include "attestation/sev_snp/cert_table.h"
 #include "verify/sev_snp/sev_snp_verify.h"
 
 namespace a3s::power::tee {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tee/report_data.h"
+#include "attestation/report_data.h"
 
 namespace a3s::power::tee::testing {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gguf/gguf_file.h"
+#include "model/gguf/gguf_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::test {

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "verify/sev_snp/cert_table.h"
+#include "attestation/sev_snp/cert_table.h"
 
 namespace a3s::power::verify_attestation_testing {
 

@@ -10,10 +10,10 @@
 
 #include "a3s/power/verify_attestation.h"
 #include "crypto/base64.h"
-#include "tee/claims.h"
+#include "attestation/claims.h"
 #include "tee/evidence.h"
 #include "tee/simulated_provider.h"
-#include "verify/sev_snp/local_key_hierarchy.h"
+#include "attestation/simulated/local_key_hierarchy.h"
 
 namespace a3s::power::verify_attestation_testing {
 

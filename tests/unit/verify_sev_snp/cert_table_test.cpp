@@ -1,6 +1,6 @@
 // The extended report's certificate table: round trip, verification of the real report with the
 // certificates taken from a table, and malformed tables.
-#include "verify/sev_snp/cert_table.h"
+#include "attestation/sev_snp/cert_table.h"
 
 #include <gtest/gtest.h>
 

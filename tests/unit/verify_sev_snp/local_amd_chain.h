@@ -1,7 +1,7 @@
-// Test names for the locally generated AMD-style key hierarchy (src/verify/sev_snp/local_key_hierarchy.h).
+// Test names for the locally generated AMD-style key hierarchy (src/attestation/simulated/local_key_hierarchy.h).
 #pragma once
 
-#include "verify/sev_snp/local_key_hierarchy.h"
+#include "attestation/simulated/local_key_hierarchy.h"
 
 namespace a3s::power::verify::sev_snp::testing {
 

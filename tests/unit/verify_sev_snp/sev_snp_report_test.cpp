@@ -1,5 +1,5 @@
 // ATTESTATION_REPORT parsing and serialisation on the real GCP report and on malformed input.
-#include "verify/sev_snp/sev_snp_report.h"
+#include "attestation/sev_snp/report.h"
 
 #include <gtest/gtest.h>
 

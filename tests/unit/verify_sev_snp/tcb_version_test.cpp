@@ -1,5 +1,5 @@
 // TCB_VERSION decoding in the Milan/Genoa and Turin layouts, and the minimum-TCB comparison.
-#include "verify/sev_snp/tcb_version.h"
+#include "attestation/sev_snp/tcb_version.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Quote parsing: the recorded real TDX quote and Intel's sample quote (v4), synthetic v5 quotes
 // (TDX 1.0 and 1.5 bodies), and bad input (truncation at every length, bad sizes, garbage).
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/tdx/quote.h"
 
 #include <gtest/gtest.h>
 

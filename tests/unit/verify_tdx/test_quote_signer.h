@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "verify/tdx/openssl_handles.h"
+#include "crypto/openssl.h"
 #include "verify/tdx/tdx_collateral.h"
-#include "verify/tdx/tdx_quote.h"
+#include "attestation/tdx/quote.h"
 
 namespace a3s::power::verify::tdx::testing {
 

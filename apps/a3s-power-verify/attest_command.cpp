@@ -1,0 +1,153 @@
+#include "a3s-power-verify/attest_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "a3s/power/error.h"
+#include "a3s/power/verify_attestation.h"
+#include "http_client/server_error.h"
+#include "http_client/server_url.h"
+#include "a3s-power-verify/attest_output.h"
+#include "a3s-power-verify/attestation_fetch.h"
+#include "a3s-power-verify/exit_status.h"
+#include "a3s-power-verify/hex_arg.h"
+#include "a3s-power-verify/min_tcb_arg.h"
+#include "a3s-power-verify/model_hash_arg.h"
+#include "a3s-power-verify/non_empty_arg.h"
+#include "a3s-power-verify/nonce_arg.h"
+#include "a3s-power-verify/ratls_fetch.h"
+#include "a3s-power-verify/read_file.h"
+#include "a3s-power-verify/time_arg.h"
+#include "verify/hex.h"
+
+namespace a3s::power::verify::cli {
+namespace {
+
+constexpr const char* kApiKeyEnv = "A3S_POWER_API_KEY";
+
+// The live-mode flags, by name (attest_options_given looks them up).
+constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash",   "--expected-measurement",
+                                  "--nonce",      "--api-key", "--allow-simulated", "--vcek",
+                                  "--collateral", "--root",    "--no-tcb-check",    "--at",
+                                  "--min-tcb",    "--format",  "--ratls"};
+
+AttestationPolicy policy_from(const AttestArgs& a) {
+  AttestationPolicy p;
+  p.model = a.model;
+  p.model_sha256 = parse_model_hash(a.expected_hash);
+  for (const auto& m : a.expected_measurements)
+    p.expected_measurements.push_back(parse_hex_array<48>(m, "--expected-measurement"));
+  p.allow_simulated = a.allow_simulated;
+  if (!a.vcek.empty()) p.vcek = read_file_text(a.vcek, "--vcek");
+  if (!a.root.empty()) p.root = read_file_text(a.root, "--root");
+  p.collateral_dir = a.collateral;
+  if (!a.at.empty()) p.at = parse_time(a.at);
+  if (!a.min_tcb.empty()) p.snp_minimum_tcb = parse_min_tcb(a.min_tcb);
+  if (a.no_tcb_check && !a.min_tcb.empty())
+    throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
+  p.no_tcb_check = a.no_tcb_check;
+  return p;
+}
+
+// RA-TLS: one request on one fresh TLS connection; its peer certificate is checked first (its evidence
+// binds its key), then the nonce flow's answer must bind the same key. The certificate's evidence
+// names the model the server attests by default, so its model is reported, not compared: the model
+// asked for is checked by the nonce flow.
+AttestationResult verify_over_ratls(const AttestArgs& a, const AttestationPolicy& policy, const Nonce& nonce,
+                                    const std::string& api_key) {
+  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
+  AttestationPolicy certificate_policy = policy;
+  certificate_policy.model.clear();
+  AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
+  if (!certificate.accepted) {
+    for (auto& c : certificate.checks) c.name = "ratls_" + c.name;
+    return certificate;
+  }
+  AttestationPolicy connection_policy = policy;
+  connection_policy.tls_spki_sha256 = certificate_spki_sha256(fetched.certificate_der);
+  AttestationResult result = verify_attestation(fetched.body, nonce, connection_policy);
+  result.checks.insert(result.checks.begin(),
+                       AttestationCheck{"ratls_certificate", true,
+                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " +
+                                            to_hex(*connection_policy.tls_spki_sha256) + ") and verified"});
+  return result;
+}
+
+}  // namespace
+
+void add_attest_options(CLI::App& cmd, AttestArgs& a) {
+  const CLI::Validator& kNonEmpty = non_empty();
+  cmd.add_option("--url", a.url, "Server to attest: http(s)://HOST[:PORT] (plain http to loopback only)")
+      ->check(kNonEmpty);
+  cmd.add_option("--model", a.model, "Model the server must attest to serving (claims.model.name)")
+      ->check(kNonEmpty);
+  cmd.add_option("--expected-hash", a.expected_hash,
+                 "sha256:HEX of the model's plaintext GGUF (claims.model.sha256 must equal it)")
+      ->check(kNonEmpty);
+  cmd.add_option("--expected-measurement", a.expected_measurements,
+                 "SNP MEASUREMENT / TDX MRTD, 96 hex digits (repeatable: any of)");
+  cmd.add_option("--nonce", a.nonce, "Nonce to send, 64 hex digits (default: 32 fresh random bytes)")
+      ->check(kNonEmpty);
+  cmd.add_option("--api-key", a.api_key, "API key (default: $A3S_POWER_API_KEY); sent as a bearer token")
+      ->check(kNonEmpty);
+  cmd.add_flag("--allow-simulated", a.allow_simulated,
+               "Accept a development server's simulated evidence (still checks its signature and chain)");
+  cmd.add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd.add_option(
+         "--vcek", a.vcek,
+         "SEV-SNP: verify with this VCEK (PEM or DER) instead of the one in the server's certificate table")
+      ->check(kNonEmpty);
+  cmd.add_option("--collateral", a.collateral,
+                 "TDX: directory with tcbInfo.json, qeIdentity.json, tcbSignChain.pem [, CRLs]")
+      ->check(kNonEmpty);
+  cmd.add_option("--root", a.root, "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA")
+      ->check(kNonEmpty);
+  cmd.add_flag("--no-tcb-check", a.no_tcb_check,
+               "Verify signatures and certificate chains only (TCB status not checked)");
+  cmd.add_option("--at", a.at,
+                 "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
+      ->check(kNonEmpty);
+  cmd.add_flag("--ratls", a.ratls,
+               "RA-TLS: --url is the server's https RA-TLS port; the TLS certificate's evidence must bind the "
+               "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
+  cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
+      ->check(kNonEmpty);
+}
+
+bool attest_options_given(const CLI::App& cmd) {
+  for (const char* flag : kFlags)
+    if (cmd.get_option(flag)->count() > 0) return true;
+  return false;
+}
+
+int run_attest(const AttestArgs& a) {
+  if (a.url.empty()) throw Error(codes::kInvalidArgument, "--url is required");
+  if (a.model.empty()) throw Error(codes::kInvalidArgument, "--model is required");
+  if (a.expected_hash.empty())
+    throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
+  if (a.ratls && client::ServerUrl::parse(a.url).scheme() != "https")
+    throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
+  const AttestationPolicy policy = policy_from(a);
+  std::string api_key = a.api_key;
+  if (api_key.empty()) {
+    const char* env = std::getenv(kApiKeyEnv);
+    if (env != nullptr) api_key = env;
+  }
+  const Nonce nonce = nonce_from(a.nonce);
+
+  const AttestationResult result =
+      a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
+              : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
+  if (a.format == "json") {
+    std::printf("%s\n", attestation_json(result).c_str());
+  } else {
+    std::fputs(attestation_text(result).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (result.accepted) return kExitAccepted;
+  std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),
+               client::one_line(result.message).c_str());
+  return kExitRejected;
+}
+
+}  // namespace a3s::power::verify::cli

@@ -1,0 +1,55 @@
+#include "a3s-power-verify/attest_output.h"
+
+#include <nlohmann/json.hpp>
+
+#include "http_client/server_error.h"
+#include "a3s-power-verify/report_output.h"
+
+namespace a3s::power::verify::cli {
+
+std::string attestation_json(const AttestationResult& r) {
+  nlohmann::ordered_json j;
+  j["accepted"] = r.accepted;
+  if (!r.accepted) {
+    j["failed_step"] = r.failed_step;
+    j["message"] = r.message;
+  }
+  j["tee_type"] = r.tee_type;
+  j["evidence_format"] = r.evidence_format;
+  j["simulated"] = r.simulated;
+  j["measurement"] = r.measurement;
+  j["model"] = r.model;
+  j["model_sha256"] = r.model_sha256;
+  j["nonce"] = r.nonce;
+  j["report_data"] = r.report_data;
+  j["tcb_status"] = r.tcb_status;
+  j["skipped"] = r.skipped;
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  for (const auto& c : r.checks)
+    checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+  j["checks"] = std::move(checks);
+  // Server-provided text (model names, messages) may hold invalid UTF-8: replace, never throw.
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string attestation_text(const AttestationResult& r) {
+  std::string out;
+  // Details may quote server-provided text: one printable line each.
+  for (const auto& c : r.checks)
+    out += (c.passed ? "ok   " : "FAIL ") + c.name + ": " + client::one_line(c.detail, 1024) + "\n";
+  if (r.accepted) {
+    out += "accepted: " + r.tee_type + " attestation of model \"" + client::one_line(r.model) +
+           "\" (sha256:" + r.model_sha256 + ")\n";
+    if (r.simulated)
+      out +=
+          "warning: the evidence is SIMULATED: no hardware attests this server; do not send it "
+          "confidential prompts\n";
+  } else {
+    out += "rejected: " + r.failed_step + "\n";
+  }
+  const TeeType tee = r.evidence_format == "tdx-quote" ? TeeType::kTdx : TeeType::kSevSnp;
+  for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(tee, s) + "\n";
+  return out;
+}
+
+}  // namespace a3s::power::verify::cli

@@ -1,0 +1,12 @@
+#include "a3s-power-verify/exit_status.h"
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::verify::cli {
+
+int exit_status_for(const std::string& error_code) {
+  if (error_code == codes::kInvalidArgument || error_code == codes::kIo) return kExitUsage;
+  return kExitInternal;
+}
+
+}  // namespace a3s::power::verify::cli

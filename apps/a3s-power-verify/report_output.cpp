@@ -1,0 +1,43 @@
+#include "a3s-power-verify/report_output.h"
+
+#include <nlohmann/json.hpp>
+
+namespace a3s::power::verify::cli {
+std::string describe_skipped(TeeType tee, const std::string& check) {
+  if (check == "tcb") return "tcb (signatures and certificate chains only)";
+  if (check == "crl")
+    return tee == TeeType::kSevSnp ? "crl (AMD's revocation list was not checked)"
+                                   : "crl (no collateral: the PCK chain's CRLs were not applied)";
+  return check;
+}
+
+std::string report_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["accepted"] = r.accepted;
+  j["tee_type"] = std::string(to_string(r.tee_type));
+  if (!r.accepted) {
+    j["failed_step"] = r.failed_step;
+    j["message"] = r.message;
+  }
+  j["measurement"] = r.measurement;
+  j["report_data"] = r.report_data;
+  j["tcb_status"] = r.tcb_status;
+  j["skipped"] = r.skipped;
+  return j.dump();
+}
+
+std::string report_text(const Report& r) {
+  std::string out = r.accepted ? "accepted" : "rejected";
+  const char* kind = r.tee_type == TeeType::kTdx      ? " quote"
+                     : r.tee_type == TeeType::kSevSnp ? " report"
+                                                      : " evidence";
+  out += ": " + std::string(to_string(r.tee_type)) + kind + "\n";
+  if (!r.accepted) out += "failed_step: " + r.failed_step + "\n";
+  if (!r.measurement.empty()) out += "measurement: " + r.measurement + "\n";
+  if (!r.report_data.empty()) out += "report_data: " + r.report_data + "\n";
+  out += "tcb_status: " + r.tcb_status + "\n";
+  for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(r.tee_type, s) + "\n";
+  return out;
+}
+
+}  // namespace a3s::power::verify::cli

@@ -1,0 +1,32 @@
+// The a3s-power subcommands. Each `cmd_<name>.cpp` defines add_<name>_command, which adds the
+// subcommand and its callback to the root app; main.cpp lists them in kCommands (the order of --help).
+// A command's callback throws a3s::power::Error on failure; main maps the error code to the exit
+// status (base/error_codes.h: 2 bad input, 1 internal).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace a3s::power::cli {
+
+#if A3S_POWER_HAVE_SERVER
+void add_serve_command(CLI::App& root);
+#endif
+void add_generate_command(CLI::App& root);
+void add_logits_command(CLI::App& root);
+void add_bench_command(CLI::App& root);
+void add_synth_command(CLI::App& root);
+void add_run_command(CLI::App& root);
+void add_chat_command(CLI::App& root);
+void add_ps_command(CLI::App& root);
+void add_pull_command(CLI::App& root);
+void add_list_command(CLI::App& root);
+void add_show_command(CLI::App& root);
+void add_rm_command(CLI::App& root);
+void add_tokenize_command(CLI::App& root);
+void add_keygen_command(CLI::App& root);
+void add_encrypt_command(CLI::App& root);
+void add_decrypt_command(CLI::App& root);
+void add_sign_command(CLI::App& root);
+void add_hash_command(CLI::App& root);
+
+}  // namespace a3s::power::cli

@@ -1,0 +1,150 @@
+#include "base/canonical_json.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "a3s/power/error.h"
+
+namespace a3s::power {
+namespace {
+
+[[noreturn]] void reject(const std::string& path, const std::string& why) {
+  throw Error(codes::kInvalidArgument,
+              "canonical JSON at " + (path.empty() ? std::string("$") : path) + ": " + why);
+}
+
+// Decodes UTF-8 into UTF-16 code units; rejects overlong forms, surrogates, values above U+10FFFF and
+// truncated sequences.
+std::u16string utf16_of(const std::string& s, const std::string& path) {
+  std::u16string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b0 = static_cast<uint8_t>(s[i]);
+    uint32_t cp = 0;
+    size_t len = 0;
+    if (b0 < 0x80) {
+      cp = b0;
+      len = 1;
+    } else if ((b0 & 0xE0) == 0xC0) {
+      cp = b0 & 0x1F;
+      len = 2;
+    } else if ((b0 & 0xF0) == 0xE0) {
+      cp = b0 & 0x0F;
+      len = 3;
+    } else if ((b0 & 0xF8) == 0xF0) {
+      cp = b0 & 0x07;
+      len = 4;
+    } else {
+      reject(path, "invalid UTF-8");
+    }
+    if (i + len > s.size()) reject(path, "truncated UTF-8");
+    for (size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<uint8_t>(s[i + k]);
+      if ((b & 0xC0) != 0x80) reject(path, "invalid UTF-8");
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      reject(path, "invalid UTF-8");
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      out.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
+      out.push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FF)));
+    } else {
+      out.push_back(static_cast<char16_t>(cp));
+    }
+    i += len;
+  }
+  return out;
+}
+
+void write_string(const std::string& s, const std::string& path, std::string& out) {
+  (void)utf16_of(s, path);  // validates
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (const char c : s) {
+    const auto u = static_cast<uint8_t>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (u < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[u >> 4]);
+          out.push_back(kHex[u & 0xF]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void write_value(const nlohmann::json& v, const std::string& path, std::string& out) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::string:
+      write_string(v.get_ref<const std::string&>(), path, out);
+      return;
+    case nlohmann::json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case nlohmann::json::value_t::object: {
+      std::vector<std::pair<std::u16string, const std::string*>> keys;
+      keys.reserve(v.size());
+      for (auto it = v.begin(); it != v.end(); ++it) keys.emplace_back(utf16_of(it.key(), path), &it.key());
+      std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [unused, key] : keys) {
+        if (!first) out.push_back(',');
+        first = false;
+        write_string(*key, path, out);
+        out.push_back(':');
+        write_value(v.at(*key), path + "." + *key, out);  // keys are valid UTF-8 here (checked above)
+      }
+      out.push_back('}');
+      return;
+    }
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float:
+      reject(path, "numbers are not allowed (strings and booleans only)");
+    case nlohmann::json::value_t::null:
+      reject(path, "null is not allowed");
+    case nlohmann::json::value_t::array:
+      reject(path, "arrays are not allowed");
+    default:
+      reject(path, "unsupported JSON value type");
+  }
+}
+
+}  // namespace
+
+std::string canonical_json(const nlohmann::json& value) {
+  std::string out;
+  write_value(value, "", out);
+  return out;
+}
+
+}  // namespace a3s::power

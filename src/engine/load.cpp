@@ -1,0 +1,40 @@
+#include "engine/load.h"
+
+#include "a3s/power/error.h"
+
+namespace a3s::power {
+
+std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& opts) {
+  const weights::IntegrityOptions& integrity = opts.integrity;
+  if (integrity.needs_digest() && opts.model.weights == WeightsMode::Stream && !weights::is_encrypted_model_file(path)) {
+    // Refused before a possibly large file is read: streamed weights would be re-read from disk.
+    throw Error(codes::kInvalidArgument, weights::integrity_subject(path, integrity) +
+                                             ": integrity checks need resident weights or encrypted streaming "
+                                             "(--decrypt stream)");
+  }
+  weights::OpenedModel opened = weights::open_model_file(path, opts.decrypt, integrity);
+  std::optional<EncryptionInfo> enc;
+  if (opened.encrypted) {
+    EncryptionInfo e;
+    e.decrypt_mode = weights::to_string(opened.mode);
+    e.plaintext_sha256 = opened.plaintext_sha256;
+    e.ciphertext_sha256 = opened.ciphertext_sha256;
+    e.key_id = opened.key_id;
+    e.encrypted_size = opened.encrypted_bytes;
+    e.memory_locked = opened.locked;
+    enc = std::move(e);
+  }
+  std::optional<IntegrityInfo> measured;
+  if (!opened.sha256.empty()) {
+    IntegrityInfo m;
+    m.sha256 = opened.sha256;
+    m.signature_verified = opened.signature_verified;
+    m.plaintext_image = opened.measured_image;
+    m.subject = weights::integrity_subject(path, integrity);
+    measured = std::move(m);
+  }
+  return Model::load(std::move(opened.file), opts.model, std::move(enc), std::move(opened.stream_reader),
+                     std::move(measured));
+}
+
+}  // namespace a3s::power

@@ -1,0 +1,284 @@
+#include "http_client/http_client.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <exception>
+
+#include "a3s/power/error.h"
+#include "http_client/server_error.h"
+
+namespace a3s::power::client {
+namespace {
+
+constexpr std::size_t kMaxErrorBody = 1u << 20;  // error bodies beyond this are cut (not parsed)
+
+bool is_success(int status) {
+  return status >= 200 && status < 300;
+}
+
+bool is_event_stream(std::string_view content_type) {
+  std::string ct(content_type.substr(0, content_type.find(';')));
+  std::transform(ct.begin(), ct.end(), ct.begin(), [](unsigned char c) { return std::tolower(c); });
+  while (!ct.empty() && ct.back() == ' ') ct.pop_back();
+  return ct == "text/event-stream";
+}
+
+// State shared with the libcurl callbacks of one transfer.
+struct Transfer {
+  CURL* curl = nullptr;
+  bool streaming = false;
+  int status = 0;
+  std::string content_type;
+  bool headers_seen = false;
+  std::string body;  // non-streaming body, or the error body of a streaming request
+  std::size_t body_limit = 0;
+  bool body_too_large = false;
+  SseParser parser;
+  const std::function<bool(const SseEvent&)>* on_event = nullptr;
+  bool stopped = false;
+  const std::atomic<bool>* cancel = nullptr;
+  bool cancelled = false;
+  std::exception_ptr failure;  // thrown by on_event / the parser
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  bool stream_body() const { return streaming && is_success(status) && is_event_stream(content_type); }
+};
+
+void read_response_head(Transfer& t) {
+  if (t.headers_seen) return;
+  t.headers_seen = true;
+  long code = 0;
+  curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
+  t.status = static_cast<int>(code);
+  char* ct = nullptr;
+  if (curl_easy_getinfo(t.curl, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct != nullptr) t.content_type = ct;
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  try {
+    read_response_head(t);
+    if (!t.stream_body()) {
+      if (t.body.size() + n > t.body_limit) {
+        t.body_too_large = true;
+        return 0;  // abort the transfer
+      }
+      t.body.append(data, n);
+      return n;
+    }
+    t.parser.feed(std::string_view(data, n), [&t](SseEvent&& e) {
+      if (!t.stopped && !(*t.on_event)(e)) t.stopped = true;
+    });
+    return t.stopped ? 0 : n;
+  } catch (...) {
+    t.failure = std::current_exception();
+    return 0;
+  }
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// One header line of the response ("Name: value\r\n"; the status line and the blank line too).
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  const std::string_view line(data, n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    t.headers.clear();  // a new response (e.g. after 100 Continue)
+    return n;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  try {
+    t.headers.emplace_back(lowercase(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+  } catch (...) {
+    t.failure = std::current_exception();
+    return 0;
+  }
+  return n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto& t = *static_cast<Transfer*>(user);
+  if (t.cancel != nullptr && t.cancel->load()) {
+    t.cancelled = true;
+    return 1;  // abort
+  }
+  return 0;
+}
+
+void check_header_value(const std::string& v) {
+  for (unsigned char c : v) {
+    if (c < 0x20 || c == 0x7f) {
+      throw Error(codes::kInvalidArgument, "the API key contains control characters");
+    }
+  }
+}
+
+}  // namespace
+
+std::string HttpResponse::header(std::string_view name) const {
+  const std::string key = lowercase(name);
+  for (const auto& [k, v] : headers)
+    if (k == key) return v;
+  return "";
+}
+
+HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_curl_easy()) {
+  check_header_value(opts_.api_key);
+  if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
+    throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
+  }
+}
+
+void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, long total_timeout_ms) {
+  CURL* c = curl_.get();
+  curl_easy_reset(c);  // keeps the connection cache
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!opts_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, opts_.ca_file.c_str());
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  // A loopback server is always reached directly; remote ones honour the proxy environment.
+  if (is_loopback_host(opts_.url.host())) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, opts_.connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "a3s-power-client");
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+}
+
+void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
+  const std::string where = opts_.url.display();
+  std::string detail =
+      errbuf != nullptr && errbuf[0] != '\0' ? one_line(errbuf, 200) : curl_easy_strerror(rc);
+  long os_errno = 0;
+  curl_easy_getinfo(curl_.get(), CURLINFO_OS_ERRNO, &os_errno);
+  switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+      if (os_errno == ECONNREFUSED) {
+        throw Error(kServerUnreachable, "cannot connect to the server at " + where +
+                                            ": connection refused (is `a3s-power serve` running?)");
+      }
+      throw Error(kServerUnreachable, "cannot connect to the server at " + where + ": " + detail);
+    case CURLE_COULDNT_RESOLVE_HOST:
+      throw Error(kServerUnreachable, "cannot resolve the server host of " + where);
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+      throw Error(kServerUnreachable, "TLS connection to " + where + " failed: " + detail);
+    case CURLE_OPERATION_TIMEDOUT: {
+      curl_off_t connected_us = 0;
+      curl_easy_getinfo(curl_.get(), CURLINFO_CONNECT_TIME_T, &connected_us);
+      if (connected_us == 0)
+        throw Error(kServerUnreachable, "timed out connecting to the server at " + where);
+      throw ServerError(0, "", "the server at " + where + " did not answer in time");
+    }
+    default:
+      throw ServerError(0, "", "the connection to the server at " + where + " failed: " + detail);
+  }
+}
+
+HttpResponse HttpClient::get(std::string_view path) {
+  CurlHeaders headers;
+  headers.append("Accept: application/json");
+  if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
+  prepare(opts_.url.endpoint(path), headers, opts_.request_timeout_ms);
+  CURL* c = curl_.get();
+  Transfer t;
+  t.curl = c;
+  t.body_limit = kMaxBodyBytes;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  const CURLcode rc = curl_easy_perform(c);
+  if (t.failure) std::rethrow_exception(t.failure);
+  if (t.body_too_large) throw ServerError(t.status, "", "the server's answer is too large");
+  if (rc != CURLE_OK) throw_transport_error(rc, errbuf);
+  read_response_head(t);  // an empty body never reached the write callback
+  return HttpResponse{t.status, std::move(t.content_type), std::move(t.body), std::move(t.headers)};
+}
+
+nlohmann::json HttpClient::get_json(std::string_view path) {
+  HttpResponse r = get(path);
+  if (!is_success(r.status)) throw server_error_from_response(r.status, r.body);
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ServerError(r.status, "", "the server's answer is not valid JSON");
+  return j;
+}
+
+StreamEnd HttpClient::post_stream(std::string_view path, const nlohmann::json& body,
+                                  const std::function<bool(const SseEvent&)>& on_event,
+                                  const std::atomic<bool>* cancel) {
+  const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  CurlHeaders headers;
+  headers.append("Content-Type: application/json");
+  headers.append("Accept: text/event-stream");
+  headers.append("Expect:");  // no 100-continue round trip
+  if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
+  prepare(opts_.url.endpoint(path), headers, 0L);
+  CURL* c = curl_.get();
+  Transfer t;
+  t.curl = c;
+  t.streaming = true;
+  t.body_limit = kMaxErrorBody;
+  t.on_event = &on_event;
+  t.cancel = cancel;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c, CURLOPT_POST, 1L);
+  curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload.data());
+  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  if (cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  }
+  const CURLcode rc = curl_easy_perform(c);
+  if (t.failure) std::rethrow_exception(t.failure);
+  if (t.stopped) return StreamEnd::Stopped;
+  if (t.cancelled) return StreamEnd::Cancelled;
+  if (t.body_too_large) {
+    if (!is_success(t.status)) throw server_error_from_response(t.status, "");
+    throw ServerError(t.status, "", "the server did not answer with an event stream");
+  }
+  if (rc != CURLE_OK) throw_transport_error(rc, errbuf);
+  read_response_head(t);
+  if (!is_success(t.status)) throw server_error_from_response(t.status, t.body);
+  if (!t.stream_body()) {
+    nlohmann::json j = nlohmann::json::parse(t.body, nullptr, /*allow_exceptions=*/false);
+    if (auto e = server_error_from_json(j, t.status)) throw std::move(*e);
+    throw ServerError(t.status, "", "the server did not answer with an event stream");
+  }
+  return StreamEnd::Closed;
+}
+
+}  // namespace a3s::power::client

@@ -1,0 +1,147 @@
+// AVX2 + FMA + F16C dot_f16_lanes16: each 16-lane accumulator of the reference is two 8-lane
+// registers; the per-lane operations and the reduction order are the scalar reference's. The row
+// version converts the shared vector to float once, reduces four rows together (a 4×4 transpose in
+// place of four horizontal sums) and reads rows ahead of use.
+#include "kernels/avx2/common.h"
+#include "kernels/dot_f16_lanes16.h"
+
+namespace a3s::power::kernels {
+namespace {
+
+using lanes16::kLanes;
+using lanes16::kStep;
+
+inline __m256 load_f16(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+// The eight F16 values from element k of a row of n elements as floats, those at n or beyond as
+// zeros (never read).
+inline __m256 load_f16_bounded(const uint16_t* p, int64_t k, int64_t n) {
+  if (k + 8 <= n) return load_f16(p + k);
+  if (k >= n) return _mm256_setzero_ps();
+  alignas(16) uint16_t b[8] = {};
+  std::memcpy(b, p + k, static_cast<size_t>(n - k) * sizeof(uint16_t));
+  return load_f16(b);
+}
+
+// The vector y, read as F16 (converted at each use) ...
+struct YHalf {
+  const uint16_t* p;
+  __m256 at(int64_t k) const { return load_f16(p + k); }
+  __m256 at_bounded(int64_t k, int64_t n) const { return load_f16_bounded(p, k, n); }
+};
+// ... or converted once to float and zero-padded to whole steps, for many rows.
+struct YFloat {
+  const float* p;
+  __m256 at(int64_t k) const { return _mm256_loadu_ps(p + k); }
+  __m256 at_bounded(int64_t k, int64_t) const { return _mm256_loadu_ps(p + k); }
+};
+
+// The vector steps of one row (elements below n_vec; n_full of them hold no padding), reduced to the
+// eight sums hi[i] + lo[i]: the first step of hsum16. Padding is never read.
+template <typename Y>
+inline __m256 row_lanes(const uint16_t* x, const Y& y, int64_t n, int64_t n_full, int64_t n_vec) {
+  __m256 lo[4], hi[4];
+  for (int j = 0; j < 4; ++j) lo[j] = hi[j] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i < n_full; i += kStep) {
+    for (int j = 0; j < 4; ++j) {
+      const int64_t k = i + j * kLanes;
+      lo[j] = _mm256_fmadd_ps(load_f16(x + k), y.at(k), lo[j]);
+      hi[j] = _mm256_fmadd_ps(load_f16(x + k + 8), y.at(k + 8), hi[j]);
+    }
+  }
+  for (; i < n_vec; i += kStep) {  // steps that hold the end of the row and the zero padding
+    for (int j = 0; j < 4; ++j) {
+      const int64_t k = i + j * kLanes;
+      lo[j] = _mm256_fmadd_ps(load_f16_bounded(x, k, n), y.at_bounded(k, n), lo[j]);
+      hi[j] = _mm256_fmadd_ps(load_f16_bounded(x, k + 8, n), y.at_bounded(k + 8, n), hi[j]);
+    }
+  }
+  const __m256 v_lo = _mm256_add_ps(_mm256_add_ps(lo[0], lo[2]), _mm256_add_ps(lo[1], lo[3]));
+  const __m256 v_hi = _mm256_add_ps(_mm256_add_ps(hi[0], hi[2]), _mm256_add_ps(hi[1], hi[3]));
+  return _mm256_add_ps(v_hi, v_lo);
+}
+
+// The elements from n_vec to n, one by one in double, after the vector part.
+inline float finish(double sum, const uint16_t* x, const uint16_t* y, int64_t n_vec, int64_t n) {
+  for (int64_t i = n_vec; i < n; ++i) sum += static_cast<double>(h2f(x[i]) * h2f(y[i]));
+  return static_cast<float>(sum);
+}
+
+float dot_f16_lanes16_avx2(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
+  const int64_t n_vec = n_padded / kStep * kStep;
+  const double sum = n_vec > 0 ? hsum(row_lanes(x, YHalf{y}, n, n / kStep * kStep, n_vec)) : 0.0;
+  return finish(sum, x, y, n_vec, n);
+}
+
+// Four rows at a time: a[k] = the four sums of hsum's first step for row r0 + k; transposed, lane k of
+// (t0 + t2) + (t1 + t3) is hsum's (a0 + a2) + (a1 + a3) of that row.
+template <typename Y>
+void rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const Y& y, const uint16_t* y16, int64_t n,
+               int64_t n_vec, float* out) {
+  constexpr int kRows = 4;
+  const int64_t n_full = n / kStep * kStep;
+  const size_t row_bytes = static_cast<size_t>(n) * sizeof(uint16_t);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += kRows) {
+    const int m = n_rows - r0 < kRows ? static_cast<int>(n_rows - r0) : kRows;
+    alignas(16) float vec_part[kRows] = {};
+    if (n_vec > 0) {
+      __m128 a[kRows];
+      for (int k = 0; k < kRows; ++k) {
+        if (k < m) {
+          const uint16_t* row = x + (r0 + k) * x_stride;
+          if (r0 + k + kRows < n_rows) prefetch_span(row + kRows * x_stride, row_bytes);
+          const __m256 u = row_lanes(row, y, n, n_full, n_vec);
+          a[k] = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
+        } else {
+          a[k] = _mm_setzero_ps();
+        }
+      }
+      _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+      _mm_store_ps(vec_part, _mm_add_ps(_mm_add_ps(a[0], a[2]), _mm_add_ps(a[1], a[3])));
+    }
+    // The elements from n_vec to n, one by one in double per row; the rows' chains side by side.
+    double sum[kRows];
+    for (int k = 0; k < kRows; ++k) sum[k] = vec_part[k];
+    for (int64_t i = n_vec; i < n; i += 8) {
+      const __m256 yv = load_f16_bounded(y16, i, n);
+      alignas(32) float prod[kRows][8];
+      for (int k = 0; k < m; ++k)
+        _mm256_store_ps(prod[k], _mm256_mul_ps(load_f16_bounded(x + (r0 + k) * x_stride, i, n), yv));
+      const int c = n - i < 8 ? static_cast<int>(n - i) : 8;
+      for (int e = 0; e < c; ++e)
+        for (int k = 0; k < m; ++k) sum[k] += static_cast<double>(prod[k][e]);
+    }
+    for (int k = 0; k < m; ++k) out[r0 + k] = static_cast<float>(sum[k]);
+  }
+}
+
+// y is converted to float once (on the stack) when its vector steps fit in kFloatY elements.
+constexpr int64_t kFloatY = 4096;
+
+void dot_f16_lanes16_rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y,
+                               int64_t n, int64_t n_padded, float* out) {
+  const int64_t n_vec = n_padded / kStep * kStep;
+  if (n_vec > kFloatY || n_rows < 2) {
+    rows_avx2(x, x_stride, n_rows, YHalf{y}, y, n, n_vec, out);
+    return;
+  }
+  alignas(32) float yf[kFloatY];
+  const int64_t n_real = n < n_vec ? n : n_vec;
+  int64_t i = 0;
+  for (; i + 8 <= n_real; i += 8) _mm256_store_ps(yf + i, load_f16(y + i));
+  for (; i < n_real; ++i) yf[i] = h2f(y[i]);
+  for (; i < n_vec; ++i) yf[i] = 0.0f;
+  rows_avx2(x, x_stride, n_rows, YFloat{yf}, y, n, n_vec, out);
+}
+
+}  // namespace
+
+void install_avx2_dot_f16_lanes16(KernelTable& t) {
+  t.dot_f16_lanes16 = dot_f16_lanes16_avx2;
+  t.dot_f16_lanes16_rows = dot_f16_lanes16_rows_avx2;
+}
+
+}  // namespace a3s::power::kernels

@@ -1,0 +1,68 @@
+// One completion request as the serving layer runs it: prompt preparation, the context-length
+// check, and the generation on a slot, reporting progress to a CompletionSink.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/error.h"
+#include "sampling/sampler.h"
+#include "runtime/model_runtime.h"
+#include "runtime/slot.h"
+
+namespace a3s::power::runtime {
+
+// The request's text (messages, prompt, stop strings) is wiped when the object is destroyed.
+struct CompletionRequest {
+  std::string model;                       // served model name
+  std::optional<nlohmann::json> messages;  // chat: [{role, content: string}]; else `prompt` is used
+  std::string prompt;                      // text completion
+  SamplingParams sampling;
+  std::optional<int> max_tokens;           // none → until EOG, a stop string or the context is full
+  std::vector<std::string> stop;
+
+  CompletionRequest() = default;
+  CompletionRequest(CompletionRequest&&) noexcept = default;
+  CompletionRequest& operator=(CompletionRequest&&) noexcept = default;
+  CompletionRequest(const CompletionRequest&) = delete;
+  CompletionRequest& operator=(const CompletionRequest&) = delete;
+  ~CompletionRequest();
+};
+
+struct CompletionResult {
+  std::string text;              // generated text (stop string excluded)
+  FinishReason finish = FinishReason::Stop;
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+};
+
+// Receives one job's events on the worker thread, in order: started → delta* → finished, or
+// failed (at any point before finished; nothing else follows it).
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void started(int prompt_tokens) = 0;
+  // A whole-UTF-8 text delta (may be empty for a token that completed no character yet). Return
+  // false to cancel the generation.
+  virtual bool delta(std::string_view text) = 0;
+  virtual void finished(const CompletionResult& result) = 0;
+  virtual void failed(const Error& error) = 0;
+};
+
+// Tokenizes the prompt, checks it fits (a prompt of n_ctx tokens or more →
+// Error "context_length_exceeded", naming the context size but not the prompt's token count; never
+// truncated), clamps max_tokens to the room left, and generates on the slot's context for `model`.
+// Never throws: every failure goes to sink.failed(). When it returns, the prompt tokens, the generated
+// tokens and text it held and the slot context (RuntimeContext::wipe) are zeroed.
+void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
+                    const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink);
+
+// "stop" | "length" (a cancelled generation reports "stop").
+const char* finish_reason_name(FinishReason r);
+
+}  // namespace a3s::power::runtime

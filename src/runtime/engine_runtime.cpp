@@ -1,0 +1,151 @@
+#include "runtime/engine_runtime.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "a3s/power/error.h"
+#include "chat/chat_template.h"
+#include "engine/load.h"
+#include "privacy/wipe_text.h"
+#include "tokenizer/tokenizer.h"
+
+namespace a3s::power::runtime {
+namespace {
+
+class EngineContext final : public RuntimeContext {
+ public:
+  EngineContext(std::shared_ptr<const Model> model, int n_ctx) : ctx_(std::move(model), {.n_ctx = n_ctx}) {}
+  int n_ctx() const override { return ctx_.n_ctx(); }
+  void wipe() override { ctx_.wipe(); }
+  Context& ctx() { return ctx_; }
+
+ private:
+  Context ctx_;
+};
+
+// "fp_" + 12 hex digits of SHA-256(version, architecture, file type, size, name): changes when the
+// served model file or the server version changes.
+std::string fingerprint_for(const ModelInfo& info) {
+  std::string material = std::string("a3s-power/") + A3S_POWER_VERSION_STRING + "|" + info.architecture + "|" +
+                         info.file_type + "|" + std::to_string(info.file_size) + "|" +
+                         std::to_string(info.n_params);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(material.data(), material.size(), md, &len, EVP_sha256(), nullptr);
+  std::string out = "fp_";
+  char hex[3];
+  for (unsigned i = 0; i < 6 && i < len; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", md[i]);
+    out += hex;
+  }
+  return out;
+}
+
+weights::IntegrityOptions named(weights::IntegrityOptions o, const std::string& name) {
+  o.model_name = name;
+  return o;
+}
+
+class EngineRuntime final : public ModelRuntime {
+ public:
+  EngineRuntime(const std::string& name, const std::string& path, const EngineRuntimeOptions& opts)
+      : model_(load_model(path, LoadOptions{.model = {.n_threads = opts.n_threads,
+                                                      .n_batch = opts.n_batch,
+                                                      .weights = opts.weights,
+                                                      .memory_budget = opts.memory_budget},
+                                            .decrypt = opts.decrypt,
+                                            .integrity = named(opts.integrity, name)})),
+        n_ctx_option_(opts.n_ctx) {
+    const ModelInfo& info = model_->info();
+    if (n_ctx_option_ == 0 && info.n_ctx_max > 0 && opts.n_parallel > 1) {
+      // The budget's context is shared by every slot (each slot has its own KV cache).
+      n_ctx_option_ = std::max(32, info.n_ctx_max / opts.n_parallel / 32 * 32);
+      n_ctx_option_ = std::min({n_ctx_option_, info.n_ctx_max, info.n_ctx_train > 0 ? info.n_ctx_train : 4096});
+    }
+    try {
+      template_ = chat::ChatTemplate::create(info.chat_template, opts.chat_template_fallback);
+    } catch (const Error& e) {
+      template_error_.emplace(e);
+    }
+    // Probe the effective context size once (a Context resolves 0 → model default).
+    Context probe(model_, {.n_ctx = n_ctx_option_});
+    desc_.name = name;
+    desc_.path = path;
+    desc_.architecture = info.architecture;
+    desc_.file_type = info.file_type;
+    desc_.file_size = info.file_size;
+    desc_.n_params = info.n_params;
+    desc_.n_ctx = probe.n_ctx();
+    desc_.n_ctx_train = info.n_ctx_train;
+    desc_.weights = std::string(to_string(info.weights));
+    desc_.memory_budget = info.memory_budget;
+    desc_.n_vocab = info.n_vocab;
+    desc_.chat_template = template_ ? template_->family() : "unsupported";
+    desc_.system_fingerprint = fingerprint_for(info);
+    if (info.integrity) {
+      desc_.sha256 = info.integrity->sha256;
+      if (info.integrity->signature_verified) desc_.signature = "verified";
+    }
+    if (info.encryption) desc_.encrypted_sha256 = info.encryption->ciphertext_sha256;
+  }
+
+  const ModelDescription& description() const override { return desc_; }
+
+  std::vector<Token> chat_prompt(const nlohmann::json& messages) const override {
+    if (!template_) throw *template_error_;
+    const Tokenizer& tok = model_->tokenizer();
+    chat::RenderOptions ro;
+    if (tok.bos() >= 0) ro.bos_token = tok.token_text(tok.bos());
+    if (tok.eos() >= 0) ro.eos_token = tok.token_text(tok.eos());
+    ro.add_generation_prompt = true;
+    std::string text = template_->render(messages, ro);
+    privacy::WipeOnExit wipe_text(text);  // the rendered conversation
+    // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
+    bool starts_with_bos = !ro.bos_token.empty() && std::string_view(text).starts_with(ro.bos_token);
+    return encode(text, /*want_bos=*/!starts_with_bos, /*parse_special=*/true);
+  }
+
+  std::vector<Token> text_prompt(const std::string& text) const override {
+    return encode(text, /*want_bos=*/true, /*parse_special=*/false);
+  }
+
+  std::unique_ptr<RuntimeContext> new_context() const override {
+    return std::make_unique<EngineContext>(model_, desc_.n_ctx);
+  }
+
+  GenerationResult generate(RuntimeContext& rc, const GenerationRequest& req,
+                            const DeltaCallback& on_delta) const override {
+    auto& ec = dynamic_cast<EngineContext&>(rc);
+    ec.ctx().reset();
+    return a3s::power::generate(ec.ctx(), req, on_delta);
+  }
+
+ private:
+  std::vector<Token> encode(const std::string& text, bool want_bos, bool parse_special) const {
+    const Tokenizer& tok = model_->tokenizer();
+    bool add_special = want_bos && tok.add_bos();
+    std::vector<Token> tokens = tok.encode(text, add_special, parse_special);
+    // add_special may also append EOS (add_eos models); a prompt never ends with EOS.
+    if (add_special && tok.add_eos() && !tokens.empty() && tokens.back() == tok.eos()) tokens.pop_back();
+    return tokens;
+  }
+
+  std::shared_ptr<Model> model_;
+  int n_ctx_option_;
+  std::unique_ptr<chat::ChatTemplate> template_;
+  std::optional<Error> template_error_;
+  ModelDescription desc_;
+};
+
+}  // namespace
+
+std::shared_ptr<ModelRuntime> load_engine_runtime(const std::string& name, const std::string& path,
+                                                  const EngineRuntimeOptions& opts) {
+  return std::make_shared<EngineRuntime>(name, path, opts);
+}
+
+}  // namespace a3s::power::runtime

@@ -1,0 +1,136 @@
+#include "runtime/model_registry.h"
+
+#include "a3s/power/error.h"
+
+namespace a3s::power::runtime {
+
+ModelRegistry::ModelRegistry(Loader loader, std::shared_ptr<store::Store> store)
+    : loader_(std::move(loader)), store_(std::move(store)) {}
+
+void ModelRegistry::add_path(const std::string& name, const std::string& path) {
+  std::lock_guard lk(mu_);
+  if (entries_.count(name)) throw Error(codes::kInvalidArgument, "model name '" + name + "' is configured twice");
+  entries_[name] = Entry{path, false, "", nullptr};
+}
+
+void ModelRegistry::add_store(const std::string& name, const std::string& store_name) {
+  std::optional<store::Manifest> m = store_ ? store_->find(store_name) : std::nullopt;
+  if (!m) throw Error(codes::kModelNotFound, "model '" + store_name + "' is not in the model store");
+  std::lock_guard lk(mu_);
+  if (entries_.count(name)) throw Error(codes::kInvalidArgument, "model name '" + name + "' is configured twice");
+  entries_[name] = Entry{store_->blob_path(m->digest), true, store_name, nullptr};
+}
+
+void ModelRegistry::load_all() {
+  std::vector<std::string> names;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& [n, e] : entries_) names.push_back(n);
+  }
+  for (auto& n : names) acquire(n);
+}
+
+std::optional<ModelRegistry::Entry> ModelRegistry::resolve_locked(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it != entries_.end()) return it->second;
+  if (store_) {
+    if (auto m = store_->find(name)) return Entry{store_->blob_path(m->digest), true, name, nullptr};
+  }
+  return std::nullopt;
+}
+
+std::shared_ptr<const ModelRuntime> ModelRegistry::acquire(const std::string& name) {
+  {
+    std::lock_guard lk(mu_);
+    auto it = entries_.find(name);
+    if (it != entries_.end() && it->second.runtime) return it->second.runtime;
+  }
+  std::lock_guard load_lk(load_mu_);
+  std::optional<Entry> e;
+  {
+    std::lock_guard lk(mu_);
+    e = resolve_locked(name);
+    if (e && e->runtime) return e->runtime;  // loaded while we waited
+  }
+  if (!e) throw Error(codes::kModelNotFound, "the model does not exist");  // the name is request text
+  std::shared_ptr<const ModelRuntime> rt = loader_(name, e->path);
+  std::lock_guard lk(mu_);
+  Entry& slot = entries_[name];
+  slot.path = e->path;
+  slot.from_store = e->from_store;
+  slot.store_name = e->store_name;
+  slot.runtime = rt;
+  return rt;
+}
+
+bool ModelRegistry::contains(const std::string& name) const {
+  std::lock_guard lk(mu_);
+  return resolve_locked(name).has_value();
+}
+
+std::optional<ModelStatus> ModelRegistry::status(const std::string& name) const {
+  std::lock_guard lk(mu_);
+  auto e = resolve_locked(name);
+  if (!e) return std::nullopt;
+  ModelStatus s;
+  s.name = name;
+  s.source = e->from_store ? "store" : "path";
+  s.loaded = e->runtime != nullptr;
+  if (e->runtime) s.description = e->runtime->description();
+  if (e->from_store && store_) s.manifest = store_->find(e->store_name);
+  return s;
+}
+
+std::vector<ModelStatus> ModelRegistry::list() const {
+  std::map<std::string, ModelStatus> out;
+  std::vector<store::Manifest> manifests = store_ ? store_->list() : std::vector<store::Manifest>{};
+  std::lock_guard lk(mu_);
+  for (auto& m : manifests) {
+    ModelStatus s;
+    s.name = m.name;
+    s.source = "store";
+    s.manifest = m;
+    out[m.name] = std::move(s);
+  }
+  for (auto& [name, e] : entries_) {
+    ModelStatus& s = out[name];
+    s.name = name;
+    s.source = e.from_store ? "store" : "path";
+    s.loaded = e.runtime != nullptr;
+    if (e.runtime) s.description = e.runtime->description();
+    if (!e.from_store) s.manifest.reset();
+  }
+  std::vector<ModelStatus> v;
+  for (auto& [n, s] : out) v.push_back(std::move(s));
+  return v;
+}
+
+int ModelRegistry::loaded_count() const {
+  std::lock_guard lk(mu_);
+  int n = 0;
+  for (auto& [name, e] : entries_) n += e.runtime != nullptr;
+  return n;
+}
+
+bool ModelRegistry::remove(const std::string& name) {
+  std::lock_guard load_lk(load_mu_);
+  bool from_store = false;
+  bool known = false;
+  std::string store_name = name;
+  {
+    std::lock_guard lk(mu_);
+    auto it = entries_.find(name);
+    if (it != entries_.end()) {
+      known = true;
+      from_store = it->second.from_store;
+      if (from_store) store_name = it->second.store_name;
+      entries_.erase(it);  // running requests keep their runtime until they finish
+    }
+  }
+  if (store_ && (from_store || !known)) {
+    if (store_->find(store_name)) known = store_->remove(store_name) || known;
+  }
+  return known;
+}
+
+}  // namespace a3s::power::runtime

@@ -1,0 +1,72 @@
+// The served models: those named in the configuration (by path or store name) plus every model in
+// the store, loaded eagerly (configured) or on first use (store), unloaded by remove().
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/model_runtime.h"
+#include "store/store.h"
+
+namespace a3s::power::runtime {
+
+struct ModelStatus {
+  std::string name;
+  std::string source;  // "path" | "store"
+  bool loaded = false;
+  std::optional<ModelDescription> description;  // when loaded
+  std::optional<store::Manifest> manifest;      // store models
+};
+
+class ModelRegistry {
+ public:
+  // Loads `path` as model `name`; throws the engine's load errors.
+  using Loader = std::function<std::shared_ptr<ModelRuntime>(const std::string& name, const std::string& path)>;
+
+  // `store` may be null (no store models).
+  ModelRegistry(Loader loader, std::shared_ptr<store::Store> store);
+
+  // Serves the GGUF file at `path` as `name`. Throws Error("invalid_argument") for a duplicate name.
+  void add_path(const std::string& name, const std::string& path);
+  // Serves store model `store_name` as `name` (must exist: Error "model_not_found").
+  void add_store(const std::string& name, const std::string& store_name);
+  // Loads every added model now (startup). Throws the first load error.
+  void load_all();
+
+  // The loaded runtime for `name`, loading a store model on first use.
+  // Throws Error("model_not_found") for an unknown name, or the load error.
+  std::shared_ptr<const ModelRuntime> acquire(const std::string& name);
+
+  bool contains(const std::string& name) const;
+  std::optional<ModelStatus> status(const std::string& name) const;
+  std::vector<ModelStatus> list() const;  // sorted by name
+  int loaded_count() const;
+
+  // Unloads `name` and removes it from the store when it is a store model.
+  // Returns false when the name is unknown.
+  bool remove(const std::string& name);
+
+  store::Store* store() const { return store_.get(); }
+
+ private:
+  struct Entry {
+    std::string path;
+    bool from_store = false;
+    std::string store_name;  // manifest name when from_store
+    std::shared_ptr<const ModelRuntime> runtime;
+  };
+  std::optional<Entry> resolve_locked(const std::string& name) const;
+
+  Loader loader_;
+  std::shared_ptr<store::Store> store_;
+  mutable std::mutex mu_;       // entries_
+  std::mutex load_mu_;          // one load at a time
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace a3s::power::runtime

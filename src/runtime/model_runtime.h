@@ -1,0 +1,78 @@
+// A loaded model as the serving layer sees it: prompt preparation (chat template + tokenizer),
+// per-slot sequence state (KV cache) and the generation loop.
+//
+// The scheduler and the HTTP layer only talk to this interface; `engine_runtime.h` implements it on
+// the A3S engine, tests implement it with fakes. Implementations are thread-safe for concurrent
+// calls on different RuntimeContexts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/generator.h"
+
+namespace a3s::power::runtime {
+
+// Static facts about a loaded model (reported by /health and /v1/models).
+struct ModelDescription {
+  std::string name;          // served name
+  std::string path;          // GGUF file
+  std::string architecture;  // "llama", "qwen2", …
+  std::string file_type;     // dominant weight type, e.g. "Q4_K"
+  uint64_t file_size = 0;    // bytes
+  uint64_t n_params = 0;
+  int n_ctx = 0;             // context of one request (tokens): the KV cache of one slot
+  int n_ctx_train = 0;       // context length the model was trained with (tokens)
+  int n_vocab = 0;
+  std::string weights = "resident";  // weight residency in use: resident | stream
+  uint64_t memory_budget = 0;        // bytes (0 = none); caps n_ctx
+  std::string chat_template;       // recognised template family ("plain" when the model has none)
+  std::string system_fingerprint;  // stable per model file + server version
+  // Integrity (docs/model-integrity.md), for /health and attestation claims:
+  std::string sha256;            // hex of the plaintext GGUF bytes ("" when not measured)
+  std::string encrypted_sha256;  // hex of the encrypted file (encrypted models only, else "")
+  std::string signature = "absent";  // "verified" | "absent"
+};
+
+// One sequence's state (its KV cache) for one model. Owned by a scheduler slot and reused across
+// requests; the runtime resets it before each generation. One user at a time.
+class RuntimeContext {
+ public:
+  virtual ~RuntimeContext() = default;
+  virtual int n_ctx() const = 0;
+  // Zeroes everything the last request left in this state (KV cache, token history, activations)
+  // with a wipe the compiler cannot elide. run_completion() calls it when each request ends.
+  virtual void wipe() = 0;
+};
+
+class ModelRuntime {
+ public:
+  virtual ~ModelRuntime() = default;
+
+  virtual const ModelDescription& description() const = 0;
+
+  // Chat messages (JSON array of {role, content: string}) → prompt tokens: renders the model's chat
+  // template with a generation prompt, and adds BOS only when the model wants one and the rendered
+  // text does not already start with the BOS text. Special-token text in the template is parsed.
+  // Throws Error("invalid_request_error") when the template rejects the conversation and
+  // Error("unsupported_chat_template") when the model's template is not supported.
+  virtual std::vector<Token> chat_prompt(const nlohmann::json& messages) const = 0;
+
+  // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
+  // parsed (user text cannot inject control tokens).
+  virtual std::vector<Token> text_prompt(const std::string& text) const = 0;
+
+  // A fresh sequence state with description().n_ctx tokens of KV cache.
+  virtual std::unique_ptr<RuntimeContext> new_context() const = 0;
+
+  // Resets `ctx` and runs one generation on it (see engine/generator.h for the stop rules).
+  // Throws Error("context_length_exceeded") when the prompt does not fit.
+  virtual GenerationResult generate(RuntimeContext& ctx, const GenerationRequest& req,
+                                    const DeltaCallback& on_delta) const = 0;
+};
+
+}  // namespace a3s::power::runtime
