@@ -97,7 +97,9 @@ std::optional<Detection> detect_template(std::string_view src) {
   auto found = [](Variant v, TemplateTraits traits = {}) {
     return std::optional<Detection>(Detection{v, traits});
   };
-  if (has_all(src, {"<｜User｜>", "<｜Assistant｜>", "</think>"})) return found(Variant::kDeepseekR1);
+  // R1 strips the reasoning of earlier turns with split('</think>'); DeepSeek V3.2 (DSML tool calls,
+  // a thinking switch) shares the role tokens but not that, and renders differently.
+  if (has_all(src, {"<｜User｜>", "<｜Assistant｜>", "split('</think>')"})) return found(Variant::kDeepseekR1);
   if (has_all(src, {"<|START_OF_TURN_TOKEN|>", "<|START_ACTION|>", "tool_call_id_to_int",
                     "format_tool_message"})) {
     return found(Variant::kCommandR7b);

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chat/chat_template.h"
@@ -14,6 +16,10 @@ namespace a3s::power::chat::testing {
 
 std::string templates_dir();
 std::vector<std::string> template_names();  // "<name>" of every <name>.jinja, sorted
+// The shared templates of the families the engine renders (family, variant), by name. Every other
+// shared template is refused (unsupported_chat_template) unless a fallback family is configured.
+const std::map<std::string, std::pair<std::string, std::string>>& family_templates();
+std::vector<std::string> family_template_names();  // the keys of family_templates() found on disk
 std::string read_text(const std::string& path);
 std::string template_source(const std::string& name);
 nlohmann::ordered_json read_json(const std::string& path);
