@@ -2,7 +2,7 @@
 # Runs every test (what `make test` and CI run), in three stages:
 #   1. the Release build in build/: every unit, integration, end-to-end and load test, and the
 #      official OpenAI Node client against the real server (CTest);
-#   2. the libraries below the server (engine, kernels, GGUF, tokenizer, chat templates, weights,
+#   2. the libraries below the server (engine, kernels, GGUF, tokenizer, chat templates, model files,
 #      crypto, TEE, verification) rebuilt with ASan + UBSan (build-asan/) and their unit tests; the
 #      executables and the integration / end-to-end tests that drive them run in stage 1 only (skip
 #      the stage with A3S_SKIP_ASAN=1);

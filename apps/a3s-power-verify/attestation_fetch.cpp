@@ -39,7 +39,7 @@ std::string fetch_attestation(const AttestationRequest& request) {
   } catch (const client::ServerError& e) {
     throw Error(codes::kIo, what + ": " + e.what());
   } catch (const Error& e) {
-    if (e.code() == codes::kInvalidArgument) throw;
+    if (e.kind() == codes::kInvalidArgument) throw;
     throw Error(codes::kIo, what + ": " + e.what());
   }
   if (response.status == 200) return std::move(response.body);

@@ -4,7 +4,7 @@
 
 namespace a3s::power::verify::cli {
 
-int exit_status_for(const std::string& error_code) {
+int exit_status_for(ErrorCode error_code) {
   if (error_code == codes::kInvalidArgument || error_code == codes::kIo) return kExitUsage;
   return kExitInternal;
 }

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "a3s/power/error.h"
+
 namespace a3s::power::verify::cli {
 
 inline constexpr int kExitAccepted = 0;  // the evidence verified and met the policy
@@ -12,6 +14,6 @@ inline constexpr int kExitRejected = 3;  // the evidence was verified and reject
 
 // Exit status for an a3s::power::Error code raised before verification ran: bad input (invalid_argument,
 // io_error) is a usage error, anything else internal.
-int exit_status_for(const std::string& error_code);
+int exit_status_for(ErrorCode error_code);
 
 }  // namespace a3s::power::verify::cli

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
-    return exit_status_for(e.code());
+    return exit_status_for(e.kind());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: internal: %s\n", e.what());
     return kExitInternal;

@@ -57,7 +57,7 @@ void run_chat(const ChatOptions& o) {
 
   client::LoopOptions lo;
   lo.system = o.system;
-  lo.fatal = [](const Error& e) { return e.code() == client::kServerUnreachable; };
+  lo.fatal = [](const Error& e) { return e.kind() == codes::kServerUnreachable; };
   auto respond = [http, o](const client::Turn& t) {
     client::ChatRequest req;
     req.model = o.model;

@@ -22,7 +22,7 @@
 #include "base/printable.h"
 #include "a3s-power/command.h"
 #include "crypto/ed25519.h"
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 

@@ -12,7 +12,7 @@
 // The KV cache is kept between turns: only the part of the rendered conversation that differs
 // from what the cache holds is evaluated. With the plain format and more than one message the
 // reply also stops at a new "User:" line (the format's next turn).
-// Errors: unknown model → Error("model_not_found") (exit 2); a conversation longer than the
+// Errors: unknown model → Error(codes::kModelNotFound) (exit 2); a conversation longer than the
 // context → "context_length_exceeded" (exit 2; in a session: printed, /clear starts over).
 #include <algorithm>
 #include <filesystem>

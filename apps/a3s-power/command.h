@@ -1,7 +1,7 @@
 // The a3s-power subcommands. Each `cmd_<name>.cpp` defines add_<name>_command, which adds the
 // subcommand and its callback to the root app; main.cpp lists them in kCommands (the order of --help).
 // A command's callback throws a3s::power::Error on failure; main maps the error code to the exit
-// status (base/error_codes.h: 2 bad input, 1 internal).
+// status (the code table of a3s/power/error.h: 2 bad input, 1 internal).
 #pragma once
 
 #include <CLI/CLI.hpp>

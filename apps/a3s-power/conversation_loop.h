@@ -52,7 +52,7 @@ class ConversationLoop {
   ConversationLoop(LoopOptions opts, Responder respond);
 
   void one_shot(const std::string& prompt);
-  void whole_input(LineReader& in);  // Error("invalid_argument") when the input is empty
+  void whole_input(LineReader& in);  // Error(codes::kInvalidArgument) when the input is empty
   void lines(LineReader& in);
   void interactive(LineReader& in);
 
@@ -70,7 +70,7 @@ class ConversationLoop {
   nlohmann::json messages_;
 };
 
-// Writes all of `text` to stdout (fd 1), retrying after interruptions. Throws Error("io_error").
+// Writes all of `text` to stdout (fd 1), retrying after interruptions. Throws Error(codes::kIo).
 void write_stdout(std::string_view text);
 
 }  // namespace a3s::power::client

@@ -17,7 +17,7 @@ class LineReader {
   explicit LineReader(int fd = 0, std::size_t max_bytes = 64u << 20) : fd_(fd), max_bytes_(max_bytes) {}
 
   // The next line without its ending. Interrupted: interrupt_flag() was raised while waiting (the
-  // flag is cleared and any partial line discarded). Throws Error("io_error") on a read error.
+  // flag is cleared and any partial line discarded). Throws Error(codes::kIo) on a read error.
   Status read_line(std::string& line);
 
   // Everything up to end of input (after what read_line already consumed).

@@ -18,7 +18,7 @@ struct ModelFlags {
 // Adds --threads/-t, --weights and --memory-budget to `cmd`.
 void add_model_flags(CLI::App* cmd, ModelFlags& flags);
 
-// The engine options for the flags. Throws Error("invalid_argument") naming the flag.
+// The engine options for the flags. Throws Error(codes::kInvalidArgument) naming the flag.
 ModelOptions model_options(const ModelFlags& flags);
 
 }  // namespace a3s::power::cli

@@ -3,7 +3,7 @@
 // it, links it under a temporary name and renames that over the target. A process killed before
 // commit() leaves nothing on disk (a filesystem without O_TMPFILE gets a named temporary file,
 // removed when commit() is not reached). An existing target that is not a regular file (a device,
-// FIFO or symbolic link) is refused with Error("invalid_argument"). Errors: Error("io_error")
+// FIFO or symbolic link) is refused with Error(codes::kInvalidArgument). Errors: Error(codes::kIo)
 // naming the target.
 #pragma once
 

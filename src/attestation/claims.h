@@ -40,7 +40,7 @@ struct Claims {
 
   // The claims object (shape above).
   nlohmann::json to_json() const;
-  // RFC 8785 canonical UTF-8 bytes of to_json(). Throws Error("invalid_argument") when a name or
+  // RFC 8785 canonical UTF-8 bytes of to_json(). Throws Error(codes::kInvalidArgument) when a name or
   // version is not valid UTF-8.
   std::string canonical() const;
   // SHA-256 of canonical().

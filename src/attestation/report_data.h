@@ -22,7 +22,7 @@ using Nonce = std::array<uint8_t, kNonceSize>;
 using ReportData = std::array<uint8_t, kReportDataSize>;
 
 // Parses exactly 64 hex characters (0-9, a-f, A-F) into 32 bytes. Anything else (other length, sign,
-// whitespace, "0x" prefix) throws a3s::power::Error("invalid_argument"); the message never echoes the
+// whitespace, "0x" prefix) throws a3s::power::Error(codes::kInvalidArgument); the message never echoes the
 // input.
 Nonce parse_nonce(std::string_view hex);
 

@@ -14,7 +14,7 @@ enum class TeePolicy { kStrict, kDevelopment };
 // "strict" | "development".
 const char* to_string(TeePolicy policy);
 
-// Parses "strict" | "development"; throws a3s::power::Error("invalid_argument") otherwise.
+// Parses "strict" | "development"; throws a3s::power::Error(codes::kInvalidArgument) otherwise.
 TeePolicy parse_tee_policy(std::string_view text);
 
 }  // namespace a3s::power::tee

@@ -8,7 +8,7 @@
 // non-ASCII text) written as UTF-8 unchanged.
 //
 // Numbers, null and arrays are rejected, so the canonical form never depends on number formatting
-// (RFC 8785 §3.2.2.3). Errors: throws a3s::power::Error("invalid_argument") for a value of another
+// (RFC 8785 §3.2.2.3). Errors: throws a3s::power::Error(codes::kInvalidArgument) for a value of another
 // type or a string / key that is not valid UTF-8; the message names the JSON path (keys), never a
 // string value.
 //

@@ -19,7 +19,7 @@ namespace a3s::power {
 class ThreadPool {
  public:
   // n_threads includes the calling thread; 0 → number of physical cores (at least 1). Throws
-  // Error("resource_exhausted") when the workers cannot be started (those started are stopped).
+  // Error(codes::kResourceExhausted) when the workers cannot be started (those started are stopped).
   explicit ThreadPool(int n_threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

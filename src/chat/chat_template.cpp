@@ -97,7 +97,7 @@ std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::stri
   }
   if (auto d = detect_template(*template_source)) return std::make_unique<BuiltinTemplate>(*d);
   if (fallback) return std::make_unique<BuiltinTemplate>(*fallback);
-  throw Error("unsupported_chat_template",
+  throw Error(codes::kUnsupportedChatTemplate,
               "the model's chat template is not one of the supported families; configure a fallback family");
 }
 

@@ -30,7 +30,7 @@ struct RenderOptions {
   // null → the template sees no `tools` variable (as when a request has none); an array (even an
   // empty one) is passed to the template as given. Use nlohmann::ordered_json so that `tojson` in
   // the template reproduces the client's key order byte for byte. Families that cannot render
-  // tools exactly throw FieldError("unsupported_field", param "tools") instead of guessing.
+  // tools exactly throw FieldError(codes::kUnsupportedField, param "tools") instead of guessing.
   nlohmann::ordered_json tools = nullptr;
   // Date seen by templates that print today's date (Jinja `strftime_now`, e.g. Llama 3.2's "Today
   // Date: 26 Jul 2026"), as "YYYY-MM-DD". Empty → the current local date.
@@ -47,8 +47,8 @@ struct RenderOptions {
 // Its message never contains user text.
 class FieldError : public Error {
  public:
-  FieldError(std::string code, std::string param, const std::string& message)
-      : Error(std::move(code), message), param_(std::move(param)) {}
+  FieldError(ErrorCode code, std::string param, const std::string& message)
+      : Error(code, message), param_(std::move(param)) {}
   const std::string& param() const noexcept { return param_; }
 
  private:
@@ -61,8 +61,8 @@ class ChatTemplate {
   // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback;
   // an empty or all-whitespace source counts as none).
   // fallback_family: used when the source is not recognised (e.g. "chatml"); empty → error.
-  // Throws Error("unsupported_chat_template") for an unrecognised source without a fallback and
-  // Error("invalid_argument") for an unknown fallback name (see known_families()).
+  // Throws Error(codes::kUnsupportedChatTemplate) for an unrecognised source without a fallback and
+  // Error(codes::kInvalidArgument) for an unknown fallback name (see known_families()).
   static std::unique_ptr<ChatTemplate> create(const std::optional<std::string>& template_source,
                                               const std::string& fallback_family = "");
   // Names accepted as fallback_family: every family and every variant name.
@@ -79,10 +79,10 @@ class ChatTemplate {
   // messages: JSON array of {"role": "system"|"user"|"assistant"|"tool", "content": string |
   // [ {type:"text", text:"..."} ] (texts are concatenated) | null (assistant with tool_calls only),
   // optional "tool_calls" (assistant only), "tool_call_id", "name"}.
-  // Throws FieldError("invalid_request_error", "messages") for a malformed conversation (the
-  // message names the index and field, never the text); FieldError("unsupported_field") for
+  // Throws FieldError(codes::kInvalidRequest, "messages") for a malformed conversation (the
+  // message names the index and field, never the text); FieldError(codes::kUnsupportedField) for
   // content parts other than text or tool features the family cannot reproduce; and
-  // Error("invalid_request_error") with the template's own message when the template rejects the
+  // Error(codes::kInvalidRequest) with the template's own message when the template rejects the
   // conversation (e.g. Gemma's "TemplateError: System role not supported" — the text Python would
   // print for the exception: its type, ": ", its message). Object keys come out in nlohmann::json's
   // sorted order; use render_ordered() to keep the client's key order in `tojson` output.

@@ -10,8 +10,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kInvalid = "invalid_request_error";
-constexpr const char* kUnsupported = "unsupported_field";
+constexpr ErrorCode kInvalid = codes::kInvalidRequest;
+constexpr ErrorCode kUnsupported = codes::kUnsupportedField;
 
 [[noreturn]] void invalid(const std::string& message) {
   throw FieldError(kInvalid, "messages", message);

@@ -11,8 +11,8 @@
 //     assistant message that carries tool_calls and has no (or null) content;
 //   - "tool_calls": null is dropped (the same as absent);
 //   - everything else is kept as given, in the given key order.
-// Errors: FieldError("invalid_request_error", "messages") for a malformed conversation, and
-// FieldError("unsupported_field", "messages") for content parts other than text. Messages name the
+// Errors: FieldError(codes::kInvalidRequest, "messages") for a malformed conversation, and
+// FieldError(codes::kUnsupportedField, "messages") for content parts other than text. Messages name the
 // index and field ("messages[2].content[0].type ..."), never the text.
 #pragma once
 
@@ -25,7 +25,7 @@ nlohmann::ordered_json normalize_messages(const nlohmann::ordered_json& messages
 
 // Validates `tools`: null, or an array of objects; an item whose "type" is "function" (or that has
 // a "function" key) needs "function" to be an object with a string "name".
-// Throws FieldError("invalid_request_error", "tools").
+// Throws FieldError(codes::kInvalidRequest, "tools").
 void validate_tools(const nlohmann::ordered_json& tools);
 
 // How a family's template consumes tool-call arguments (see RenderOptions::adapt_tool_call_arguments).

@@ -12,7 +12,7 @@
 namespace a3s::power::chat::py {
 namespace {
 
-constexpr const char* kTemplateErrorCode = "invalid_request_error";
+constexpr ErrorCode kTemplateErrorCode = codes::kInvalidRequest;
 
 // The object part of Jinja's "'<type> object' has no attribute 'x'".
 std::string object_label(const Json& v) {

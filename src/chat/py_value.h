@@ -8,7 +8,7 @@
 // dict), including the exception text Python would show, so that a renderer can fail with the same
 // message as the reference (Python Jinja2 3.1, CPython 3 `str`, `repr`, `str.strip`).
 //
-// Errors: the raise_* helpers throw a3s::power::Error("invalid_request_error") whose message is the
+// Errors: the raise_* helpers throw a3s::power::Error(codes::kInvalidRequest) whose message is the
 // Python exception as "<Type>: <message>" (e.g. "TypeError: can only concatenate str (not
 // \"NoneType\") to str"). No message ever contains a value, only type and key names.
 #pragma once

@@ -45,23 +45,23 @@ std::string default_home(const Env& env) {
   if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && pw->pw_dir[0]) {
     return std::string(pw->pw_dir) + "/.a3s/power";
   }
-  throw Error(kConfigErrorCode, "cannot determine the home directory: set A3S_POWER_HOME or HOME");
+  throw Error(codes::kConfig, "cannot determine the home directory: set A3S_POWER_HOME or HOME");
 }
 
 // Reads a whole config file; errors name the path (paths are not secret).
 std::string read_file(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw Error(kConfigErrorCode, path + ": config file not found");
-  if (!fs::is_regular_file(status)) throw Error(kConfigErrorCode, path + ": config file is not a regular file");
+  if (ec || !fs::exists(status)) throw Error(codes::kConfig, path + ": config file not found");
+  if (!fs::is_regular_file(status)) throw Error(codes::kConfig, path + ": config file is not a regular file");
   const auto size = fs::file_size(path, ec);
-  if (ec) throw Error(kConfigErrorCode, path + ": cannot read config file");
-  if (size > kMaxConfigBytes) throw Error(kConfigErrorCode, path + ": config file is larger than 1 MiB");
+  if (ec) throw Error(codes::kConfig, path + ": cannot read config file");
+  if (size > kMaxConfigBytes) throw Error(codes::kConfig, path + ": config file is larger than 1 MiB");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(kConfigErrorCode, path + ": cannot read config file: " + std::strerror(errno));
+  if (!in) throw Error(codes::kConfig, path + ": cannot read config file: " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw Error(kConfigErrorCode, path + ": cannot read config file");
+  if (in.bad()) throw Error(codes::kConfig, path + ": cannot read config file");
   return std::move(ss).str();
 }
 
@@ -95,11 +95,11 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   if (cli.memory_budget_mb) cfg.memory_budget_mb = *cli.memory_budget_mb;
   if (cli.model_decrypt) {
     const std::string& m = *cli.model_decrypt;
-    if (m != "file" && m != "memory" && m != "stream") throw Error(kConfigErrorCode, "--decrypt: must be one of file, memory, stream");
+    if (m != "file" && m != "memory" && m != "stream") throw Error(codes::kConfig, "--decrypt: must be one of file, memory, stream");
     cfg.model_decrypt = m;
   }
   if (cli.model_key_file) {
-    if (cli.model_key_file->empty()) throw Error(kConfigErrorCode, "--model-key-file: empty path");
+    if (cli.model_key_file->empty()) throw Error(codes::kConfig, "--model-key-file: empty path");
     cfg.model_key_source = ModelKeySource{"", *cli.model_key_file};
   }
   if (!cli.models.empty()) {
@@ -109,7 +109,7 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
       if (!spec.name.empty()) {
         for (const auto& other : models) {
           if (other.name == spec.name) {
-            throw Error(kConfigErrorCode, "--model: duplicate model name '" + spec.name + "'");
+            throw Error(codes::kConfig, "--model: duplicate model name '" + spec.name + "'");
           }
         }
       }
@@ -122,12 +122,12 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
 // Effective privacy settings from what the sources set (config.h).
 void derive_privacy(Config& cfg) {
   if (cfg.tee_mode && cfg.tee_policy == "strict" && cfg.redact_logs_setting == false) {
-    throw Error(kConfigErrorCode,
+    throw Error(codes::kConfig,
                 "'redact_logs' cannot be false when tee_mode is on with tee_policy \"strict\"");
   }
   cfg.redact_logs = cfg.redact_logs_setting.value_or(cfg.tee_mode);
   if (cfg.redact_logs && cfg.suppress_token_metrics_setting == false) {
-    throw Error(kConfigErrorCode,
+    throw Error(codes::kConfig,
                 "'suppress_token_metrics' cannot be false while log redaction is on (redact_logs or tee_mode)");
   }
   cfg.suppress_token_metrics = cfg.suppress_token_metrics_setting.value_or(false) || cfg.redact_logs;
@@ -137,14 +137,14 @@ void derive_privacy(Config& cfg) {
 // certificates only.
 void check_ratls(const Config& cfg) {
   if (cfg.ratls && !cfg.tee_mode)
-    throw Error(kConfigErrorCode, "'ratls' needs tee_mode = true (the certificate carries attestation evidence)");
+    throw Error(codes::kConfig, "'ratls' needs tee_mode = true (the certificate carries attestation evidence)");
   if (cfg.ratls && cfg.tls_port < 0)
-    throw Error(kConfigErrorCode, "'ratls' needs 'tls_port' (the port of the RA-TLS listener; 0 = ephemeral)");
+    throw Error(codes::kConfig, "'ratls' needs 'tls_port' (the port of the RA-TLS listener; 0 = ephemeral)");
   if (!cfg.ratls && cfg.tls_port >= 0)
-    throw Error(kConfigErrorCode,
+    throw Error(codes::kConfig,
                 "'tls_port' needs ratls = true: only RA-TLS certificates (generated in the TEE) are supported");
   if (cfg.tls_port > 0 && cfg.tls_port == cfg.port)
-    throw Error(kConfigErrorCode, "'tls_port' and 'port' are both " + std::to_string(cfg.port) +
+    throw Error(codes::kConfig, "'tls_port' and 'port' are both " + std::to_string(cfg.port) +
                                       ": the RA-TLS listener needs a port of its own");
 }
 
@@ -205,7 +205,7 @@ Config load(const CliOverrides& cli, const Env& env) {
 
   std::string path;
   if (cli.config_file) {
-    if (cli.config_file->empty()) throw Error(kConfigErrorCode, "--config: empty path");
+    if (cli.config_file->empty()) throw Error(codes::kConfig, "--config: empty path");
     path = *cli.config_file;  // must exist: read_file reports a missing file
   } else {
     const std::string candidate = cfg.home + "/config.hcl";

@@ -107,7 +107,7 @@ struct CliOverrides {
 // error naming `suppress_token_metrics` (the two are never silently overridden). `env` is the process
 // environment (injectable for tests). `ratls` without `tee_mode` or without `tls_port`, and `tls_port`
 // without `ratls`, are errors naming the key.
-// Throws Error("config_error") with file:line:col for file errors, the variable name for env errors
+// Throws Error(codes::kConfig) with file:line:col for file errors, the variable name for env errors
 // and the flag for CLI errors; a given --config that does not exist is an error, a missing
 // $A3S_POWER_HOME/config.hcl is not. Keys, types, ranges and precedence: docs/configuration.md.
 Config load(const CliOverrides& cli, const std::map<std::string, std::string>& env);

@@ -5,7 +5,7 @@
 namespace a3s::power::config {
 
 void fail(const hcl::SourcePos& pos, const std::string& message) {
-  throw Error(kConfigErrorCode, pos.str() + ": " + message);
+  throw Error(codes::kConfig, pos.str() + ": " + message);
 }
 
 }  // namespace a3s::power::config

@@ -7,7 +7,7 @@
 // { } [ ] = : , - and newlines (significant: they end attributes). Comments: '#' and '//' to end of
 // line, '/* */' (not nested). The source must be valid UTF-8 (a leading BOM is skipped).
 //
-// Errors: Error("config_error", "file:line:col: message") at the offending character; for an
+// Errors: Error(codes::kConfig, "file:line:col: message") at the offending character; for an
 // unterminated string, comment or heredoc the position of its start. Messages never quote string
 // contents.
 #pragma once

@@ -11,7 +11,7 @@
 // Strict: a name set twice in one body or one object is an error; only literals are values.
 // Nesting deeper than 64 levels is refused.
 //
-// Errors: Error("config_error", "file:line:col: message"). Unclosed '{' / '[' (and unclosed blocks)
+// Errors: Error(codes::kConfig, "file:line:col: message"). Unclosed '{' / '[' (and unclosed blocks)
 // are reported at the opening bracket; a missing '=' at the token where it was expected.
 #pragma once
 

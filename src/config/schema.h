@@ -2,7 +2,7 @@
 // its range and how it lands in Config. Keys of features that are not built yet are type-checked
 // and then refused ("'<key>' is not supported yet"), never silently ignored.
 //
-// Errors: Error("config_error", "<where>: <message>") where <where> is file:line:col (the value's
+// Errors: Error(codes::kConfig, "<where>: <message>") where <where> is file:line:col (the value's
 // position for type and range errors, the key's position for unknown / unsupported keys) or the
 // variable name. Messages never contain the configured values.
 #pragma once

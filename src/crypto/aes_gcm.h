@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <span>
 
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 
 typedef struct evp_cipher_ctx_st EVP_CIPHER_CTX;
 

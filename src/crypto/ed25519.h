@@ -4,7 +4,7 @@
 // Shapes: a private key is the 32-byte seed, a public key 32 bytes, a signature 64 bytes.
 // Private seeds are kept in LockedBuffers by callers and wiped after use; this module copies them
 // only into OpenSSL's key object, which OpenSSL frees (and cleanses) itself.
-// Errors: Error("internal_error") when OpenSSL fails to build a key or sign.
+// Errors: Error(codes::kInternal) when OpenSSL fails to build a key or sign.
 #pragma once
 
 #include <array>

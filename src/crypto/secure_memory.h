@@ -6,7 +6,7 @@
 //     buffer still works, `locked()` is false and a debug log line says so),
 //   * excluded from core dumps (madvise MADV_DONTDUMP),
 //   * wiped before it is unmapped (destructor, move-assignment).
-// Sizes are bytes. Allocation failure throws Error("internal_error") (mmap) — never silently
+// Sizes are bytes. Allocation failure throws Error(codes::kInternal) (mmap) — never silently
 // returns less memory.
 #pragma once
 

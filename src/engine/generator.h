@@ -45,7 +45,7 @@ struct GenerationResult {
 using DeltaCallback = std::function<bool(std::string_view text, Token token)>;
 
 // Runs a generation on `ctx`, which must be fresh (n_past()==0) or hold a prefix of req.prompt
-// (only the remaining tokens are evaluated). Throws Error("context_length_exceeded") when the
+// (only the remaining tokens are evaluated). Throws Error(codes::kContextLengthExceeded) when the
 // prompt alone does not fit in the context.
 GenerationResult generate(Context& ctx, const GenerationRequest& req, const DeltaCallback& on_delta = {});
 

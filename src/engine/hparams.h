@@ -39,7 +39,7 @@ struct HParams {
 };
 
 // Reads and validates the hyper-parameters. n_vocab is taken from `n_vocab` (the token embedding
-// rows). Throws Error("invalid_model") naming the key for missing/invalid values.
+// rows). Throws Error(codes::kInvalidModel) naming the key for missing/invalid values.
 HParams read_hparams(const gguf::File& file, const ArchSpec& arch, int n_vocab);
 
 }  // namespace a3s::power::engine

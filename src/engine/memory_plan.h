@@ -29,7 +29,7 @@ struct MemoryPlan {
 // Rows of the output head read per chunk by a streaming source.
 inline constexpr int64_t kHeadChunkRows = 4096;
 
-// Throws Error("invalid_argument") when the model cannot fit the budget in the requested mode
+// Throws Error(codes::kInvalidArgument) when the model cannot fit the budget in the requested mode
 // (naming the smallest budget that would do).
 MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>& tensors, int output_id,
                        int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes);

@@ -8,7 +8,7 @@
 
 namespace a3s::power::client {
 
-// curl_global_init once per process (thread-safe). Throws Error("internal_error") on failure.
+// curl_global_init once per process (thread-safe). Throws Error(codes::kInternal) on failure.
 void curl_global_init_once();
 
 struct CurlEasyDeleter {
@@ -24,10 +24,10 @@ struct CurlUrlDeleter {
 using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
 using CurlUrl = std::unique_ptr<CURLU, CurlUrlDeleter>;
 
-// A fresh easy handle. Throws Error("internal_error") when libcurl cannot allocate one.
+// A fresh easy handle. Throws Error(codes::kInternal) when libcurl cannot allocate one.
 CurlEasy make_curl_easy();
 
-// A header list that owns its nodes. append() throws Error("internal_error") on allocation failure.
+// A header list that owns its nodes. append() throws Error(codes::kInternal) on allocation failure.
 class CurlHeaders {
  public:
   void append(const std::string& line);

@@ -173,12 +173,12 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
   switch (rc) {
     case CURLE_COULDNT_CONNECT:
       if (os_errno == ECONNREFUSED) {
-        throw Error(kServerUnreachable, "cannot connect to the server at " + where +
+        throw Error(codes::kServerUnreachable, "cannot connect to the server at " + where +
                                             ": connection refused (is `a3s-power serve` running?)");
       }
-      throw Error(kServerUnreachable, "cannot connect to the server at " + where + ": " + detail);
+      throw Error(codes::kServerUnreachable, "cannot connect to the server at " + where + ": " + detail);
     case CURLE_COULDNT_RESOLVE_HOST:
-      throw Error(kServerUnreachable, "cannot resolve the server host of " + where);
+      throw Error(codes::kServerUnreachable, "cannot resolve the server host of " + where);
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
@@ -188,12 +188,12 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_SSL_INVALIDCERTSTATUS:
-      throw Error(kServerUnreachable, "TLS connection to " + where + " failed: " + detail);
+      throw Error(codes::kServerUnreachable, "TLS connection to " + where + " failed: " + detail);
     case CURLE_OPERATION_TIMEDOUT: {
       curl_off_t connected_us = 0;
       curl_easy_getinfo(curl_.get(), CURLINFO_CONNECT_TIME_T, &connected_us);
       if (connected_us == 0)
-        throw Error(kServerUnreachable, "timed out connecting to the server at " + where);
+        throw Error(codes::kServerUnreachable, "timed out connecting to the server at " + where);
       throw ServerError(0, "", "the server at " + where + " did not answer in time");
     }
     default:

@@ -6,10 +6,10 @@
 // spoken, plain http only to loopback hosts (see server_url.h). The API key is sent as
 // "Authorization: Bearer <key>" and never appears in errors.
 //
-// Errors (see server_error.h): Error("server_unreachable") when no connection could be made
+// Errors (see server_error.h): Error(codes::kServerUnreachable) when no connection could be made
 // (refused, unknown host, connect timeout, TLS failure); ServerError ("server_error") for an HTTP
 // error status (message from the OpenAI error body), a broken connection, an oversized or
-// malformed answer; Error("invalid_argument") for an API key with control characters or an
+// malformed answer; Error(codes::kInvalidArgument) for an API key with control characters or an
 // unreadable CA file.
 //
 // One HttpClient is one connection (kept alive between requests); not thread-safe.

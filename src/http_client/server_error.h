@@ -18,14 +18,11 @@
 
 namespace a3s::power::client {
 
-inline constexpr const char* kServerError = "server_error";
-inline constexpr const char* kServerUnreachable = "server_unreachable";
-
 class ServerError : public Error {
  public:
   // http_status: the response status (200 for an error event inside a stream, 0 for none).
   ServerError(int http_status, std::string server_code, const std::string& message)
-      : Error(kServerError, message), http_status_(http_status), server_code_(std::move(server_code)) {}
+      : Error(codes::kServerError, message), http_status_(http_status), server_code_(std::move(server_code)) {}
   int http_status() const noexcept { return http_status_; }
   // The server's own code ("model_not_found", "invalid_api_key", …); "" when it sent none.
   const std::string& server_code() const noexcept { return server_code_; }

@@ -5,7 +5,7 @@
 // 127.0.0.0/8, ::1) because prompts and API keys would otherwise cross the network in clear text;
 // https always verifies the server certificate and host name. User names/passwords, queries and
 // fragments in the URL are refused (pass keys with --api-key or A3S_POWER_API_KEY instead).
-// Errors: Error("invalid_argument") with a message that never repeats the URL's credentials.
+// Errors: Error(codes::kInvalidArgument) with a message that never repeats the URL's credentials.
 #pragma once
 
 #include <string>

@@ -47,13 +47,13 @@ void SseParser::feed(std::string_view chunk, const Handler& on_event) {
     const std::size_t end = chunk.find_first_of("\r\n");
     if (end == std::string_view::npos) {
       if (line_.size() + chunk.size() > max_bytes_) {
-        throw Error("server_error", "invalid event stream from the server: line too long");
+        throw Error(codes::kServerError, "invalid event stream from the server: line too long");
       }
       line_.append(chunk);
       return;
     }
     if (line_.size() + end > max_bytes_) {
-      throw Error("server_error", "invalid event stream from the server: line too long");
+      throw Error(codes::kServerError, "invalid event stream from the server: line too long");
     }
     after_cr_ = chunk[end] == '\r';
     if (line_.empty()) {
@@ -93,7 +93,7 @@ void SseParser::process_line(std::string_view line, const Handler& on_event) {
   has_fields_ = true;
   if (field == "data") {
     if (data_.size() + value.size() + 1 > max_bytes_) {
-      throw Error("server_error", "invalid event stream from the server: event too large");
+      throw Error(codes::kServerError, "invalid event stream from the server: event too large");
     }
     data_.append(value);
     data_ += '\n';

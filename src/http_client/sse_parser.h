@@ -36,7 +36,7 @@ struct SseEvent {
 class SseParser {
  public:
   // Largest line and largest event (data bytes) accepted; beyond it feed() throws
-  // Error("server_error") instead of growing without bound.
+  // Error(codes::kServerError) instead of growing without bound.
   static constexpr std::size_t kDefaultMaxBytes = 16u << 20;
 
   using Handler = std::function<void(SseEvent&& event)>;

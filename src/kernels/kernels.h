@@ -164,7 +164,7 @@ Isa isa_for_environment(const char* value);
 // case) or "… is not supported by this CPU …"; nullopt when value is null, empty, "auto" or a
 // supported ISA. The value is quoted, cut to 32 characters, quotes, backslashes and anything but printable ASCII as '?'.
 std::optional<std::string> isa_environment_warning(const char* value);
-// Switches every kernel to `isa`. Throws Error("invalid_argument") when it is not supported.
+// Switches every kernel to `isa`. Throws Error(codes::kInvalidArgument) when it is not supported.
 // Not synchronised with kernels running on other threads: call between computations.
 void force_isa(Isa isa);
 

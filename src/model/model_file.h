@@ -20,9 +20,9 @@
 // and the signature are checked before the GGUF is parsed.
 //
 // Errors: those of gguf::File, crypto::EncryptedReader and crypto::KeyProvider, plus
-// Error("invalid_argument") when decryption was requested explicitly (`required`) for a file that
-// is not encrypted, Error("model_key_error") for an encrypted file without a key, and
-// check_integrity's Error("integrity_error").
+// Error(codes::kInvalidArgument) when decryption was requested explicitly (`required`) for a file that
+// is not encrypted, Error(codes::kModelKey) for an encrypted file without a key, and
+// check_integrity's Error(codes::kIntegrity).
 #pragma once
 
 #include <memory>

@@ -21,7 +21,7 @@ namespace a3s::power::perf {
 // not count in the process's resident set).
 class BandwidthBuffer {
  public:
-  // Throws Error("invalid_argument") for bytes < 64 MiB and Error("resource_exhausted") when the
+  // Throws Error(codes::kInvalidArgument) for bytes < 64 MiB and Error(codes::kResourceExhausted) when the
   // memory cannot be mapped.
   explicit BandwidthBuffer(size_t bytes);
   ~BandwidthBuffer();
@@ -44,7 +44,7 @@ struct MemoryBandwidth {
   double bytes_per_s = 0;  // best repetition
 };
 
-// Throws Error("invalid_argument") for reps < 1.
+// Throws Error(codes::kInvalidArgument) for reps < 1.
 MemoryBandwidth measure_read_bandwidth(ThreadPool& pool, BandwidthBuffer& buffer, int reps);
 
 }  // namespace a3s::power::perf

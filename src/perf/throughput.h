@@ -28,7 +28,7 @@ struct Throughput {
 };
 
 // ctx must have room for n_tokens (n_ctx() ≥ n_tokens); it is cleared before every repetition.
-// Throws Error("invalid_argument") for n_tokens < 1 or reps < 1.
+// Throws Error(codes::kInvalidArgument) for n_tokens < 1 or reps < 1.
 Throughput measure_prefill(Context& ctx, int n_tokens, int reps, uint64_t seed);
 // `around`, when set, is called before the first measured repetition and after each one (reps + 1
 // calls, outside the timed spans): bench measures the memory bandwidth there.

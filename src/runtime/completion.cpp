@@ -67,7 +67,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     sink.finished(out);
   } catch (const Error& e) {
     // The engine's own message carries exact token counts: replaced by the templated one.
-    if (e.code() == codes::kContextLengthExceeded) {
+    if (e.kind() == codes::kContextLengthExceeded) {
       sink.failed(context_exceeded(slot_n_ctx));
     } else {
       sink.failed(e);

@@ -31,7 +31,7 @@ class ModelRegistry {
   // `store` may be null (no store models).
   ModelRegistry(Loader loader, std::shared_ptr<store::Store> store);
 
-  // Serves the GGUF file at `path` as `name`. Throws Error("invalid_argument") for a duplicate name.
+  // Serves the GGUF file at `path` as `name`. Throws Error(codes::kInvalidArgument) for a duplicate name.
   void add_path(const std::string& name, const std::string& path);
   // Serves store model `store_name` as `name` (must exist: Error "model_not_found").
   void add_store(const std::string& name, const std::string& store_name);
@@ -39,7 +39,7 @@ class ModelRegistry {
   void load_all();
 
   // The loaded runtime for `name`, loading a store model on first use.
-  // Throws Error("model_not_found") for an unknown name, or the load error.
+  // Throws Error(codes::kModelNotFound) for an unknown name, or the load error.
   std::shared_ptr<const ModelRuntime> acquire(const std::string& name);
 
   bool contains(const std::string& name) const;

@@ -58,8 +58,8 @@ class ModelRuntime {
   // Chat messages (JSON array of {role, content: string}) → prompt tokens: renders the model's chat
   // template with a generation prompt, and adds BOS only when the model wants one and the rendered
   // text does not already start with the BOS text. Special-token text in the template is parsed.
-  // Throws Error("invalid_request_error") when the template rejects the conversation and
-  // Error("unsupported_chat_template") when the model's template is not supported.
+  // Throws Error(codes::kInvalidRequest) when the template rejects the conversation and
+  // Error(codes::kUnsupportedChatTemplate) when the model's template is not supported.
   virtual std::vector<Token> chat_prompt(const nlohmann::json& messages) const = 0;
 
   // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
@@ -70,7 +70,7 @@ class ModelRuntime {
   virtual std::unique_ptr<RuntimeContext> new_context() const = 0;
 
   // Resets `ctx` and runs one generation on it (see engine/generator.h for the stop rules).
-  // Throws Error("context_length_exceeded") when the prompt does not fit.
+  // Throws Error(codes::kContextLengthExceeded) when the prompt does not fit.
   virtual GenerationResult generate(RuntimeContext& ctx, const GenerationRequest& req,
                                     const DeltaCallback& on_delta) const = 0;
 };

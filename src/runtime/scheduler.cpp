@@ -17,11 +17,11 @@ Scheduler::~Scheduler() { shutdown(); }
 void Scheduler::submit(Job job) {
   {
     std::lock_guard lk(mu_);
-    if (stopping_) throw Error("service_unavailable", "server is shutting down");
+    if (stopping_) throw Error(codes::kServiceUnavailable, "server is shutting down");
     // Every admitted job is either running or waiting; at most max_queue may wait beyond the slots.
     int in_system = static_cast<int>(queue_.size()) + active_;
     if (in_system >= opts_.slots + opts_.max_queue) {
-      throw Error("rate_limited", "too many requests waiting for a generation slot; retry later");
+      throw Error(codes::kRateLimited, "too many requests waiting for a generation slot; retry later");
     }
     queue_.push_back({std::move(job), std::chrono::steady_clock::now() + opts_.queue_timeout});
   }
@@ -65,7 +65,7 @@ void Scheduler::worker_loop(Slot& slot) {
     if (w.job.cancel && w.job.cancel->load()) continue;  // owner went away while waiting
     if (std::chrono::steady_clock::now() > w.deadline) {
       lk.unlock();
-      if (w.job.reject) w.job.reject(Error("queue_timeout", "timed out waiting for a generation slot"));
+      if (w.job.reject) w.job.reject(Error(codes::kQueueTimeout, "timed out waiting for a generation slot"));
       lk.lock();
       continue;
     }
@@ -104,7 +104,7 @@ void Scheduler::reaper_loop() {
     lk.unlock();
     for (auto& j : expired) {
       if (j.cancel && j.cancel->load()) continue;
-      if (j.reject) j.reject(Error("queue_timeout", "timed out waiting for a generation slot"));
+      if (j.reject) j.reject(Error(codes::kQueueTimeout, "timed out waiting for a generation slot"));
     }
     expired.clear();
     lk.lock();
@@ -123,7 +123,7 @@ void Scheduler::shutdown() {
   work_cv_.notify_all();
   reaper_cv_.notify_all();
   for (auto& w : rejected) {
-    if (w.job.reject) w.job.reject(Error("service_unavailable", "server is shutting down"));
+    if (w.job.reject) w.job.reject(Error(codes::kServiceUnavailable, "server is shutting down"));
   }
   rejected.clear();
   for (auto& t : workers_) {

@@ -46,8 +46,8 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Queues a job. Throws Error("rate_limited") when the queue is full and
-  // Error("service_unavailable") after shutdown().
+  // Queues a job. Throws Error(codes::kRateLimited) when the queue is full and
+  // Error(codes::kServiceUnavailable) after shutdown().
   void submit(Job job);
 
   int active() const;   // jobs running in a slot

@@ -27,7 +27,7 @@ class Penalties {
 
   // True when any penalty can change a logit.
   bool active() const { return active_; }
-  // Records an accepted token (throws Error("invalid_argument") outside [0, n_vocab)).
+  // Records an accepted token (throws Error(codes::kInvalidArgument) outside [0, n_vocab)).
   void accept(Token t);
   // Occurrences of `t` in the window.
   int count(Token t) const { return active_ ? counts_[static_cast<size_t>(t)] : 0; }

@@ -8,11 +8,11 @@
 // same draws. The draw uses std::mt19937_64 (53 high bits → uniform [0, 1)), which is specified
 // exactly by the standard, so draws do not depend on the standard library.
 //
-// Errors: the constructor throws Error("invalid_argument") naming the parameter for temperature
+// Errors: the constructor throws Error(codes::kInvalidArgument) naming the parameter for temperature
 // < 0, top_p outside (0, 1], min_p outside [0, 1], repeat_penalty <= 0, repeat_last_n < -1,
 // non-finite frequency/presence penalties (NaN anywhere), or n_vocab <= 0. sample() throws
-// Error("invalid_argument") when the row is not n_vocab floats and Error("internal_error") when
-// no logit is finite; accept() throws Error("invalid_argument") for ids outside [0, n_vocab).
+// Error(codes::kInvalidArgument) when the row is not n_vocab floats and Error(codes::kInternal) when
+// no logit is finite; accept() throws Error(codes::kInvalidArgument) for ids outside [0, n_vocab).
 //
 // Cost: sample() is O(n_vocab) plus sorting the survivors of top_k (or of min_p when top_k is
 // off); it allocates nothing (scratch is sized once per Sampler).

@@ -62,7 +62,7 @@ asio::awaitable<void> Api::handle(Exchange& ex) {
   try {
     co_await dispatch(ex, m);
   } catch (const Error& e) {
-    if (e.code() == "integrity_error" || e.code() == codes::kDecryptionFailed) metrics_.record_integrity_failure();
+    if (e.code() == "integrity_error" || e.kind() == codes::kDecryptionFailed) metrics_.record_integrity_failure();
     failure = error_response(e);  // keeps an ApiError's param
   } catch (const std::exception&) {
     failure = error_response(Error(codes::kInternal, "internal server error"));
@@ -87,19 +87,19 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
                                                                      m.kind == RouteMatch::Kind::Found &&
                                                                      !cfg_.metrics_public));
   if (needs_key && !auth_.authenticate(req.header("authorization"))) {
-    HttpResponse r = error_response(401, "invalid_api_key",
+    HttpResponse r = error_response(401, code_string(codes::kInvalidApiKey),
                                     "a valid API key is required (Authorization: Bearer <key>)");
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
     co_await ex.respond(std::move(r));
     co_return;
   }
   if (m.kind == RouteMatch::Kind::NotFound) {
-    HttpResponse r = error_response(404, "not_found", "no such route");
+    HttpResponse r = error_response(404, code_string(codes::kNotFound), "no such route");
     co_await ex.respond(std::move(r));
     co_return;
   }
   if (m.kind == RouteMatch::Kind::MethodNotAllowed) {
-    HttpResponse r = error_response(405, "method_not_allowed", "method not allowed on this route");
+    HttpResponse r = error_response(405, code_string(codes::kMethodNotAllowed), "method not allowed on this route");
     r.headers.emplace_back("Allow", m.allow);
     co_await ex.respond(std::move(r));
     co_return;

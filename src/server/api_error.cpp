@@ -38,8 +38,8 @@ HttpResponse error_response(int status, const std::string& code, const std::stri
 HttpResponse error_response(const Error& e) {
   std::string param;
   if (auto* api = dynamic_cast<const ApiError*>(&e)) param = api->param();
-  int status = http_status_for(e.code());
-  // Unknown codes are internal: their message may carry details we do not expose to clients, but
+  int status = http_status_for(e.kind());
+  // Internal errors: their message may carry details we do not expose to clients, but
   // the operator sees them (an Error's message never holds request text): a model whose bytes fail
   // authentication while it serves must not go unnoticed.
   if (status == 500) spdlog::error("request failed: {}: {}", e.code(), e.what());

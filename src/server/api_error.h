@@ -18,8 +18,8 @@ namespace a3s::power::server {
 // An Error that names the offending request field (OpenAI's "param").
 class ApiError : public Error {
  public:
-  ApiError(std::string code, const std::string& message, std::string param = {})
-      : Error(std::move(code), message), param_(std::move(param)) {}
+  ApiError(ErrorCode code, const std::string& message, std::string param = {})
+      : Error(code, message), param_(std::move(param)) {}
   const std::string& param() const { return param_; }
 
  private:

@@ -6,7 +6,7 @@
 #include "attestation/claims.h"
 #include "tee/detect.h"
 #include "tee/evidence_check.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::server {
 namespace {
@@ -35,7 +35,7 @@ std::string measurement_of(const tee::Evidence& e, const tee::ReportData& report
   }
   if (e.format == tee::evidence_formats::kTdxQuote) return crypto::to_hex(tee::check_tdx_quote(e.raw, report_data).mrtd);
   if (e.format == tee::evidence_formats::kTdReport) return crypto::to_hex(tee::check_tdreport(e.raw, report_data).mrtd);
-  throw Error(tee::codes::kAttestationFailed, "the platform returned evidence of an unknown format");
+  throw Error(codes::kAttestationFailed, "the platform returned evidence of an unknown format");
 }
 
 }  // namespace
@@ -66,11 +66,11 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDes
   c.nonce = nonce;
   c.model_name = model.name;
   const auto sha = digest_from_hex(model.sha256);
-  if (!sha) throw Error(tee::codes::kAttestationFailed, "the model's bytes were not measured when it was loaded");
+  if (!sha) throw Error(codes::kAttestationFailed, "the model's bytes were not measured when it was loaded");
   c.model_sha256 = *sha;
   if (!model.encrypted_sha256.empty()) {
     c.encrypted_sha256 = digest_from_hex(model.encrypted_sha256);
-    if (!c.encrypted_sha256) throw Error(tee::codes::kAttestationFailed, "the encrypted model digest is malformed");
+    if (!c.encrypted_sha256) throw Error(codes::kAttestationFailed, "the encrypted model digest is malformed");
   }
   c.signature = model.signature == "verified" ? tee::SignatureStatus::kVerified : tee::SignatureStatus::kAbsent;
   c.runtime_version = A3S_POWER_VERSION_STRING;

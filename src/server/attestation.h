@@ -15,8 +15,8 @@
 //    "certificates": base64 of the SEV-SNP certificate table | null, "verifiable": bool,
 //    "generated_at": "YYYY-MM-DDThh:mm:ssZ"}
 //
-// Errors: Error("tee_unavailable") from the constructor (strict policy, no provider);
-// Error("attestation_failed") when the platform fails or the model was not measured at load.
+// Errors: Error(codes::kTeeUnavailable) from the constructor (strict policy, no provider);
+// Error(codes::kAttestationFailed) when the platform fails or the model was not measured at load.
 #pragma once
 
 #include <atomic>

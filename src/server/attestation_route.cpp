@@ -32,29 +32,29 @@ asio::awaitable<nlohmann::json> attest_blocking(std::shared_ptr<runtime::ModelRe
 
 asio::awaitable<void> Api::attestation(Exchange& ex) {
   if (!attestor_) {
-    throw ApiError("tee_not_enabled", "attestation is not available: the server does not run with tee_mode = true");
+    throw ApiError(codes::kTeeNotEnabled, "attestation is not available: the server does not run with tee_mode = true");
   }
   const auto query = parse_query(ex.request().query);
-  if (!query) throw ApiError("invalid_request_error", "the query string is malformed");
+  if (!query) throw ApiError(codes::kInvalidRequest, "the query string is malformed");
   for (const auto& [name, value] : *query) {
     if (name != "nonce" && name != "model") {
-      throw ApiError("invalid_request_error", "unknown query parameter; accepted: nonce, model");
+      throw ApiError(codes::kInvalidRequest, "unknown query parameter; accepted: nonce, model");
     }
   }
   auto nonce_it = query->find("nonce");
-  if (nonce_it == query->end()) throw ApiError("invalid_request_error", kNonceRule, "nonce");
+  if (nonce_it == query->end()) throw ApiError(codes::kInvalidRequest, kNonceRule, "nonce");
   tee::Nonce nonce{};
   try {
     nonce = tee::parse_nonce(nonce_it->second);
   } catch (const Error&) {
-    throw ApiError("invalid_request_error", kNonceRule, "nonce");
+    throw ApiError(codes::kInvalidRequest, kNonceRule, "nonce");
   }
   std::string model;
   if (auto it = query->find("model"); it != query->end()) {
     model = it->second;
   } else {
     const auto all = registry_->list();
-    if (all.size() != 1) throw ApiError("invalid_request_error", "'model' is required when several models are served", "model");
+    if (all.size() != 1) throw ApiError(codes::kInvalidRequest, "'model' is required when several models are served", "model");
     model = all.front().name;
   }
   if (model.empty() || !registry_->contains(model)) {
@@ -67,7 +67,7 @@ asio::awaitable<void> Api::attestation(Exchange& ex) {
     body = co_await asio::co_spawn(
         blocking_, attest_blocking(registry_, attestor_, model, nonce, ex.tls_spki_sha256()), asio::use_awaitable);
   } catch (const Error& e) {
-    if (e.code() != codes::kModelNotFound) metrics_.record_attestation(false);
+    if (e.kind() != codes::kModelNotFound) metrics_.record_attestation(false);
     throw;
   } catch (...) {
     metrics_.record_attestation(false);

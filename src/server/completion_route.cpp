@@ -171,7 +171,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       ex.record().prompt_tokens = r.prompt_tokens;
       ex.record().completion_tokens = r.completion_tokens;
       if (r.finish == FinishReason::Cancelled && stopping()) {
-        Error e("service_unavailable", "the server is shutting down");
+        Error e(codes::kServiceUnavailable, "the server is shutting down");
         if (streaming) {
           HttpResponse er = error_response(e);
           co_await ex.write_chunk(sse_event(std::string_view(er.body)));

@@ -326,14 +326,14 @@ asio::awaitable<bool> Connection<Stream>::serve_one() {
   }
   transport().expires_never();
   if (ec == http::error::body_limit) {
-    reject.emplace("request_too_large", "the request body exceeds the server's limit of " +
+    reject.emplace(codes::kRequestTooLarge, "the request body exceeds the server's limit of " +
                                             std::to_string(limits_.max_body_bytes) + " bytes");
   } else if (ec == http::error::header_limit) {
-    reject.emplace("header_too_large", "the request headers exceed the server's limit of " +
+    reject.emplace(codes::kHeaderTooLarge, "the request headers exceed the server's limit of " +
                                            std::to_string(limits_.max_header_bytes) + " bytes");
   } else if (ec && ec.category() == http::make_error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
              ec != http::error::partial_message) {
-    reject.emplace("invalid_request_error", "malformed HTTP request");
+    reject.emplace(codes::kInvalidRequest, "malformed HTTP request");
   } else if (ec) {
     co_return false;  // closed, reset or timed out: nothing to answer
   }

@@ -67,7 +67,7 @@ class HttpServer {
   ~HttpServer();
 
   // Binds host:port (port 0 → ephemeral) and listens. Returns the bound port.
-  // Throws Error("io_error") when the address is invalid or cannot be bound.
+  // Throws Error(codes::kIo) when the address is invalid or cannot be bound.
   uint16_t listen(const std::string& host, uint16_t port);
   // Starts accepting connections (on the io_context's threads).
   void start();

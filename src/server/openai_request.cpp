@@ -13,12 +13,12 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void bad(const std::string& param, const std::string& message,
-                      const std::string& code = "invalid_request_error") {
+                      ErrorCode code = codes::kInvalidRequest) {
   throw ApiError(code, message, param);
 }
 
 [[noreturn]] void unsupported(const std::string& param, const std::string& what) {
-  throw ApiError("unsupported_field", "'" + param + "' is not supported: " + what, param);
+  throw ApiError(codes::kUnsupportedField, "'" + param + "' is not supported: " + what, param);
 }
 
 // OpenAI features that are refused explicitly (with a reason) rather than as unknown fields.
@@ -105,9 +105,9 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
     // A field of the other completion endpoint is named; any other name is request content (it may
     // be anything a client sent) and is never echoed.
     if (endpoint_fields().count(k)) {
-      throw ApiError("unsupported_field", "'" + k + "' is not accepted by this endpoint", k);
+      throw ApiError(codes::kUnsupportedField, "'" + k + "' is not accepted by this endpoint", k);
     }
-    throw ApiError("unsupported_field", "the request has an unknown field");
+    throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
   }
 }
 
@@ -187,7 +187,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
         if (!it->is_boolean()) bad("stream_options.include_usage", "'include_usage' must be a boolean");
         out.include_usage = it->get<bool>();
       } else {
-        throw ApiError("unsupported_field", "'stream_options' has an unknown field", "stream_options");
+        throw ApiError(codes::kUnsupportedField, "'stream_options' has an unknown field", "stream_options");
       }
     }
   }
@@ -207,7 +207,7 @@ std::string content_text(const json& content, const std::string& where) {
     if (*type != "text") unsupported(pw + ".type", "only text content parts are available");
     for (auto it = part.begin(); it != part.end(); ++it) {
       if (it.key() != "type" && it.key() != "text") {
-        throw ApiError("unsupported_field", "'" + pw + "' has an unknown field", pw);
+        throw ApiError(codes::kUnsupportedField, "'" + pw + "' has an unknown field", pw);
       }
     }
     auto t = part.find("text");
@@ -243,7 +243,7 @@ json normalize_messages(const json& body) {
         unsupported(w + "." + k, "tool calling is not available");
       }
       if (k == "audio" || k == "refusal") unsupported(w + "." + k, "only text messages are available");
-      throw ApiError("unsupported_field", "'" + w + "' has an unknown field", w);
+      throw ApiError(codes::kUnsupportedField, "'" + w + "' has an unknown field", w);
     }
     if (m.contains("name") && !m["name"].is_null() && !m["name"].is_string()) {
       bad(w + ".name", "'" + w + ".name' must be a string");
@@ -259,8 +259,8 @@ json normalize_messages(const json& body) {
 
 nlohmann::json parse_json_object(const std::string& body) {
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw ApiError("invalid_json", "the request body is not valid JSON");
-  if (!j.is_object()) throw ApiError("invalid_json", "the request body must be a JSON object");
+  if (j.is_discarded()) throw ApiError(codes::kInvalidJson, "the request body is not valid JSON");
+  if (!j.is_object()) throw ApiError(codes::kInvalidJson, "the request body must be a JSON object");
   return j;
 }
 

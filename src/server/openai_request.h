@@ -26,7 +26,7 @@ struct ParsedCompletion {
   bool include_usage = false;  // stream_options.include_usage
 };
 
-// Parses a JSON object body. Throws ApiError("invalid_json") for malformed JSON or a non-object.
+// Parses a JSON object body. Throws ApiError(codes::kInvalidJson) for malformed JSON or a non-object.
 nlohmann::json parse_json_object(const std::string& body);
 
 ParsedCompletion parse_chat_completion(const nlohmann::json& body);

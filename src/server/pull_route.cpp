@@ -32,11 +32,11 @@ using PullEvent = std::variant<PullProgress, PullDone, PullFailed>;
 std::string string_field(const nlohmann::json& body, const char* key, bool required) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) {
-    if (required) throw ApiError("invalid_request_error", std::string("'") + key + "' is required", key);
+    if (required) throw ApiError(codes::kInvalidRequest, std::string("'") + key + "' is required", key);
     return {};
   }
   if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
-    throw ApiError("invalid_request_error", std::string("'") + key + "' must be a non-empty string", key);
+    throw ApiError(codes::kInvalidRequest, std::string("'") + key + "' must be a non-empty string", key);
   }
   return it->get<std::string>();
 }
@@ -46,7 +46,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   nlohmann::json body = parse_json_object(ex.request().body);
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (it.key() != "model" && it.key() != "sha256" && it.key() != "name") {
-      throw ApiError("unsupported_field", "the request has an unknown field");
+      throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
     }
   }
   std::string ref = string_field(body, "model", true);
@@ -55,12 +55,12 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   if (auto pin = string_field(body, "sha256", false); !pin.empty()) opts.sha256 = pin;
   if (auto name = string_field(body, "name", false); !name.empty()) opts.name = name;
   store::Store* st = registry_->store();
-  if (!st) throw ApiError("service_unavailable", "the model store is not available");
+  if (!st) throw ApiError(codes::kServiceUnavailable, "the model store is not available");
   // Over HTTP only remote references are pulled: a local path would let any client probe the
   // server's files (existence, type, size) and copy them into the store. Local files go in with
   // the CLI (`a3s-power pull PATH`).
   if (!ref.starts_with("https://") && !ref.starts_with("http://") && !ref.starts_with("hf://")) {
-    throw ApiError("local_path_refused",
+    throw ApiError(codes::kLocalPathRefused,
                    "the HTTP API pulls https:// URLs and hf:// references only; add local files with "
                    "the CLI (a3s-power pull PATH)",
                    "model");
@@ -75,7 +75,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   asio::post(blocking_, [st, ref, opts, queue, cancel] {
     try {
       store::Manifest m = st->pull(ref, opts, [&](const store::Progress& p) {
-        if (cancel->load()) throw Error("cancelled", "pull cancelled by the client");
+        if (cancel->load()) throw Error(codes::kCancelled, "pull cancelled by the client");
         queue->push(PullProgress{p});
       });
       queue->push(PullDone{std::move(m)});

@@ -7,7 +7,7 @@
 
 #include "a3s/power/error.h"
 #include "tee/ratls_certificate.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::server {
 
@@ -17,7 +17,7 @@ RatlsIdentity::RatlsIdentity(std::shared_ptr<Attestor> attestor,
 
 std::shared_ptr<TlsIdentity> RatlsIdentity::issue() {
   const auto models = registry_->list();
-  if (models.empty()) throw Error(tee::codes::kAttestationFailed, "RA-TLS needs a served model to attest");
+  if (models.empty()) throw Error(codes::kAttestationFailed, "RA-TLS needs a served model to attest");
   auto runtime = registry_->acquire(models.front().name);
   const auto evidence = [&](const crypto::Sha256Digest& spki) {
     return attestor_->attest(spki, runtime->description(), spki).dump();

@@ -29,7 +29,7 @@ class RatlsIdentity final : public TlsIdentitySource {
                 std::chrono::seconds lifetime);
 
   // The identity for a connection accepted now, renewed first when due. Thread-safe. Throws
-  // Error("attestation_failed") / Error("internal_error") when no valid identity can be made.
+  // Error(codes::kAttestationFailed) / Error(codes::kInternal) when no valid identity can be made.
   std::shared_ptr<TlsIdentity> current() override;
 
  private:

@@ -31,7 +31,7 @@ bool is_loopback_host(const std::string& host) {
 
 void check_bind_policy(const config::Config& cfg) {
   if (!is_loopback_host(cfg.host) && cfg.api_keys.empty() && !cfg.allow_unauthenticated) {
-    throw Error("config_error", "refusing to listen on non-loopback address " + cfg.host +
+    throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
                                     " without api_keys; configure api_keys or set allow_unauthenticated = true");
   }
 }
@@ -177,12 +177,12 @@ uint16_t Server::start() {
                  tee::to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
     impl_->api.set_attestor(attestor);
   }
-  if (impl_->cfg.ratls && !attestor) throw Error("config_error", "'ratls' needs tee_mode = true");
+  if (impl_->cfg.ratls && !attestor) throw Error(codes::kConfig, "'ratls' needs tee_mode = true");
   impl_->registry->load_all();
-  if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error("config_error", "port out of range");
+  if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error(codes::kConfig, "port out of range");
   uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));
   if (impl_->cfg.ratls) {
-    if (impl_->cfg.tls_port < 0 || impl_->cfg.tls_port > 65535) throw Error("config_error", "tls_port out of range");
+    if (impl_->cfg.tls_port < 0 || impl_->cfg.tls_port > 65535) throw Error(codes::kConfig, "tls_port out of range");
     const auto lifetime = std::chrono::seconds(static_cast<int64_t>(impl_->cfg.ratls_cert_lifetime_seconds));
     impl_->ratls = std::make_shared<RatlsIdentity>(attestor, impl_->registry, lifetime);
     impl_->ratls->current();  // the first key and certificate, before anyone can connect

@@ -1,6 +1,6 @@
 // POSIX file primitives the store is built on: an owning file descriptor, full writes, fsync of
 // files and directories, and atomic replacement of small files (write temp + fsync + rename).
-// Failures throw Error("io_error") with the operation, the path and strerror(errno).
+// Failures throw Error(codes::kIo) with the operation, the path and strerror(errno).
 #pragma once
 
 #include <cstddef>
@@ -36,7 +36,7 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Throws Error("io_error") naming `what` and `path` with the current errno.
+// Throws Error(codes::kIo) naming `what` and `path` with the current errno.
 [[noreturn]] void throw_io(const std::string& what, const std::string& path);
 
 // Creates `path` (mode 0700) if missing; the parent must exist.

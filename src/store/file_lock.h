@@ -7,7 +7,7 @@
 //    leave a short note in it first (the digest it produced). A waiter that then obtains the lock on
 //    the removed file reads that note instead of redoing the work; otherwise it retries on the
 //    current file. This keeps staging/ empty between pulls without racy lock-file cleanup.
-// Errors throw Error("io_error").
+// Errors throw Error(codes::kIo).
 #pragma once
 
 #include <string>

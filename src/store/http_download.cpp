@@ -19,7 +19,7 @@ namespace {
 
 constexpr uint64_t kProgressStep = 1u << 20;      // report about once per MiB
 constexpr uint64_t kMaxDiscardedBody = 1u << 20;  // error bodies we read and drop
-constexpr const char* kSizeLimit = "size_limit_exceeded";
+constexpr ErrorCode kSizeLimit = codes::kSizeLimitExceeded;
 
 void global_init_once() {
   static std::once_flag once;

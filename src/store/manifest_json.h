@@ -13,7 +13,7 @@ namespace a3s::power::store {
 
 nlohmann::json manifest_to_json(const Manifest& m);
 
-// Throws Error("invalid_model") when a field is missing, has the wrong type, or the digest or
+// Throws Error(codes::kInvalidModel) when a field is missing, has the wrong type, or the digest or
 // name is malformed.
 Manifest manifest_from_json(const nlohmann::json& j);
 

@@ -20,7 +20,7 @@ inline constexpr size_t kMaxModelNameBytes = 256;
 // Empty string when `name` is valid, else a one-line reason (never containing the name).
 std::string model_name_problem(std::string_view name);
 
-// Throws Error("invalid_argument") when the name is invalid.
+// Throws Error(codes::kInvalidArgument) when the name is invalid.
 void validate_model_name(std::string_view name);
 
 // File name stem (without ".json") of the manifest for a valid name.

@@ -25,7 +25,7 @@ struct PullRef {
 };
 
 // Parses `ref`. `hf_endpoint` replaces "https://huggingface.co" for hf:// references (no trailing
-// slash needed). Throws Error("invalid_argument") for a malformed reference, an unsupported scheme,
+// slash needed). Throws Error(codes::kInvalidArgument) for a malformed reference, an unsupported scheme,
 // credentials in a URL, plain http:// to a non-loopback host, or a malformed pin.
 PullRef parse_pull_ref(const std::string& ref, const std::string& hf_endpoint = "https://huggingface.co");
 

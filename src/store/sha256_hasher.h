@@ -13,7 +13,7 @@ namespace a3s::power::store {
 
 class Sha256Hasher {
  public:
-  Sha256Hasher();  // throws Error("internal_error") if OpenSSL cannot provide SHA-256
+  Sha256Hasher();  // throws Error(codes::kInternal) if OpenSSL cannot provide SHA-256
   void update(const void* data, size_t n);
   // Finishes the digest and returns it as 64 lowercase hex characters; the hasher is reset and
   // can be reused.

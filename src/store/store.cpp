@@ -29,9 +29,9 @@
 namespace a3s::power::store {
 namespace {
 
-constexpr const char* kIntegrity = "integrity_error";
-constexpr const char* kOffline = "offline";
-constexpr const char* kSizeLimit = "size_limit_exceeded";
+constexpr ErrorCode kIntegrity = codes::kIntegrity;
+constexpr ErrorCode kOffline = codes::kOffline;
+constexpr ErrorCode kSizeLimit = codes::kSizeLimitExceeded;
 constexpr size_t kCopyChunk = 1u << 20;
 constexpr size_t kMaxManifestBytes = 1u << 20;
 constexpr uint64_t kProgressStep = 1u << 20;
@@ -405,7 +405,7 @@ Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, P
   } catch (const Error& e) {
     // Transient failures keep the partial file for resume; a refused download leaves nothing.
     uint64_t size = 0;
-    const bool refused = e.code() == kSizeLimit || e.code() == codes::kModelNotFound;
+    const bool refused = e.kind() == kSizeLimit || e.kind() == codes::kModelNotFound;
     if (refused || (is_regular_file(partial, &size) && size == 0)) ::unlink(partial.c_str());
     throw;
   }

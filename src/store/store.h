@@ -95,7 +95,7 @@ class Store {
   std::optional<Manifest> find(const std::string& name) const;
   bool remove(const std::string& name);  // removes the manifest; the blob when no manifest uses it
   // home/blobs/sha256-<hex> for digest "sha256:<hex>" (64 lowercase hex); throws
-  // Error("invalid_argument") for any other digest string. The file may not exist.
+  // Error(codes::kInvalidArgument) for any other digest string. The file may not exist.
   std::string blob_path(const std::string& digest) const;
 
  private:

@@ -24,7 +24,7 @@ enum class FileType {
   Q2_K, Q3_K_S, Q3_K_M, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K,
 };
 
-// "Q4_K_M", "q8_0", "f16", … (case-insensitive). Throws Error("invalid_argument") listing the names.
+// "Q4_K_M", "q8_0", "f16", … (case-insensitive). Throws Error(codes::kInvalidArgument) listing the names.
 FileType parse_file_type(std::string_view name);
 std::string file_type_name(FileType t);
 // llama.cpp's `general.file_type` number (enum llama_ftype).

@@ -22,7 +22,7 @@ struct ModelShape {
   float rms_eps = 1e-5f;
   bool tied_embeddings = false;  // no output.weight: the head reuses token_embd
 
-  // Throws Error("invalid_argument") naming the field when a value is out of range or
+  // Throws Error(codes::kInvalidArgument) naming the field when a value is out of range or
   // n_embd is not a multiple of n_head, or n_head of n_head_kv.
   void validate() const;
   // Number of weights of the model (every tensor's elements).
@@ -36,7 +36,7 @@ struct ShapePreset {
 
 // llama-1b, llama-7b, llama-10b, qwen2-0.5b (see model_shape.cpp for the numbers).
 const std::vector<ShapePreset>& shape_presets();
-// The preset with that name; throws Error("invalid_argument") listing the presets otherwise.
+// The preset with that name; throws Error(codes::kInvalidArgument) listing the presets otherwise.
 ModelShape find_shape_preset(std::string_view name);
 
 }  // namespace a3s::power::synth

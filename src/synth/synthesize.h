@@ -35,7 +35,7 @@ struct SynthResult {
 
 // Writes the model to `out` (via "<out>.tmp", renamed when complete). `progress(done, total)` is
 // called after each tensor with bytes of tensor data written so far. Throws Error
-// ("invalid_argument") for a bad shape or vocabulary file, Error("io_error") when writing fails.
+// ("invalid_argument") for a bad shape or vocabulary file, Error(codes::kIo) when writing fails.
 SynthResult synthesize(const SynthOptions& opts, const std::string& out,
                        const std::function<void(uint64_t done, uint64_t total)>& progress = {});
 

@@ -13,7 +13,7 @@ namespace a3s::power::synth {
 void add_synthetic_vocab(gguf::Writer& w, int n_vocab);
 
 // Copies every `tokenizer.*` key of `src` (tokens, merges, scores, special ids, chat template, …).
-// Returns the vocabulary size (entries of tokenizer.ggml.tokens). Throws Error("invalid_argument")
+// Returns the vocabulary size (entries of tokenizer.ggml.tokens). Throws Error(codes::kInvalidArgument)
 // when `src` has no tokenizer.ggml.tokens array.
 int copy_vocab(gguf::Writer& w, const gguf::File& src);
 

@@ -10,7 +10,7 @@
 #include "a3s/power/error.h"
 #include "tee/evidence_check.h"
 #include "tee/sysfs_attribute.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::tee {
 namespace {

@@ -44,7 +44,7 @@ class ConfigfsTsmProvider final : public EvidenceProvider {
 
   std::string name() const override { return "configfs-tsm"; }
   // tee_type "sev-snp" (provider sev_guest; certificates = auxblob) or "tdx" (provider tdx_guest);
-  // verifiable_remotely = true. Errors: Error("attestation_failed") naming the attribute or step.
+  // verifiable_remotely = true. Errors: Error(codes::kAttestationFailed) naming the attribute or step.
   Evidence get_evidence(const ReportData& report_data) override;
 
  private:

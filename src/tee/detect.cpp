@@ -5,7 +5,7 @@
 #include "tee/sev_guest_provider.h"
 #include "tee/simulated_provider.h"
 #include "tee/tdx_guest_provider.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::tee {
 

@@ -5,9 +5,9 @@
 //   2. sev-guest      <root>/dev/sev-guest exists                             (SEV-SNP report)
 //   3. tdx-guest      <root>/dev/tdx_guest exists                             (TDREPORT, local only)
 //   4. none           policy "development" → the simulated provider;
-//                     policy "strict" → Error("tee_unavailable")
+//                     policy "strict" → Error(codes::kTeeUnavailable)
 // Under "strict", a platform that only offers /dev/tdx_guest is refused as well
-// (Error("tee_unavailable")): its TDREPORT cannot be verified remotely, and strict fails closed.
+// (Error(codes::kTeeUnavailable)): its TDREPORT cannot be verified remotely, and strict fails closed.
 // Detection only looks at paths; the first evidence request talks to the device.
 #pragma once
 

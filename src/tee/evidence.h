@@ -42,7 +42,7 @@ class EvidenceProvider {
   // "configfs-tsm" | "/dev/sev-guest" | "/dev/tdx_guest" | "simulated".
   virtual std::string name() const = 0;
   // Evidence whose report_data field equals `report_data` (each provider checks this before returning).
-  // Throws a3s::power::Error("attestation_failed") when the platform fails or returns evidence that
+  // Throws a3s::power::Error(codes::kAttestationFailed) when the platform fails or returns evidence that
   // does not parse or does not carry `report_data`. Not required to be thread-safe: callers serialise.
   virtual Evidence get_evidence(const ReportData& report_data) = 0;
 };

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::tee {
 namespace {

@@ -11,7 +11,7 @@
 namespace a3s::power::tee {
 
 // Parses an SEV-SNP ATTESTATION_REPORT (sev_snp_report.h) and compares its REPORT_DATA with `expected`.
-// Throws Error("attestation_failed") when it does not parse or differs.
+// Throws Error(codes::kAttestationFailed) when it does not parse or differs.
 verify::sev_snp::Report check_sev_snp_report(std::span<const uint8_t> raw, const ReportData& expected);
 
 // Reads a TDX quote (tdx_summary.h) and compares its REPORTDATA with `expected`; same errors.

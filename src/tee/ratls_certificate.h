@@ -44,15 +44,15 @@ struct RatlsCertificate {
 // The evidence JSON for a key, by the SHA-256 of its DER SubjectPublicKeyInfo.
 using RatlsEvidenceSource = std::function<std::string(const crypto::Sha256Digest& spki_sha256)>;
 
-// A new key and certificate. `lifetime` is at least one second. Throws Error("internal_error") when
-// OpenSSL fails, and whatever `evidence_for` throws (e.g. Error("attestation_failed")).
+// A new key and certificate. `lifetime` is at least one second. Throws Error(codes::kInternal) when
+// OpenSSL fails, and whatever `evidence_for` throws (e.g. Error(codes::kAttestationFailed)).
 RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime,
                                          const RatlsEvidenceSource& evidence_for);
 
-// SHA-256 of the DER SubjectPublicKeyInfo of `certificate`. Throws Error("internal_error").
+// SHA-256 of the DER SubjectPublicKeyInfo of `certificate`. Throws Error(codes::kInternal).
 crypto::Sha256Digest spki_sha256(X509* certificate);
 
-// DER of `certificate`. Throws Error("internal_error").
+// DER of `certificate`. Throws Error(codes::kInternal).
 std::string certificate_der(X509* certificate);
 
 }  // namespace a3s::power::tee

@@ -9,7 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "tee/evidence_check.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 #include "attestation/sev_snp/report.h"
 
 namespace a3s::power::tee {

@@ -9,7 +9,7 @@
 //   0x00 STATUS u32 (0 = success, 0x16 = invalid parameters), 0x04 REPORT_SIZE u32 (0x4A0),
 //   0x08–0x1F reserved, 0x20 the ATTESTATION_REPORT (1184 bytes).
 // A non-zero ioctl result, fw_error or vmm_error, a non-zero STATUS, a REPORT_SIZE other than 1184, or
-// a report that does not parse / carry the requested report_data → Error("attestation_failed").
+// a report that does not parse / carry the requested report_data → Error(codes::kAttestationFailed).
 // SNP_GET_REPORT returns no certificate table: Evidence::certificates stays empty (the verifier fetches
 // the VCEK from AMD KDS by CHIP_ID and REPORTED_TCB).
 #pragma once

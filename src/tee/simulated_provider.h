@@ -31,7 +31,7 @@ inline constexpr const char* kSimulatedMeasurementText = "A3S-POWER-SIMULATED-ME
 
 class SimulatedProvider final : public EvidenceProvider {
  public:
-  SimulatedProvider();  // generates the key hierarchy; throws Error("internal_error") if OpenSSL fails
+  SimulatedProvider();  // generates the key hierarchy; throws Error(codes::kInternal) if OpenSSL fails
 
   std::string name() const override { return "simulated"; }
   Evidence get_evidence(const ReportData& report_data) override;

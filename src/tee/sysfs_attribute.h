@@ -1,5 +1,5 @@
 // Reading and writing kernel attribute files (configfs, sysfs): whole-buffer reads with a size cap,
-// single-write updates, never creating files. Errors: Error("attestation_failed") naming the file's
+// single-write updates, never creating files. Errors: Error(codes::kAttestationFailed) naming the file's
 // last path component and errno text.
 #pragma once
 

@@ -5,7 +5,7 @@
 // TDREPORT_STRUCT, which is MAC'd for the local platform (verifiable by the TDX module and the Quoting
 // Enclave, not by a remote party). Evidence is therefore marked `verifiable_remotely = false`,
 // format "tdx-tdreport"; detection refuses it under the strict policy (detect.h).
-// Errors: a failing ioctl or a TDREPORT without the requested report_data → Error("attestation_failed").
+// Errors: a failing ioctl or a TDREPORT without the requested report_data → Error(codes::kAttestationFailed).
 #pragma once
 
 #include <filesystem>

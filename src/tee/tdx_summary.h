@@ -21,7 +21,7 @@ struct TdxSummary {
   std::array<uint8_t, 64> report_data{};
 };
 
-// Parses a DCAP quote v4 / v5 for TDX. Throws a3s::power::Error("attestation_failed") naming the
+// Parses a DCAP quote v4 / v5 for TDX. Throws a3s::power::Error(codes::kAttestationFailed) naming the
 // parser's failure (truncated, version not 4 or 5, TEE type not 0x81, bad sizes).
 TdxSummary read_tdx_quote_summary(std::span<const uint8_t> quote);
 

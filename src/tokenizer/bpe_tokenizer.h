@@ -21,7 +21,7 @@ namespace a3s::power::tok {
 
 class BpeTokenizer final : public VocabTokenizer {
  public:
-  // `merges`: the GGUF merges list. Throws Error("invalid_model") for an unknown pre-tokenizer.
+  // `merges`: the GGUF merges list. Throws Error(codes::kInvalidModel) for an unknown pre-tokenizer.
   BpeTokenizer(Vocab vocab, const PreTokenizerSpec& pre, const std::vector<std::string_view>& merges);
   Kind kind() const override { return Kind::BytePairGpt2; }
 

@@ -27,7 +27,7 @@ struct PreTokenizerSpec {
 };
 
 // The spec for a `tokenizer.ggml.pre` value ("" = absent → "default").
-// Throws Error("invalid_model") for an unknown name.
+// Throws Error(codes::kInvalidModel) for an unknown name.
 const PreTokenizerSpec& pre_tokenizer_spec(std::string_view pre);
 
 // Every accepted `tokenizer.ggml.pre` value.
@@ -35,7 +35,7 @@ std::vector<std::string> known_pre_tokenizers();
 
 class PreTokenizer {
  public:
-  // Compiles the expressions. Throws Error("invalid_model") when one does not compile.
+  // Compiles the expressions. Throws Error(codes::kInvalidModel) when one does not compile.
   explicit PreTokenizer(const PreTokenizerSpec& spec);
   ~PreTokenizer();
   PreTokenizer(const PreTokenizer&) = delete;

@@ -29,7 +29,7 @@ class Tokenizer {
  public:
   enum class Kind { SentencePiece, BytePairGpt2 };
 
-  // Throws Error("invalid_model") on missing/inconsistent tokenizer metadata (message names the
+  // Throws Error(codes::kInvalidModel) on missing/inconsistent tokenizer metadata (message names the
   // key). The returned tokenizer copies what it needs; `file` may be closed afterwards.
   static std::unique_ptr<Tokenizer> from_gguf(const gguf::File& file);
   virtual ~Tokenizer() = default;
@@ -40,12 +40,12 @@ class Tokenizer {
   // Text → token ids. add_special: prepend BOS / append EOS as the model's add_bos/add_eos flags
   // say. parse_special: recognise special/control token text (e.g. "<|im_start|>") in the input.
   // Any bytes are accepted (malformed UTF-8 is tokenized as U+FFFD per bad byte by "gpt2" models and
-  // as byte tokens by "llama" models). Throws Error("invalid_argument") above 256 MiB of text.
+  // as byte tokens by "llama" models). Throws Error(codes::kInvalidArgument) above 256 MiB of text.
   virtual std::vector<Token> encode(std::string_view text, bool add_special, bool parse_special) const = 0;
 
   // The raw bytes a token stands for (byte-fallback tokens give their byte; SentencePiece "▁" → " ").
   // Control/special tokens give "" unless `special` is true (then their text).
-  // Throws Error("invalid_argument") for an id outside [0, n_vocab()).
+  // Throws Error(codes::kInvalidArgument) for an id outside [0, n_vocab()).
   virtual std::string token_to_piece(Token t, bool special = false) const = 0;
   // Concatenated pieces of a token sequence (may contain partial UTF-8 at the end).
   std::string decode(std::span<const Token> tokens, bool special = false) const;

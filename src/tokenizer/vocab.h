@@ -79,7 +79,7 @@ struct Vocab {
   bool has_attr(Token t, uint16_t mask) const { return valid(t) && (attr[t] & mask) != 0; }
 
   // Loads tokens, scores, types, special ids and flags; detects end-of-generation tokens.
-  // Throws Error("invalid_model") naming the key on missing or inconsistent metadata.
+  // Throws Error(codes::kInvalidModel) naming the key on missing or inconsistent metadata.
   static Vocab load(const gguf::File& file, const VocabDefaults& defaults);
 };
 

@@ -121,7 +121,7 @@ class Model {
 
 struct ContextOptions {
   // Tokens of context; 0 → min(n_ctx_train, 4096, the model's n_ctx_max). The KV cache grows with
-  // the tokens actually held, in chunks. Error("invalid_argument") when n_ctx exceeds n_ctx_max.
+  // the tokens actually held, in chunks. Error(codes::kInvalidArgument) when n_ctx exceeds n_ctx_max.
   int n_ctx = 0;
 };
 
@@ -149,14 +149,14 @@ class Context {
   void wipe();
 
   // Keeps the first n cached tokens and forgets the rest, so a shared prompt prefix can be reused.
-  // Throws Error("invalid_argument") unless 0 <= n <= n_past().
+  // Throws Error(codes::kInvalidArgument) unless 0 <= n <= n_past().
   void truncate(int n);
 
   // Evaluates `tokens` at positions n_past() … n_past()+tokens.size()-1 (prefill in batches of
   // n_batch), appends them to the KV cache and returns logits: the last token's row (n_vocab
   // floats), or with all_logits one row per token ([tokens.size(), n_vocab] row-major). The span
-  // is valid until the next call. Throws Error("context_length_exceeded") when the tokens do not
-  // fit, Error("invalid_argument") for token ids outside [0, n_vocab) or an empty `tokens`.
+  // is valid until the next call. Throws Error(codes::kContextLengthExceeded) when the tokens do not
+  // fit, Error(codes::kInvalidArgument) for token ids outside [0, n_vocab) or an empty `tokens`.
   // On any error the sequence is unchanged (n_past() as before).
   std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
 

@@ -101,7 +101,7 @@ void for_each_field(R& r, uint32_t version, uint32_t& key_flags, const Visit& f)
 
 void check_version(uint32_t version) {
   if (version < kMinVersion || version > kMaxVersion)
-    throw Error(steps::kUnsupportedVersion,
+    throw Error(codes::kUnsupportedVersion,
                 "SEV-SNP report version " + std::to_string(version) + " is not supported (expected 2 to 5)");
 }
 
@@ -109,7 +109,7 @@ void check_version(uint32_t version) {
 
 Report parse_report(std::span<const uint8_t> bytes) {
   if (bytes.size() != kReportSize)
-    throw Error(steps::kMalformedEvidence, "SEV-SNP report is " + std::to_string(bytes.size()) +
+    throw Error(codes::kMalformedEvidence, "SEV-SNP report is " + std::to_string(bytes.size()) +
                                                " bytes, expected exactly 1184 (0x4A0)");
   Report r;
   const Reader read{bytes};
@@ -134,7 +134,7 @@ std::vector<uint8_t> serialize_report(const Report& r) {
 
 std::span<const uint8_t> signed_region(std::span<const uint8_t> bytes) {
   if (bytes.size() < kSignedRegionSize)
-    throw Error(steps::kMalformedEvidence, "SEV-SNP report is shorter than its signed region (0x2A0 bytes)");
+    throw Error(codes::kMalformedEvidence, "SEV-SNP report is shorter than its signed region (0x2A0 bytes)");
   return bytes.first(kSignedRegionSize);
 }
 

@@ -7,7 +7,7 @@
 // ARK/ASK are RSA-PSS; the chain check does not depend on the algorithm). Certificates are valid from one
 // year before to ten years after construction. Nothing here chains to AMD: a verifier accepts such a
 // report only when this hierarchy's ARK is passed as a trust anchor explicitly.
-// Errors: OpenSSL failures throw a3s::power::Error("internal_error").
+// Errors: OpenSSL failures throw a3s::power::Error(codes::kInternal).
 #pragma once
 
 #include <openssl/evp.h>

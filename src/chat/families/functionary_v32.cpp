@@ -6,7 +6,7 @@
 // concatenated, so they must be strings); the generation prompt ends with ">>>".
 //
 // Schemas whose shape the macros would treat as something other than a dict (e.g. "items" or
-// "oneOf" entries that are not objects) are rejected with FieldError("unsupported_field", "tools").
+// "oneOf" entries that are not objects) are rejected with FieldError(codes::kUnsupportedField, "tools").
 #include <optional>
 #include <vector>
 
@@ -22,7 +22,7 @@ using py::Ref;
 const std::string kNone = "<|NONE|>";
 
 [[noreturn]] void unsupported(const std::string& what) {
-  throw FieldError("unsupported_field", "tools", "tools: this chat template cannot render " + what);
+  throw FieldError(codes::kUnsupportedField, "tools", "tools: this chat template cannot render " + what);
 }
 
 const Json& require_dict(const Json& v, const char* what) {

@@ -16,7 +16,7 @@ using py::Json;
 using py::Ref;
 
 [[noreturn]] void unsupported_schema() {
-  throw FieldError("unsupported_field", "tools",
+  throw FieldError(codes::kUnsupportedField, "tools",
                    "tools: this chat template cannot render a parameter whose JSON Schema type is not "
                    "one of string, number, integer, boolean, array, object or a list of those");
 }
@@ -142,7 +142,7 @@ std::string render_hermes3_tool_use(const RenderContext& ctx) {
   py::require_iterable(tools);
   if (tools.defined()) {
     if (!tools->is_array()) {
-      throw FieldError("unsupported_field", "tools", "tools: this chat template needs a list of tools");
+      throw FieldError(codes::kUnsupportedField, "tools", "tools: this chat template needs a list of tools");
     }
     for (std::size_t k = 0; k < tools->size(); ++k) {
       render_tool(out, (*tools)[k]);

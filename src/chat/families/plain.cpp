@@ -4,7 +4,7 @@
 // chatting with a base model continues the text as a raw completion would. Any other conversation
 // renders one line per message, "System: …", "User: …", "Assistant: …" or "Tool: …", each
 // followed by "\n", then "Assistant:" when add_generation_prompt. No BOS/EOS text is added (the
-// tokenizer adds BOS). Tools and tool calls have no plain form: FieldError("unsupported_field").
+// tokenizer adds BOS). Tools and tool calls have no plain form: FieldError(codes::kUnsupportedField).
 #include "chat/chat_template.h"
 #include "chat/families/render_context.h"
 
@@ -22,11 +22,11 @@ std::string label(const std::string& role) {
 
 std::string render_plain(const RenderContext& ctx) {
   if (ctx.tools != nullptr && !ctx.tools->empty()) {
-    throw FieldError("unsupported_field", "tools", "tools are not supported by the plain chat format");
+    throw FieldError(codes::kUnsupportedField, "tools", "tools are not supported by the plain chat format");
   }
   for (std::size_t i = 0; i < ctx.size(); ++i) {
     if (ctx.message(i).contains("tool_calls")) {
-      throw FieldError("unsupported_field", "messages",
+      throw FieldError(codes::kUnsupportedField, "messages",
                        "messages[" + std::to_string(i) +
                            "].tool_calls: tool calls are not supported by the "
                            "plain chat format");

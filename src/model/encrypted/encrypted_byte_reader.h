@@ -5,8 +5,8 @@
 //
 // Reads are serialized (one EncryptedReader, one lock): the layer-streaming I/O thread and the
 // forward pass's row reads (token embeddings, output head chunks) may call concurrently.
-// Errors: Error("decryption_failed") naming the chunk that fails authentication (the bytes already
-// written to `dst` are wiped), Error("io_error") when the file cannot be read.
+// Errors: Error(codes::kDecryptionFailed) naming the chunk that fails authentication (the bytes already
+// written to `dst` are wiped), Error(codes::kIo) when the file cannot be read.
 #pragma once
 
 #include <memory>

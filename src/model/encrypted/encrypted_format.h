@@ -32,7 +32,7 @@
 #include <string>
 
 #include "crypto/aes_gcm.h"
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 #include "crypto/sha256.h"
 
 namespace a3s::power::crypto {
@@ -77,7 +77,7 @@ struct EncryptedHeader {
   std::array<uint8_t, 23 + kHeaderTagOffset> header_aad() const;
 
   // Parses and range-checks a header (magic, version, size, algorithm, chunk size, plaintext size,
-  // reserved bytes). Does not authenticate it. Throws Error("invalid_model") naming `name` and the
+  // reserved bytes). Does not authenticate it. Throws Error(codes::kInvalidModel) naming `name` and the
   // field.
   static EncryptedHeader parse(std::span<const uint8_t, kEncryptedHeaderBytes> bytes,
                                const std::string& name);

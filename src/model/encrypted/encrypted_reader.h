@@ -7,7 +7,7 @@
 //
 // `read(offset, len, dst)` decrypts exactly the chunks that cover plaintext bytes
 // [offset, offset+len) with pread(2), authenticating each: a chunk that fails is reported as
-// Error("decryption_failed") naming its index, and every byte already written to `dst` by that call
+// Error(codes::kDecryptionFailed) naming its index, and every byte already written to `dst` by that call
 // is wiped first. Whole chunks are decrypted in place in `dst` (no copy); partial chunks at the ends
 // of the range go through one chunk-sized locked scratch buffer that is wiped after use. This is the
 // primitive a layer-streaming weight source uses: a tensor's byte range maps to its chunks.
@@ -16,7 +16,7 @@
 // header (Error "integrity_error") and returns both the plaintext and the ciphertext (whole file)
 // SHA-256; on any failure all of `dst` is wiped before the error is thrown.
 //
-// Errors reading the file: Error("io_error"). A reader is not thread-safe; open one per thread.
+// Errors reading the file: Error(codes::kIo). A reader is not thread-safe; open one per thread.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +28,7 @@
 
 #include "crypto/aes_gcm.h"
 #include "model/encrypted/encrypted_format.h"
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 
@@ -53,7 +53,7 @@ class EncryptedReader {
   uint64_t size() const { return header_.plaintext_bytes; }  // plaintext bytes
   const std::string& name() const { return name_; }
 
-  // Decrypts plaintext bytes [offset, offset+len) into dst[0, len). Throws Error("invalid_argument")
+  // Decrypts plaintext bytes [offset, offset+len) into dst[0, len). Throws Error(codes::kInvalidArgument)
   // when the range is outside the plaintext.
   void read(uint64_t offset, size_t len, uint8_t* dst);
 
@@ -72,7 +72,7 @@ class EncryptedReader {
   // hashes what was read, and decrypts in place. On failure wipes `dst` and throws.
   void open_chunk(uint64_t i, std::span<uint8_t> dst, Sha256* ciphertext_hash);
   [[noreturn]] void chunk_failed(uint64_t i) const;
-  // Error("integrity_error") unless the plaintext digest equals the header's.
+  // Error(codes::kIntegrity) unless the plaintext digest equals the header's.
   void check_plaintext_digest(const EncryptedDigests& d) const;
 
   int fd_ = -1;

@@ -5,7 +5,7 @@
 // is memory-mapped read-only; the output is written sequentially (header, then chunk by chunk).
 // Each call draws a fresh random base nonce (OpenSSL's DRBG).
 //
-// Errors: Error("io_error") for unreadable input or a failed write, Error("invalid_argument") for a
+// Errors: Error(codes::kIo) for unreadable input or a failed write, Error(codes::kInvalidArgument) for a
 // chunk size outside [4 KiB, 64 MiB] or not a multiple of 4096, or an input of 2^48 bytes or more.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "model/encrypted/encrypted_format.h"
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 #include "crypto/sha256.h"
 
 namespace a3s::power::crypto {

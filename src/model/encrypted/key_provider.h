@@ -5,13 +5,13 @@
 // A TEE-sealed source (a key derived from the platform, or released by a key broker after
 // attestation) implements the same interface.
 //
-// Errors: Error("model_key_error") naming the source (variable name or file path), never the key.
+// Errors: Error(codes::kModelKey) naming the source (variable name or file path), never the key.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 
 namespace a3s::power::crypto {
 
@@ -25,7 +25,7 @@ class KeyProvider {
 
 inline constexpr const char* kDefaultModelKeyEnv = "A3S_MODEL_KEY";
 
-// Reads the variable when fetch() is called; unset or empty → Error("model_key_error").
+// Reads the variable when fetch() is called; unset or empty → Error(codes::kModelKey).
 std::shared_ptr<const KeyProvider> env_key_provider(std::string variable = kDefaultModelKeyEnv);
 // Reads the file when fetch() is called (regular file, at most 4 KiB, read into locked memory).
 std::shared_ptr<const KeyProvider> file_key_provider(std::string path);

@@ -75,8 +75,8 @@ struct TensorInfo {
 
 class File {
  public:
-  // Maps the file read-only and parses it. Throws Error("io_error") if it cannot be opened,
-  // Error("invalid_model"/"unsupported_tensor_type") if it is not a valid GGUF v2/v3 file.
+  // Maps the file read-only and parses it. Throws Error(codes::kIo) if it cannot be opened,
+  // Error(codes::kInvalidModel/"unsupported_tensor_type") if it is not a valid GGUF v2/v3 file.
   static std::shared_ptr<File> open(const std::string& path);
   // Parses an in-memory image (fuzzing, decrypted models). `bytes` must outlive the File unless
   // `owned` holds them.
@@ -105,7 +105,7 @@ class File {
   const Value* find(const std::string& key) const;
   bool has(const std::string& key) const { return find(key) != nullptr; }
   const std::vector<std::string>& keys() const { return key_order_; }
-  // Typed getters: nullopt when absent; throw Error("invalid_model") naming the key when present with
+  // Typed getters: nullopt when absent; throw Error(codes::kInvalidModel) naming the key when present with
   // an incompatible type. Integer getters accept any integer type whose value fits.
   std::optional<std::string> get_string(const std::string& key) const;
   std::optional<uint64_t> get_u64(const std::string& key) const;

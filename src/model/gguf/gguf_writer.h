@@ -6,10 +6,10 @@
 // every tensor's offset is a multiple of the alignment (zero padding between tensors).
 //
 // The file is written to "<path>.tmp" and renamed over `path` only by finish(), so an interrupted or
-// failed write never leaves a truncated model under the final name. Errors: Error("invalid_argument")
+// failed write never leaves a truncated model under the final name. Errors: Error(codes::kInvalidArgument)
 // for a bad tensor (name > 64 bytes, n_dims outside 1..4, a row that is not a whole number of blocks,
 // an unknown or activation-only type) or for bytes that do not match the declared tensor sizes;
-// Error("io_error") when the file cannot be written.
+// Error(codes::kIo) when the file cannot be written.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SHA-256 of a whole plaintext file, read in chunks (the `sign` and `hash` tools). For a model the
 // server serves, the digest is computed while loading instead (model/integrity/integrity.h).
-// Errors: Error("io_error") when the file is not a regular file or cannot be read completely.
+// Errors: Error(codes::kIo) when the file is not a regular file or cannot be read completely.
 #pragma once
 
 #include <string>

@@ -8,7 +8,7 @@
 // A plaintext model with a digest requirement cannot stream its weights from the file (a streamed
 // read goes back to disk): open_model_file's caller refuses that combination.
 //
-// Errors (check_integrity): Error("integrity_error") naming the model — digest differs from the pin
+// Errors (check_integrity): Error(codes::kIntegrity) naming the model — digest differs from the pin
 // (both digests in the message), signature file missing / unreadable / malformed, signature invalid.
 #pragma once
 
@@ -41,7 +41,7 @@ struct IntegrityResult {
 std::string integrity_subject(const std::string& path, const IntegrityOptions& opts);
 
 // Checks `plaintext_sha256` of the model at `path` against opts.pin, then (with a signing key) the
-// signature in `<path>.sig`. Returns the result; throws Error("integrity_error").
+// signature in `<path>.sig`. Returns the result; throws Error(codes::kIntegrity).
 IntegrityResult check_integrity(const std::string& path, const crypto::Sha256Digest& plaintext_sha256,
                                 const IntegrityOptions& opts);
 

@@ -13,7 +13,7 @@ class ByteReader {
  public:
   virtual ~ByteReader() = default;
   // Fills dst with the bytes at [offset, offset + dst.size()). Safe to call from several threads at
-  // once. Throws Error("io_error") when the range cannot be read completely.
+  // once. Throws Error(codes::kIo) when the range cannot be read completely.
   virtual void read(uint64_t offset, std::span<uint8_t> dst) = 0;
   virtual uint64_t size() const = 0;
 };

@@ -47,8 +47,8 @@ std::shared_ptr<PlaintextImage> make_sealed_memfd_image(size_t size, const std::
 
 // Reads the regular file at `path` into a locked-memory image and hashes the image's bytes as they
 // land (chunk by chunk, after each chunk is in place): `sha256_out` is the SHA-256 of exactly the
-// returned bytes. Errors: Error("io_error") when the file cannot be read completely (not a regular
-// file, truncated meanwhile), Error("invalid_model") for an empty file.
+// returned bytes. Errors: Error(codes::kIo) when the file cannot be read completely (not a regular
+// file, truncated meanwhile), Error(codes::kInvalidModel) for an empty file.
 std::shared_ptr<PlaintextImage> read_file_image(const std::string& path, std::array<uint8_t, 32>& sha256_out);
 
 }  // namespace a3s::power::weights

@@ -9,7 +9,7 @@
 // Memory: two buffers of the largest block tensor (plus the caller's row scratch), locked when
 // RLIMIT_MEMLOCK allows, excluded from core dumps and wiped when the source is destroyed. A pointer from a
 // lease stays valid until the next lease data() call (the buffer it points into is then refilled).
-// Errors: Error("io_error") from the reader (rethrown on the thread that asks for the tensor).
+// Errors: Error(codes::kIo) from the reader (rethrown on the thread that asks for the tensor).
 #pragma once
 
 #include <atomic>

@@ -10,8 +10,8 @@
 //     memory or copied into `scratch` (which must hold n_rows * row_bytes bytes).
 //
 // Tensor layout is GGUF's: ne[0] elements per row (fastest), rows = ne[1]*ne[2]*ne[3], each row
-// `row_bytes` bytes of `type` blocks (src/model/gguf/tensor_type.h). Errors: Error("invalid_argument")
-// for an unknown id or a row range out of bounds, Error("io_error") if bytes cannot be read.
+// `row_bytes` bytes of `type` blocks (src/model/gguf/tensor_type.h). Errors: Error(codes::kInvalidArgument)
+// for an unknown id or a row range out of bounds, Error(codes::kIo) if bytes cannot be read.
 #pragma once
 
 #include <array>
@@ -43,7 +43,7 @@ struct TensorDesc {
 
 class WeightSource;
 
-// Descriptors of every tensor of a GGUF file, in file order (throws Error("invalid_model") for a row
+// Descriptors of every tensor of a GGUF file, in file order (throws Error(codes::kInvalidModel) for a row
 // that is not a whole number of blocks).
 std::vector<TensorDesc> tensor_descs(const gguf::File& file);
 

@@ -59,7 +59,7 @@ std::optional<std::array<uint8_t, 32>> claims_digest(const nlohmann::json& claim
   std::string canonical;
   try {
     canonical = canonical_json(claims);
-  } catch (const std::exception& e) {  // Error("invalid_argument"): the message names the path only
+  } catch (const std::exception& e) {  // Error(codes::kInvalidArgument): the message names the path only
     error = std::string("the claims cannot be canonicalised: ") + e.what();
     return std::nullopt;
   }

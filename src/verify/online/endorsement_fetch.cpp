@@ -44,7 +44,7 @@ CachedResponse fetch_endorsement(const std::string& base, const std::string& pat
   } catch (const client::ServerError& e) {
     throw Error(codes::kIo, what + ": " + e.what());
   } catch (const Error& e) {
-    if (e.code() == codes::kInvalidArgument) throw;
+    if (e.kind() == codes::kInvalidArgument) throw;
     std::string message = e.what();
     // The transport's hint is about the A3S Power server, not an endorsement service.
     if (const auto hint = message.find(" (is `a3s-power serve` running?)"); hint != std::string::npos)

@@ -1,7 +1,7 @@
 // Client-side verification of an Intel TDX DCAP quote (v4 / v5) with an ECDSA P-256 attestation key.
 //
 // Steps, in order; the first failure stops verification and is named in VerifyResult::failed_step:
-//   1. parse                 malformed_evidence / unsupported_version (tdx_quote.h)
+//   1. parse                 malformed_evidence / unsupported_version (attestation/tdx/quote.h)
 //   2. quote signature       signature_invalid: ECDSA P-256/SHA-256 by the attestation key over the
 //                            signed bytes (v4: header || body; v5: header || body descriptor || body)
 //   3. PCK chain             certificate_missing (the quote's nested certification data is not

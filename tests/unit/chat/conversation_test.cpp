@@ -24,7 +24,7 @@ FieldError render_error(const json& messages, const ojson& tools = nullptr) {
     return e;
   }
   ADD_FAILURE() << "expected a FieldError";
-  return FieldError("none", "none", "none");
+  return FieldError(codes::kInternal, "none", "none");
 }
 
 struct BadInput {

@@ -32,7 +32,7 @@ struct Harness {
   std::string out, err;
   std::vector<nlohmann::json> seen;  // messages given to each turn
   int fail_on_turn = -1;
-  std::string fail_code = "server_error";
+  ErrorCode fail_code = codes::kServerError;
 
   ConversationLoop make(std::optional<std::string> system = std::nullopt) {
     LoopOptions o;
@@ -118,7 +118,7 @@ TEST(ConversationLoop, PartialReplyIsEndedBeforeAnError) {
   o.out = [&out](std::string_view t) { out += t; };
   ConversationLoop loop(o, [](const Turn& t) -> std::string {
     t.emit("half a rep");
-    throw Error("server_error", "the stream ended");
+    throw Error(codes::kServerError, "the stream ended");
   });
   EXPECT_THROW(loop.one_shot("hi"), Error);
   EXPECT_EQ(out, "half a rep\n");
@@ -182,7 +182,7 @@ TEST(ConversationLoop, InteractiveEndsAtEof) {
 TEST(ConversationLoop, FatalErrorsEndTheInteractiveSession) {
   Harness h;
   h.fail_on_turn = 1;
-  h.fail_code = "server_unreachable";
+  h.fail_code = codes::kServerUnreachable;
   auto loop = h.make();
   InputPipe in("hi\nmore\n");
   LineReader r(in.fd());

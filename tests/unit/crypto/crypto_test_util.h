@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/encrypted/encrypted_writer.h"
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 
 namespace a3s::power::crypto::test {
 

@@ -86,7 +86,7 @@ std::string parse_error(HeaderBytes b) {
   try {
     EncryptedHeader::parse(b, "m.enc");
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidModel);
+    EXPECT_EQ(e.kind(), codes::kInvalidModel);
     return e.what();
   }
   return "";

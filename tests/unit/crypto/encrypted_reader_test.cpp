@@ -188,7 +188,7 @@ TEST(EncryptedReader, FlippedBitAnywhereInTheHeaderIsRefused) {
       codes_seen.insert(e.code);
       if ((byte >= 20 && byte < 24) || byte == 30 || byte == 31) {
         // Chunk size and the top of the plaintext size: range-checked first, else the header tag.
-        EXPECT_TRUE(e.code == codes::kInvalidModel || e.code == codes::kDecryptionFailed) << byte << e.code;
+        EXPECT_TRUE(e.code == code_string(codes::kInvalidModel) || e.code == code_string(codes::kDecryptionFailed)) << byte << e.code;
       } else if (byte >= 24 && byte < 64) {  // sizes and digest: authenticated by the header tag
         EXPECT_EQ(e.code, codes::kDecryptionFailed) << byte;
         EXPECT_NE(e.message.find("header failed authentication"), std::string::npos) << e.message;

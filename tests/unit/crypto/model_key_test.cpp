@@ -1,5 +1,5 @@
 // Model keys: text form, key ids, key sources (file, environment), locked memory and wiping.
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

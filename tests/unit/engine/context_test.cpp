@@ -42,7 +42,7 @@ TEST(Context, AContextWhoseKvCacheExceedsThePhysicalMemoryIsRefusedAtOnce) {
     Context huge(m, {.n_ctx = 2'000'000'000});
     FAIL() << "expected invalid_argument";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("KV cache, more than this machine's memory"), std::string::npos) << e.what();
   }
   Context fits(m, {.n_ctx = 100'000});  // 61 MiB of KV cache at most, allocated as it fills

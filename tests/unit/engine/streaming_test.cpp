@@ -147,7 +147,7 @@ TEST(StreamingWeights, AFailedChunkOfAPrefetchIsAnIoErrorAndTheTensorIsReadAgain
     l.data(order[8]);
     FAIL() << "expected an io_error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
 }
 
@@ -173,7 +173,7 @@ TEST(StreamingWeights, ReadErrorsSurfaceAsIoErrorsAndRecover) {
     lease.data(q);
     FAIL() << "expected an io_error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
   s.reader->fail = false;
   auto lease = s.streamed->acquire_layer(0);
@@ -192,7 +192,7 @@ TEST(StreamingWeights, ATruncatedFileIsAnIoErrorNotACrash) {
     ctx.eval(t);
     FAIL() << "expected an io_error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
   EXPECT_EQ(ctx.n_past(), 0);
 }
@@ -241,7 +241,7 @@ TEST(MemoryBudget, CapsTheContextAndPicksStreaming) {
     Model::load(path, {.n_threads = 1, .memory_budget = 1 << 20});
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("needs at least"), std::string::npos) << e.what();
   }
   auto none = Model::load(path, {.n_threads = 1});
@@ -304,7 +304,7 @@ TEST(MemoryBudget, GenerationEndsAtTheBudgetedContext) {
     ctx.eval(std::span<const Token>(&more, 1));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kContextLengthExceeded);
+    EXPECT_EQ(e.kind(), codes::kContextLengthExceeded);
   }
 }
 

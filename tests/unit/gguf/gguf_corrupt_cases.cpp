@@ -54,8 +54,8 @@ Bytes nested_array(int depth) {
 }  // namespace
 
 std::vector<CorruptCase> corrupt_cases() {
-  const std::string bad = codes::kInvalidModel;
-  const std::string unsupported = codes::kUnsupportedType;
+  const std::string bad = code_string(codes::kInvalidModel);
+  const std::string unsupported = code_string(codes::kUnsupportedType);
   std::vector<CorruptCase> c;
   auto add = [&](std::string name, Bytes bytes, std::string code, std::string msg) {
     c.push_back({std::move(name), std::move(bytes), std::move(code), std::move(msg)});

@@ -106,7 +106,7 @@ TEST(GgufCorruptCorpus, EveryPrefixOfAValidFileIsRejectedCleanly) {
       (void)File::from_memory(std::span<const uint8_t>(img.data(), n));
       ADD_FAILURE() << "accepted a truncated file";
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), codes::kInvalidModel);
+      EXPECT_EQ(e.kind(), codes::kInvalidModel);
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     }
   }

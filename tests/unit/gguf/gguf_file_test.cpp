@@ -161,7 +161,7 @@ TEST(GgufFile, TypedGettersRejectWrongTypes) {
     (void)f->get_u64("general.architecture");
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidModel);
+    EXPECT_EQ(e.kind(), codes::kInvalidModel);
     EXPECT_NE(std::string(e.what()).find("general.architecture"), std::string::npos);
   }
   EXPECT_THROW((void)f->get_string("llama.block_count"), Error);
@@ -177,14 +177,14 @@ TEST(GgufFile, MissingAndNonRegularFilesAreIoErrors) {
     (void)File::open(testdata("models/does-not-exist.gguf"));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
   try {
     (void)File::open(testdata("models"));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
 }
 

@@ -111,7 +111,7 @@ TEST(GgufStreamWriter, UnwritableDirectoryIsAnIoError) {
     w.begin("/nonexistent-dir/m.gguf");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
 }
 

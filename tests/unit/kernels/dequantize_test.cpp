@@ -216,7 +216,7 @@ TEST(Dequantize, RejectsBadArguments) {
     dequantize_row(TensorType::Q4_0, &b, out, 33);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("q4_0"), std::string::npos);
   }
   EXPECT_THROW(dequantize_row(TensorType::Q4_K, &b, out, 32), Error);
@@ -225,7 +225,7 @@ TEST(Dequantize, RejectsBadArguments) {
     dequantize_row(static_cast<TensorType>(4), &b, out, 32);  // removed Q4_2
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kUnsupportedType);
+    EXPECT_EQ(e.kind(), codes::kUnsupportedType);
   }
   EXPECT_NO_THROW(dequantize_row(TensorType::Q4_0, nullptr, nullptr, 0));
 }

@@ -77,7 +77,7 @@ TEST(Dispatch, ForcingUnsupportedIsaThrows) {
     force_isa(static_cast<Isa>(42));  // not an instruction set this build knows
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   EXPECT_EQ(active_isa(), before);
   EXPECT_FALSE(isa_supported(static_cast<Isa>(42)));

@@ -108,7 +108,7 @@ TEST(MatmulShapes, RejectsBadShapes) {
     matmul(TensorType::Q4_K, b.data(), 1, 100, b.data(), 1, Y.data(), pool);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   EXPECT_THROW(matmul(TensorType::Q8_0, b.data(), -1, 32, b.data(), 1, Y.data(), pool), Error);
   EXPECT_THROW(matmul(TensorType::Q8_0, b.data(), 1, 32, b.data(), -2, Y.data(), pool), Error);
@@ -116,7 +116,7 @@ TEST(MatmulShapes, RejectsBadShapes) {
     matmul(TensorType::Q8_K, b.data(), 1, 256, b.data(), 1, Y.data(), pool);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kUnsupportedType);
+    EXPECT_EQ(e.kind(), codes::kUnsupportedType);
   }
 }
 

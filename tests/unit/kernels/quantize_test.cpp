@@ -167,7 +167,7 @@ TEST(Quantize, RejectsBadArguments) {
     quantize_row(TensorType::Q8_K, x.data(), out.data(), 64);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   EXPECT_THROW(quantize_row(TensorType::Q4_0, x.data(), out.data(), 31), Error);
   EXPECT_THROW(quantize_row(static_cast<TensorType>(20), x.data(), out.data(), 32), Error);

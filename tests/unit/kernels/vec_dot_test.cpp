@@ -31,13 +31,13 @@ TEST(VecDot, RejectsBadArguments) {
     vec_dot(TensorType::Q8_K, 256, &out, w.data(), x.data());
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kUnsupportedType);
+    EXPECT_EQ(e.kind(), codes::kUnsupportedType);
   }
   try {
     vec_dot(TensorType::Q4_K, 255, &out, w.data(), x.data());
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   vec_dot(TensorType::Q4_0, 0, &out, nullptr, nullptr);
   EXPECT_EQ(out, 0.0f);

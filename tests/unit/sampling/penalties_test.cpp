@@ -83,7 +83,7 @@ TEST(SamplingPenalties, AcceptRejectsIdsOutsideTheVocabulary) {
   try {
     pen.accept(99);
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
 }
 

@@ -255,7 +255,7 @@ TEST(Sampler, NonFiniteLogitsAreNeverDrawn) {
     (void)s.sample(std::vector<float>{nan, -inf, nan, -inf});
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInternal);
+    EXPECT_EQ(e.kind(), codes::kInternal);
   }
 }
 
@@ -264,7 +264,7 @@ void expect_invalid(const SamplingParams& p, int n_vocab = 8) {
     Sampler s(p, n_vocab);
     FAIL() << "accepted invalid parameters";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument) << e.what();
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument) << e.what();
   }
 }
 
@@ -311,7 +311,7 @@ TEST(Sampler, BadRowsAndTokensAreRejected) {
     (void)s.sample(std::vector<float>{1.f, 2.f, 3.f});
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   EXPECT_THROW(s.accept(4), Error);
   EXPECT_THROW(s.accept(-1), Error);

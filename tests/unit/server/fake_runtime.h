@@ -99,7 +99,7 @@ class FakeRuntime final : public runtime::ModelRuntime {
     std::string text;
     for (const auto& m : messages) {
       if (m["role"] == "system" && m["content"] == "reject me") {
-        throw Error("invalid_request_error", "the template rejects this conversation");
+        throw Error(codes::kInvalidRequest, "the template rejects this conversation");
       }
       text += m["role"].get<std::string>() + ": " + m["content"].get<std::string>() + "\n";
     }

@@ -251,23 +251,24 @@ TEST(Router, AttestationRouteAndQueryStrings) {
 
 TEST(ApiError, StatusTypeAndRetryAfter) {
   auto body = [](const HttpResponse& r) { return json::parse(r.body)["error"]; };
-  HttpResponse r = error_response(Error("rate_limited", "busy"));
+  HttpResponse r = error_response(Error(codes::kRateLimited, "busy"));
   EXPECT_EQ(r.status, 429);
   EXPECT_EQ(body(r)["type"], "rate_limit_error");
   ASSERT_FALSE(r.headers.empty());
   EXPECT_EQ(r.headers[0].first, "Retry-After");
-  EXPECT_EQ(error_response(Error("queue_timeout", "x")).status, 503);
-  EXPECT_EQ(body(error_response(Error("queue_timeout", "x")))["type"], "server_error");
-  EXPECT_EQ(body(error_response(Error("invalid_api_key", "x")))["type"], "authentication_error");
-  EXPECT_EQ(body(error_response(Error("model_not_found", "x")))["type"], "not_found_error");
-  EXPECT_EQ(error_response(Error("request_too_large", "x")).status, 413);
-  json e = body(error_response(ApiError("unsupported_field", "no", "tools")));
+  EXPECT_EQ(error_response(Error(codes::kQueueTimeout, "x")).status, 503);
+  EXPECT_EQ(body(error_response(Error(codes::kQueueTimeout, "x")))["type"], "server_error");
+  EXPECT_EQ(body(error_response(Error(codes::kInvalidApiKey, "x")))["type"], "authentication_error");
+  EXPECT_EQ(body(error_response(Error(codes::kModelNotFound, "x")))["type"], "not_found_error");
+  EXPECT_EQ(error_response(Error(codes::kRequestTooLarge, "x")).status, 413);
+  json e = body(error_response(ApiError(codes::kUnsupportedField, "no", "tools")));
   EXPECT_EQ(e["param"], "tools");
   EXPECT_EQ(e["code"], "unsupported_field");
   EXPECT_EQ(e["message"], "no");
-  EXPECT_TRUE(body(error_response(Error("invalid_json", "x")))["param"].is_null());
-  // Unknown codes are internal errors whose details are not exposed.
-  HttpResponse internal = error_response(Error("weird_thing", "detail /home/user/file"));
+  EXPECT_TRUE(body(error_response(Error(codes::kInvalidJson, "x")))["param"].is_null());
+  // Internal errors' details are not exposed; a code string from elsewhere that names no code maps to 500.
+  EXPECT_EQ(http_status_for(std::string("weird_thing")), 500);
+  HttpResponse internal = error_response(Error(codes::kInternal, "detail /home/user/file"));
   EXPECT_EQ(internal.status, 500);
   EXPECT_EQ(body(internal)["message"], "internal server error");
 }

@@ -55,7 +55,7 @@ TEST(ManifestJson, MissingOrMistypedFieldsAreInvalidModel) {
       manifest_from_json(j);
       FAIL() << key;
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), codes::kInvalidModel);
+      EXPECT_EQ(e.kind(), codes::kInvalidModel);
     }
   }
   nlohmann::json j = manifest_to_json(sample());

@@ -32,7 +32,7 @@ TEST(ModelName, ValidateThrowsInvalidArgumentWithoutEchoingTheName) {
     validate_model_name("secret\nname");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_EQ(std::string(e.what()).find("secret"), std::string::npos);
   }
 }

@@ -41,13 +41,13 @@ TEST(ModelSummary, MissingOrNonGgufFilesThrow) {
     summarize_model_file(model("does-not-exist.gguf"));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kIo);
+    EXPECT_EQ(e.kind(), codes::kIo);
   }
   try {
     summarize_model_file(std::string(A3S_TESTDATA_DIR) + "/README.md");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidModel);
+    EXPECT_EQ(e.kind(), codes::kInvalidModel);
   }
 }
 

@@ -24,7 +24,7 @@ TEST(FileType, ParsesEveryNameCaseInsensitively) {
     parse_file_type("Q4_9");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("Q4_K_M"), std::string::npos) << "the error lists the known types";
   }
 }

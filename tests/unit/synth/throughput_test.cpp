@@ -81,7 +81,7 @@ TEST(MemoryBandwidth, RejectsBuffersThatFitInCacheZeroRepetitionsAndImpossibleSi
     BandwidthBuffer impossible(size_t{1} << 62);
     FAIL() << "expected resource_exhausted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kResourceExhausted);
+    EXPECT_EQ(e.kind(), codes::kResourceExhausted);
     EXPECT_NE(std::string(e.what()).find("bandwidth"), std::string::npos) << e.what();
   }
 }

@@ -26,7 +26,7 @@ void expect_invalid_argument(const json& v) {
     canonical_json(v);
     FAIL() << "accepted " << v.dump();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
 }
 
@@ -158,7 +158,7 @@ TEST(Nonce, ParsesExactly64Hex) {
       parse_nonce(bad);
       FAIL() << "accepted a nonce of length " << bad.size();
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), codes::kInvalidArgument);
+      EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     }
   }
 }

@@ -14,7 +14,7 @@
 #include "a3s/power/error.h"
 #include "tee/configfs_tsm_provider.h"
 #include "tee/tdx_summary.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 #include "expect_attestation_failed.h"
 #include "tee_test_data.h"
 #include "attestation/sev_snp/report.h"
@@ -216,7 +216,7 @@ TEST(ConfigfsTsm, GenerationChangingOnEveryAttemptFails) {
     provider.get_evidence(report_data_from_hex(kGcpReportData));
     ADD_FAILURE() << "evidence accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kAttestationFailed);
+    EXPECT_EQ(e.kind(), codes::kAttestationFailed);
     EXPECT_NE(std::string(e.what()).find("generation"), std::string::npos) << e.what();
   }
   server.join();

@@ -7,7 +7,7 @@
 #include <cerrno>
 
 #include "a3s/power/error.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 #include "tee_test_data.h"
 
 namespace a3s::power::tee {
@@ -34,7 +34,7 @@ void expect_tee_unavailable(const DetectOptions& o) {
     detect_provider(o);
     FAIL() << "a provider was selected";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kTeeUnavailable);
+    EXPECT_EQ(e.kind(), codes::kTeeUnavailable);
     EXPECT_NE(std::string(e.what()).find("strict"), std::string::npos) << e.what();
   }
 }

@@ -11,7 +11,7 @@
 #include "a3s/power/error.h"
 #include "tee/sev_guest_provider.h"
 #include "tee/tdx_guest_provider.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 #include "expect_attestation_failed.h"
 #include "tee_test_data.h"
 #include "attestation/sev_snp/report.h"

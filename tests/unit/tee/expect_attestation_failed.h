@@ -1,11 +1,11 @@
-// Asserts that a provider refuses to produce evidence with Error("attestation_failed").
+// Asserts that a provider refuses to produce evidence with Error(codes::kAttestationFailed).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include "a3s/power/error.h"
 #include "tee/evidence.h"
-#include "tee/tee_errors.h"
+#include "a3s/power/error.h"
 
 namespace a3s::power::tee::testing {
 
@@ -14,7 +14,7 @@ inline void expect_attestation_failed(EvidenceProvider& p, const ReportData& rd)
     p.get_evidence(rd);
     FAIL() << "evidence accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kAttestationFailed) << e.what();
+    EXPECT_EQ(e.kind(), codes::kAttestationFailed) << e.what();
   }
 }
 

@@ -44,7 +44,7 @@ TEST(PreTokenizer, UnknownNameIsInvalidModel) {
     pre_tokenizer_spec("no-such-pre");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidModel);
+    EXPECT_EQ(e.kind(), codes::kInvalidModel);
     EXPECT_EQ(std::string(e.what()), "unknown pre-tokenizer 'no-such-pre'");
   }
 }

@@ -70,7 +70,7 @@ void expect_load_error(const GgufBuilder& b, const std::string& needle) {
     from(b);
     FAIL() << "expected a load error containing: " << needle;
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidModel);
+    EXPECT_EQ(e.kind(), codes::kInvalidModel);
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
 }
@@ -344,7 +344,7 @@ TEST(TokenizerInput, OutOfRangeIdsAreInvalidArgument) {
       tok->token_to_piece(t);
       FAIL() << "token " << t;
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), codes::kInvalidArgument);
+      EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     }
     EXPECT_THROW(tok->token_text(t), Error);
   }

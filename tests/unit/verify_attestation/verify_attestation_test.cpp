@@ -183,7 +183,7 @@ TEST(LiveAttestationPolicy, EmptyModelNameIsAnError) {
     verify::verify_attestation("{}", test_nonce(1), p);
     FAIL() << "no exception";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
 }
 
@@ -194,7 +194,7 @@ TEST_F(LiveAttestation, TimeOutsideRangeIsAnError) {
     verify_json(response, nonce, p);
     FAIL() << "no exception";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
 }
 

@@ -68,7 +68,7 @@ TEST(KdsClient, MaskedChipIdCannotBeLookedUp) {
     vcek_request_for(r);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), codes::kInvalidArgument);
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("CHIP_ID"), std::string::npos);
   }
 }

@@ -1,4 +1,4 @@
-#include "model/encrypted/model_key.h"
+#include "crypto/model_key.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -6,7 +6,7 @@
 // never appear in error messages.
 //
 // Text form (key files, A3S_MODEL_KEY): exactly 64 hex digits (either case), optionally surrounded
-// by whitespace (a trailing newline is usual). Anything else is Error("model_key_error").
+// by whitespace (a trailing newline is usual). Anything else is Error(codes::kModelKey).
 //
 // Key id: the first 16 bytes of HMAC-SHA256(key, "a3s-power/model-key-id/v1"). It is stored in each
 // encrypted file's header so a wrong key is reported as such before anything is decrypted; it

@@ -53,7 +53,7 @@ TEST(ThreadPoolDeathTest, ThreadsThatCannotStartAreAResourceErrorNotAHang) {
         try {
           ThreadPool pool(500);
         } catch (const Error& e) {
-          const bool clear = e.code() == std::string(codes::kResourceExhausted) &&
+          const bool clear = e.kind() == codes::kResourceExhausted &&
                              std::string(e.what()).find("cannot start 499 worker threads") != std::string::npos;
           _exit(clear ? 3 : 4);
         }
