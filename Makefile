@@ -2,11 +2,12 @@
 #   make run    install deps, build, serve a model (MODEL=path|store name)
 #   make test   install deps, build, run every test (CTest)
 #   make build  build everything (Release) without tests running
+#   make check  build, then run the unit tests only (the fast loop while working; no deps install)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 MODEL ?= hf://ggml-org/models/tinyllamas/stories260K.gguf@sha256:270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d
 
-.PHONY: deps build test run clean
+.PHONY: deps build test check run clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -17,6 +18,11 @@ build: deps
 
 test: build
 	bash scripts/run-tests.sh
+
+check:
+	cmake --preset default
+	cmake --build $(BUILD) -j $(JOBS)
+	ctest --test-dir $(BUILD) -L unit -j $(JOBS) --output-on-failure
 
 run: build
 	bash scripts/run-server.sh "$(MODEL)"
