@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "../support/http_client.h"
-#include "../support/server_process.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
 
 namespace a3s::power::testing {
 namespace {

@@ -14,8 +14,8 @@
 #include <regex>
 #include <thread>
 
-#include "../support/http_client.h"
-#include "../support/server_process.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
 
 namespace a3s::power::testing {
 namespace {

@@ -19,10 +19,10 @@
 #include <sstream>
 #include <thread>
 
-#include "../support/http_client.h"
-#include "../support/mitm_certificate.h"
-#include "../support/server_process.h"
-#include "../support/shell_command.h"
+#include "support/http_client.h"
+#include "support/mitm_certificate.h"
+#include "support/server_process.h"
+#include "support/shell_command.h"
 #include "a3s/power/verify_attestation.h"
 #include "crypto/sha256.h"
 #include "tee/ratls_certificate.h"

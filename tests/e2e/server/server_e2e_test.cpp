@@ -10,9 +10,9 @@
 #include <sstream>
 #include <thread>
 
-#include "../../integration/store/loopback_http_server.h"
-#include "../support/http_client.h"
-#include "../support/server_process.h"
+#include "support/loopback_http_server.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
 #include "a3s/power/engine.h"
 #include "chat/chat_template.h"
 #include "engine/generator.h"

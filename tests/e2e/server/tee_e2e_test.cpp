@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../support/http_client.h"
-#include "../support/server_process.h"
-#include "../support/shell_command.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
+#include "support/shell_command.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
 #include "base/canonical_json.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "../../unit/engine/gguf_patch.h"
+#include "support/gguf_patch.h"
 #include "cli_run.h"
 
 namespace a3s::power {

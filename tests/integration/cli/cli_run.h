@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../unit/engine/gguf_patch.h"
+#include "support/gguf_patch.h"
 
 namespace a3s::power {
 

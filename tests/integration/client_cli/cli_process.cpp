@@ -106,18 +106,6 @@ std::string stories_model() {
   return testdata_dir() + "/models/stories260K.gguf";
 }
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/a3s-client-cli-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input, const EnvChanges& env) {
   TempDir dir;
   std::filesystem::create_directory(dir.file("home"));

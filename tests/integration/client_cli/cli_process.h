@@ -2,6 +2,8 @@
 // an ephemeral port, and interactive sessions on a pseudo-terminal.
 #pragma once
 
+#include "support/temp_dir.h"
+
 #include <sys/types.h>
 
 #include <map>
@@ -19,18 +21,7 @@ std::string testdata_dir();
 inline const std::string kGreedy8 = ", there was a little girl";
 
 // A private temporary directory, removed with its contents by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using TempDir = ::a3s::power::testing::TempDir;  // support/temp_dir.h
 
 struct CliResult {
   int status = -1;  // exit status; -1 when killed by a signal

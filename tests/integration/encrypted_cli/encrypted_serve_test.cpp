@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../../e2e/support/http_client.h"
-#include "../../e2e/support/server_process.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
 #include "cli_run.h"
 
 namespace a3s::power::enc_test {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../../e2e/support/http_client.h"
-#include "../../e2e/support/server_process.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
 #include "../encrypted_cli/cli_run.h"
 #include "crypto/sha256.h"
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "loopback_http_server.h"
-#include "store_test_support.h"
+#include "support/loopback_http_server.h"
+#include "support/store_test_support.h"
 
 namespace a3s::power::store {
 namespace {

@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "attestation_builder.h"
-#include "scripted_http_server.h"
+#include "unit/verify/attestation/attestation_builder.h"
+#include "support/scripted_http_server.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {

@@ -1,6 +1,8 @@
 // Helpers shared by the config tests: capture a config_error message, apply HCL text, temp dirs.
 #pragma once
 
+#include "support/temp_dir.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -52,37 +54,13 @@ inline std::string parse_error(const std::string& text) {
 }
 
 // A fresh directory, removed with its contents at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "a3s-config-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = path_ / name;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = ::a3s::power::testing::TempDir;  // support/temp_dir.h
 
 using Env = std::map<std::string, std::string>;
 
 // config::load with `text` as $A3S_POWER_HOME/config.hcl (dir) and `env` as the environment.
 inline Config load_text(const TempDir& dir, const std::string& text, Env env = {}) {
-  env["A3S_POWER_HOME"] = dir.path().string();
+  env["A3S_POWER_HOME"] = dir.path();
   dir.write("config.hcl", text);
   return load({}, env);
 }

@@ -13,8 +13,8 @@ using Env = std::map<std::string, std::string>;
 
 TEST(ConfigLoad, DefaultsWithoutAnyFile) {
   TempDir home;
-  Config c = load({}, {{"HOME", home.path().string()}});
-  EXPECT_EQ(c.home, home.path().string() + "/.a3s/power");
+  Config c = load({}, {{"HOME", home.path()}});
+  EXPECT_EQ(c.home, home.path() + "/.a3s/power");
   EXPECT_EQ(c.config_file, "");
   EXPECT_EQ(c.host, "127.0.0.1");
   EXPECT_EQ(c.port, 11434);
@@ -23,8 +23,8 @@ TEST(ConfigLoad, DefaultsWithoutAnyFile) {
 TEST(ConfigLoad, PowerHomeConfigIsPickedUp) {
   TempDir dir;
   const std::string path = dir.write("config.hcl", "port = 1234\nthreads = 3\n");
-  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()}, {"HOME", "/nonexistent"}});
-  EXPECT_EQ(c.home, dir.path().string());
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path()}, {"HOME", "/nonexistent"}});
+  EXPECT_EQ(c.home, dir.path());
   EXPECT_EQ(c.config_file, path);
   EXPECT_EQ(c.port, 1234);
   EXPECT_EQ(c.threads, 3);
@@ -33,8 +33,8 @@ TEST(ConfigLoad, PowerHomeConfigIsPickedUp) {
 TEST(ConfigLoad, HomeDefaultsToDotA3sPowerUnderHome) {
   TempDir dir;
   dir.write(".a3s/power/config.hcl", "port = 4321\n");
-  Config c = load({}, {{"HOME", dir.path().string()}});
-  EXPECT_EQ(c.home, dir.path().string() + "/.a3s/power");
+  Config c = load({}, {{"HOME", dir.path()}});
+  EXPECT_EQ(c.home, dir.path() + "/.a3s/power");
   EXPECT_EQ(c.port, 4321);
 }
 
@@ -44,31 +44,31 @@ TEST(ConfigLoad, ExplicitConfigFileWinsOverTheHomeFile) {
   const std::string other = dir.write("other.hcl", "port = 2222\nhome = \"/srv/power\"\n");
   CliOverrides cli;
   cli.config_file = other;
-  Config c = load(cli, {{"A3S_POWER_HOME", dir.path().string()}});
+  Config c = load(cli, {{"A3S_POWER_HOME", dir.path()}});
   EXPECT_EQ(c.port, 2222);
   EXPECT_EQ(c.config_file, other);
   // A3S_POWER_HOME is an environment setting, so it wins over the file's home.
-  EXPECT_EQ(c.home, dir.path().string());
-  EXPECT_EQ(load(cli, {{"HOME", dir.path().string()}}).home, "/srv/power");
+  EXPECT_EQ(c.home, dir.path());
+  EXPECT_EQ(load(cli, {{"HOME", dir.path()}}).home, "/srv/power");
 }
 
 TEST(ConfigLoad, MissingExplicitConfigIsAnError) {
   TempDir dir;
   CliOverrides cli;
-  cli.config_file = dir.path().string() + "/nope.hcl";
-  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }),
+  cli.config_file = dir.path() + "/nope.hcl";
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path()}}); }),
             *cli.config_file + ": config file not found");
-  cli.config_file = dir.path().string();
-  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }),
+  cli.config_file = dir.path();
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path()}}); }),
             *cli.config_file + ": config file is not a regular file");
   cli.config_file = "";
-  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path().string()}}); }), "--config: empty path");
+  EXPECT_EQ(config_error_of([&] { load(cli, {{"HOME", dir.path()}}); }), "--config: empty path");
 }
 
 TEST(ConfigLoad, FileErrorsNameThePath) {
   TempDir dir;
   const std::string path = dir.write("config.hcl", "port = 1\n\n  bogus = 2\n");
-  EXPECT_EQ(config_error_of([&] { load({}, {{"A3S_POWER_HOME", dir.path().string()}}); }),
+  EXPECT_EQ(config_error_of([&] { load({}, {{"A3S_POWER_HOME", dir.path()}}); }),
             path + ":3:3: unknown key 'bogus'");
 }
 
@@ -77,7 +77,7 @@ TEST(ConfigLoad, EnvironmentOverridesTheFile) {
   dir.write("config.hcl",
             "host = \"10.0.0.1\"\nport = 1000\nthreads = 2\noffline = false\napi_keys = [\"file-key\"]\n"
             "models = [\"a=/a.gguf\"]\nqueue_timeout = 5\nlog_level = \"warn\"\nmax_body_bytes = 2048\n");
-  Env env = {{"A3S_POWER_HOME", dir.path().string()},
+  Env env = {{"A3S_POWER_HOME", dir.path()},
              {"A3S_POWER_PORT", "2000"},
              {"A3S_POWER_HOST", "0.0.0.0"},
              {"A3S_POWER_THREADS", " 7 "},
@@ -112,7 +112,7 @@ TEST(ConfigLoad, EnvironmentOverridesTheFile) {
 TEST(ConfigLoad, EmptyAndUnrelatedVariablesAreIgnored) {
   TempDir dir;
   dir.write("config.hcl", "port = 1000\n");
-  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()},
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path()},
                        {"A3S_POWER_PORT", ""},
                        {"A3S_POWER_ISA", "avx2"},
                        {"PORT", "1"}});
@@ -149,7 +149,7 @@ TEST(ConfigLoad, EnvironmentErrorsNameTheVariable) {
       {{{"A3S_POWER_KV_CACHE_TYPE", "q8_0"}}, "A3S_POWER_KV_CACHE_TYPE: 'kv_cache_type' is not supported yet"},
   };
   for (auto [env, expected] : cases) {
-    env["HOME"] = dir.path().string();
+    env["HOME"] = dir.path();
     const std::string msg = config_error_of([&] { load({}, env); });
     EXPECT_EQ(msg, expected);
     EXPECT_EQ(msg.find("SECRET"), std::string::npos) << msg;
@@ -165,7 +165,7 @@ TEST(ConfigLoad, CliOverridesTheEnvironment) {
   cli.threads = 9;
   cli.ctx_size = 256;
   cli.models = {"x=/x.gguf", "/y.gguf"};
-  Config c = load(cli, {{"A3S_POWER_HOME", dir.path().string()},
+  Config c = load(cli, {{"A3S_POWER_HOME", dir.path()},
                         {"A3S_POWER_PORT", "2000"},
                         {"A3S_POWER_HOST", "0.0.0.0"},
                         {"A3S_POWER_THREADS", "4"},
@@ -184,7 +184,7 @@ TEST(ConfigLoad, CliOverridesTheEnvironment) {
 
 TEST(ConfigLoad, CliValuesAreRangeChecked) {
   TempDir dir;
-  const Env env = {{"HOME", dir.path().string()}};
+  const Env env = {{"HOME", dir.path()}};
   auto with = [&](auto set) {
     CliOverrides cli;
     set(cli);
@@ -211,7 +211,7 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
             "api_key \"alice\" {\n  hash = \"sha256:" +
                 std::string(64, 'c') + "\"\n}\napi_key \"bob\" { key = \"sk-raw-secret-2\" }\n"
                 "models = [\"m=/models/m.gguf\"]\n");
-  Config c = load({}, {{"A3S_POWER_HOME", dir.path().string()}, {"A3S_POWER_API_KEYS", ""}});
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path()}, {"A3S_POWER_API_KEYS", ""}});
   const nlohmann::json j = c.effective_json();
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
@@ -227,13 +227,13 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));
   EXPECT_EQ(j["port"], 11434);
   EXPECT_EQ(j["max_body_bytes"], 4u << 20);
-  EXPECT_EQ(j["home"], dir.path().string());
+  EXPECT_EQ(j["home"], dir.path());
 
   const std::string dump = j.dump();
   EXPECT_EQ(dump.find("sk-raw-secret"), std::string::npos);
   EXPECT_EQ(dump.find(std::string(16, 'c')), std::string::npos);  // no digest either
   // Deterministic: the same inputs give the same bytes.
-  EXPECT_EQ(load({}, {{"A3S_POWER_HOME", dir.path().string()}}).effective_json().dump(), dump);
+  EXPECT_EQ(load({}, {{"A3S_POWER_HOME", dir.path()}}).effective_json().dump(), dump);
 }
 
 TEST(ConfigLoad, ProcessEnvironmentIsRead) {

@@ -11,7 +11,7 @@ namespace {
 std::string error_of(const std::string& text, Env env = {}) {
   TempDir dir;
   const std::string msg = config_error_of([&] { load_text(dir, text, env); });
-  const std::string path = (dir.path() / "config.hcl").string();
+  const std::string path = (dir.fs_path() / "config.hcl").string();
   return msg.starts_with(path) ? "c.hcl" + msg.substr(path.size()) : msg;
 }
 

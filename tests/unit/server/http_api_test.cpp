@@ -8,8 +8,8 @@
 #include <future>
 #include <thread>
 
-#include "../../e2e/support/http_client.h"
-#include "fake_runtime.h"
+#include "support/http_client.h"
+#include "support/fake_runtime.h"
 #include "server/server.h"
 
 namespace a3s::power::server {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../integration/store/store_test_support.h"
+#include "support/store_test_support.h"
 #include "a3s/power/error.h"
 #include "base/utc_time.h"
 

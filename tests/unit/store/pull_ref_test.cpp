@@ -34,11 +34,11 @@ TEST(PullRef, HuggingFaceEndpointOverrideAndEncoding) {
   const PullRef r = parse_pull_ref("hf://org/repo/dir+name/m.gguf", "https://mirror.example/");
   EXPECT_EQ(r.url, "https://mirror.example/org/repo/resolve/main/dir%2Bname/m.gguf");
   EXPECT_EQ(r.host, "mirror.example");
-  EXPECT_EQ(code_of("hf://org/repo/dir name/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("hf://org/repo"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("hf://org//m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("hf://org/repo/../m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("hf://org/repo/m.gguf?x=1"), codes::kInvalidArgument);
+  EXPECT_EQ(code_of("hf://org/repo/dir name/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("hf://org/repo"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("hf://org//m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("hf://org/repo/../m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("hf://org/repo/m.gguf?x=1"), code_string(codes::kInvalidArgument));
   EXPECT_THROW(parse_pull_ref("hf://o/r/m.gguf", "http://mirror.example"), Error);  // http, not loopback
 }
 
@@ -48,9 +48,9 @@ TEST(PullRef, PinSuffixIsParsedAndLowercased) {
   ASSERT_TRUE(r.pin.has_value());
   EXPECT_EQ(*r.pin, kHex);
   EXPECT_EQ(r.url, "https://host.example/m.gguf");
-  EXPECT_EQ(code_of("https://host.example/m.gguf@sha256:abc"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://host.example/m.gguf@sha256:" + std::string(64, 'z')), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("@sha256:" + kHex), codes::kInvalidArgument);
+  EXPECT_EQ(code_of("https://host.example/m.gguf@sha256:abc"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://host.example/m.gguf@sha256:" + std::string(64, 'z')), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("@sha256:" + kHex), code_string(codes::kInvalidArgument));
   EXPECT_EQ(parse_pull_ref("/models/a.gguf@sha256:" + kHex).path, "/models/a.gguf");
 }
 
@@ -68,11 +68,11 @@ TEST(PullRef, PlainHttpOnlyToLoopback) {
   EXPECT_TRUE(parse_pull_ref("http://localhost/m.gguf").loopback_http);
   EXPECT_TRUE(parse_pull_ref("http://[::1]:9/m.gguf").loopback_http);
   EXPECT_TRUE(parse_pull_ref("HTTP://127.1.2.3/m.gguf").loopback_http);
-  EXPECT_EQ(code_of("http://example.com/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("http://127.0.0.1.evil.example/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("http://10.0.0.1/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("http://0x7f000001/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("http://127.0.0.1@example.com/m.gguf"), codes::kInvalidArgument);
+  EXPECT_EQ(code_of("http://example.com/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("http://127.0.0.1.evil.example/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("http://10.0.0.1/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("http://0x7f000001/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("http://127.0.0.1@example.com/m.gguf"), code_string(codes::kInvalidArgument));
 }
 
 TEST(PullRef, LoopbackHostRecognition) {
@@ -89,15 +89,15 @@ TEST(PullRef, LoopbackHostRecognition) {
 }
 
 TEST(PullRef, MalformedUrlsAreRejected) {
-  EXPECT_EQ(code_of(""), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://user:pw@host.example/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://host.example:99999999/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://host.example:8a/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("https://host.example/a b.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("ftp://host.example/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of("s3://bucket/m.gguf"), codes::kInvalidArgument);
-  EXPECT_EQ(code_of(std::string(9000, 'a')), codes::kInvalidArgument);
+  EXPECT_EQ(code_of(""), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://user:pw@host.example/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://host.example:99999999/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://host.example:8a/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("https://host.example/a b.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("ftp://host.example/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of("s3://bucket/m.gguf"), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(code_of(std::string(9000, 'a')), code_string(codes::kInvalidArgument));
 }
 
 TEST(PullRef, LocalPathDefaultNameIsTheFileStem) {

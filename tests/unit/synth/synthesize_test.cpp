@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "../engine/gguf_patch.h"
+#include "support/gguf_patch.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "model/gguf/gguf_file.h"

@@ -47,23 +47,23 @@ TEST(Detect, NothingFound) {
 
 TEST(Detect, ConfigfsTsmComesFirst) {
   TempRoot root;
-  fs::create_directories(root.path() / "sys/kernel/config/tsm/report");
-  touch(root.path() / "dev/sev-guest");
-  touch(root.path() / "dev/tdx_guest");
+  fs::create_directories(root.fs_path() / "sys/kernel/config/tsm/report");
+  touch(root.fs_path() / "dev/sev-guest");
+  touch(root.fs_path() / "dev/tdx_guest");
   EXPECT_EQ(detect_provider(options_for(root.path(), TeePolicy::kStrict))->name(), "configfs-tsm");
 }
 
 TEST(Detect, SevGuestBeforeTdxGuest) {
   TempRoot root;
-  fs::create_directories(root.path() / "sys/kernel/config/tsm");  // tsm without report: not usable
-  touch(root.path() / "dev/sev-guest");
-  touch(root.path() / "dev/tdx_guest");
+  fs::create_directories(root.fs_path() / "sys/kernel/config/tsm");  // tsm without report: not usable
+  touch(root.fs_path() / "dev/sev-guest");
+  touch(root.fs_path() / "dev/tdx_guest");
   EXPECT_EQ(detect_provider(options_for(root.path(), TeePolicy::kStrict))->name(), "/dev/sev-guest");
 }
 
 TEST(Detect, TdxGuestOnlyInDevelopment) {
   TempRoot root;
-  touch(root.path() / "dev/tdx_guest");
+  touch(root.fs_path() / "dev/tdx_guest");
   EXPECT_EQ(detect_provider(options_for(root.path(), TeePolicy::kDevelopment))->name(), "/dev/tdx_guest");
   expect_tee_unavailable(options_for(root.path(), TeePolicy::kStrict));
 }

@@ -1,6 +1,8 @@
 // Recorded hardware evidence from ../shared/testdata/attestation/ and a temporary fake root tree.
 #pragma once
 
+#include "support/temp_dir.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,23 +79,6 @@ inline ReportData edgeless_report_data() {
 }
 
 // A fresh temporary directory, removed with its contents on destruction.
-class TempRoot {
- public:
-  TempRoot() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "a3s-tee-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempRoot() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempRoot(const TempRoot&) = delete;
-  TempRoot& operator=(const TempRoot&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempRoot = ::a3s::power::testing::TempDir;  // support/temp_dir.h
 
 }  // namespace a3s::power::tee::testing
