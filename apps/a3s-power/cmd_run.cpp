@@ -34,6 +34,7 @@
 #include "a3s-power/line_reader.h"
 #include "engine/generator.h"
 #include "engine/load.h"
+#include "runtime/prompt_builder.h"
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
@@ -81,10 +82,6 @@ class LocalChat {
         n_predict_(o.n_predict) {
     sampling_.temperature = o.temperature;
     sampling_.seed = o.seed;
-    const Tokenizer& tok = model_->tokenizer();
-    if (tok.bos() >= 0) render_.bos_token = tok.token_text(tok.bos());
-    if (tok.eos() >= 0) render_.eos_token = tok.token_text(tok.eos());
-    render_.add_generation_prompt = true;
   }
 
   std::string reply(const client::Turn& turn) {
@@ -117,13 +114,7 @@ class LocalChat {
 
  private:
   std::vector<Token> encode(const nlohmann::json& messages) const {
-    const Tokenizer& tok = model_->tokenizer();
-    std::string text = template_->render(messages, render_);
-    // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
-    const bool has_bos = !render_.bos_token.empty() && text.starts_with(render_.bos_token);
-    const bool add_special = !has_bos && tok.add_bos();
-    std::vector<Token> tokens = tok.encode(text, add_special, /*parse_special=*/true);
-    if (add_special && tok.add_eos() && !tokens.empty() && tokens.back() == tok.eos()) tokens.pop_back();
+    std::vector<Token> tokens = runtime::PromptBuilder(model_->tokenizer(), *template_).chat(messages);
     if (tokens.empty()) throw Error(codes::kInvalidArgument, "the prompt is empty");
     return tokens;
   }
@@ -131,7 +122,6 @@ class LocalChat {
   std::shared_ptr<Model> model_;
   Context ctx_;
   std::unique_ptr<chat::ChatTemplate> template_;
-  chat::RenderOptions render_;
   SamplingParams sampling_;
   int n_predict_;
 };

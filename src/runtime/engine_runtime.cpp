@@ -10,7 +10,7 @@
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
 #include "engine/load.h"
-#include "privacy/wipe_text.h"
+#include "runtime/prompt_builder.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::runtime {
@@ -97,20 +97,11 @@ class EngineRuntime final : public ModelRuntime {
 
   std::vector<Token> chat_prompt(const nlohmann::json& messages) const override {
     if (!template_) throw *template_error_;
-    const Tokenizer& tok = model_->tokenizer();
-    chat::RenderOptions ro;
-    if (tok.bos() >= 0) ro.bos_token = tok.token_text(tok.bos());
-    if (tok.eos() >= 0) ro.eos_token = tok.token_text(tok.eos());
-    ro.add_generation_prompt = true;
-    std::string text = template_->render(messages, ro);
-    privacy::WipeOnExit wipe_text(text);  // the rendered conversation
-    // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
-    bool starts_with_bos = !ro.bos_token.empty() && std::string_view(text).starts_with(ro.bos_token);
-    return encode(text, /*want_bos=*/!starts_with_bos, /*parse_special=*/true);
+    return PromptBuilder(model_->tokenizer(), *template_).chat(messages);
   }
 
   std::vector<Token> text_prompt(const std::string& text) const override {
-    return encode(text, /*want_bos=*/true, /*parse_special=*/false);
+    return runtime::text_prompt(model_->tokenizer(), text);
   }
 
   std::unique_ptr<RuntimeContext> new_context() const override {
@@ -125,15 +116,6 @@ class EngineRuntime final : public ModelRuntime {
   }
 
  private:
-  std::vector<Token> encode(const std::string& text, bool want_bos, bool parse_special) const {
-    const Tokenizer& tok = model_->tokenizer();
-    bool add_special = want_bos && tok.add_bos();
-    std::vector<Token> tokens = tok.encode(text, add_special, parse_special);
-    // add_special may also append EOS (add_eos models); a prompt never ends with EOS.
-    if (add_special && tok.add_eos() && !tokens.empty() && tokens.back() == tok.eos()) tokens.pop_back();
-    return tokens;
-  }
-
   std::shared_ptr<Model> model_;
   int n_ctx_option_;
   std::unique_ptr<chat::ChatTemplate> template_;

@@ -1,0 +1,39 @@
+// Prompt tokens of a model, the one way the server and `a3s-power run` make them.
+//
+// chat(messages): the conversation rendered with the model's chat template (chat/chat_template.h),
+// with the tokenizer's BOS / EOS text and the generation prompt, then encoded with special tokens
+// parsed. The tokenizer adds BOS only when the template did not write it itself, and a prompt never
+// ends with EOS (add_eos models). The rendered text is wiped once encoded.
+// text_prompt(tokenizer, text): a raw completion prompt: BOS when the model wants one, special tokens
+// not parsed (no template needed).
+//
+// Errors: the template's (chat::FieldError, unsupported_field / invalid_request_error). An empty
+// result is returned as is: callers decide whether an empty prompt is an error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "a3s/power/engine.h"
+#include "chat/chat_template.h"
+
+namespace a3s::power::runtime {
+
+class PromptBuilder {
+ public:
+  // Both must outlive the builder.
+  PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplate& chat_template);
+
+  std::vector<Token> chat(const nlohmann::json& messages) const;
+
+ private:
+  const Tokenizer& tokenizer_;
+  const chat::ChatTemplate& template_;
+  chat::RenderOptions render_;
+};
+
+std::vector<Token> text_prompt(const Tokenizer& tokenizer, const std::string& text);
+
+}  // namespace a3s::power::runtime
