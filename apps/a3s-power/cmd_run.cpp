@@ -25,7 +25,6 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
-#include "base/printable.h"
 #include "chat/chat_template.h"
 #include "a3s-power/command.h"
 #include "a3s-power/decrypt_flags.h"
@@ -35,6 +34,7 @@
 #include "engine/generator.h"
 #include "engine/load.h"
 #include "runtime/prompt_builder.h"
+#include "store/model_reference.h"
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
@@ -53,28 +53,11 @@ struct RunOptions {
   DecryptFlags decrypt;
 };
 
-// A GGUF path, or the blob of a store model.
-std::string resolve_model(const std::string& ref) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(ref, ec)) return ref;
-  store::Store st(store::default_home());
-  if (std::optional<store::Manifest> m = st.find(ref)) {
-    std::string path = st.blob_path(m->digest);
-    if (!std::filesystem::is_regular_file(path, ec)) {
-      throw Error(codes::kModelNotFound, "the model's file is missing from the store; pull it again");
-    }
-    return path;
-  }
-  throw Error(codes::kModelNotFound,
-              "model '" + printable_name(ref) + "' not found" +
-                  ": not a GGUF file and not in the store (see `a3s-power list`, `a3s-power pull`)");
-}
-
 // The engine side of a conversation: one model, one context reused across turns.
 class LocalChat {
  public:
   explicit LocalChat(const RunOptions& o)
-      : model_(load_model(resolve_model(o.model), LoadOptions{.model = model_options(o.model_flags),
+      : model_(load_model(store::resolve_model_file(o.model, store::Store(store::default_home())), LoadOptions{.model = model_options(o.model_flags),
                                                               .decrypt = decrypt_options(o.decrypt),
                                                               .integrity = {}})),
         ctx_(model_, ContextOptions{.n_ctx = o.ctx_size}),

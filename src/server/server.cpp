@@ -17,6 +17,7 @@
 #include "server/attestation.h"
 #include "server/http_server.h"
 #include "server/ratls_identity.h"
+#include "store/model_reference.h"
 #include "runtime/engine_runtime.h"
 #include "runtime/scheduler.h"
 
@@ -35,20 +36,6 @@ void check_bind_policy(const config::Config& cfg) {
                                     " without api_keys; configure api_keys or set allow_unauthenticated = true");
   }
 }
-
-namespace {
-bool is_path_ref(const std::string& ref) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(ref, ec)) return true;
-  return ref.ends_with(".gguf") || ref.find('/') == 0 || ref.starts_with("./") || ref.starts_with("../");
-}
-
-std::string stem_of(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  if (name.ends_with(".gguf")) name.resize(name.size() - 5);
-  return name;
-}
-}  // namespace
 
 std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg) {
   runtime::EngineRuntimeOptions eo;
@@ -78,8 +65,8 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
   auto reg = std::make_shared<runtime::ModelRegistry>(loader, st);
   for (const auto& spec : cfg.models) {
-    if (is_path_ref(spec.ref)) {
-      reg->add_path(spec.name.empty() ? stem_of(spec.ref) : spec.name, spec.ref);
+    if (store::is_path_reference(spec.ref)) {
+      reg->add_path(spec.name.empty() ? store::default_model_name(spec.ref) : spec.name, spec.ref);
     } else {
       reg->add_store(spec.name.empty() ? spec.ref : spec.name, spec.ref);
     }
