@@ -23,6 +23,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
+#include "base/setting_names.h"
 #include "config/config.h"
 #include "base/log.h"
 #include "base/process_hardening.h"
@@ -64,6 +65,8 @@ std::string url_host(const std::string& host) {
 }
 
 void run_serve(const ServeArgs& a) {
+  // A server's settings come from the configuration file, the environment and flags.
+  set_setting_spelling(SettingSpelling::kConfigAndCli);
   config::CliOverrides o;
   if (!a.config_file.empty()) o.config_file = a.config_file;
   if (!a.host.empty()) o.host = a.host;

@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
+#include "base/setting_names.h"
 #include "kernels/kernels.h"
 
 namespace a3s::power::cli {
@@ -31,6 +32,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
 
 int main(int argc, char** argv) {
   using namespace a3s::power;
+  set_setting_spelling(SettingSpelling::kCli);  // messages name the flags this user types
   CLI::App app{"A3S Power: privacy-preserving LLM inference server", "a3s-power"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(A3S_POWER_VERSION));

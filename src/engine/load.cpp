@@ -1,6 +1,7 @@
 #include "engine/load.h"
 
 #include "a3s/power/error.h"
+#include "base/setting_names.h"
 
 namespace a3s::power {
 
@@ -9,8 +10,8 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& op
   if (integrity.needs_digest() && opts.model.weights == WeightsMode::Stream && !weights::is_encrypted_model_file(path)) {
     // Refused before a possibly large file is read: streamed weights would be re-read from disk.
     throw Error(codes::kInvalidArgument, weights::integrity_subject(path, integrity) +
-                                             ": integrity checks need resident weights or encrypted streaming "
-                                             "(--decrypt stream)");
+                                             ": integrity checks need resident weights or encrypted streaming (" +
+                                             setting(Setting::kModelDecrypt, "stream") + ")");
   }
   weights::OpenedModel opened = weights::open_model_file(path, opts.decrypt, integrity);
   std::optional<EncryptionInfo> enc;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "base/setting_names.h"
 
 namespace a3s::power::engine {
 namespace {
@@ -77,9 +78,9 @@ MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>
     least = (least + kMiB - 1) / kMiB * kMiB;
     while (stream && fixed(p.weights, stream_batch(least)) + per_position * kMinCtx > least) least += kMiB;
     throw Error(codes::kInvalidArgument,
-                "memory budget " + mib(budget) + " is too small for this model with --weights " +
-                    std::string(to_string(p.weights)) + " (needs at least " + mib(least) +
-                    (stream ? "" : "; try --weights stream") + ")");
+                "memory budget " + mib(budget) + " is too small for this model with " +
+                    setting(Setting::kWeights, to_string(p.weights)) + " (needs at least " + mib(least) +
+                    (stream ? "" : "; try " + setting(Setting::kWeights, "stream")) + ")");
   }
   const uint64_t positions = (budget - need) / per_position;
   p.n_ctx_max = static_cast<int>(std::min<uint64_t>(positions, 1u << 24)) / kCtxGranule * kCtxGranule;

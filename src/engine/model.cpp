@@ -6,6 +6,7 @@
 #include <map>
 
 #include "a3s/power/error.h"
+#include "base/setting_names.h"
 #include "base/process_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/model_impl.h"
@@ -215,15 +216,16 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   if (tensor_bytes) {
     if (opts.weights == WeightsMode::Resident) {
       throw Error(codes::kInvalidArgument,
-                  "--decrypt stream decrypts the weights layer by layer: it needs --weights stream or auto, "
-                  "not resident");
+                  setting(Setting::kModelDecrypt, "stream") + " decrypts the weights layer by layer: it needs " +
+                      setting(Setting::kWeights, "stream") + " or auto, not resident");
     }
     plan_opts.weights = WeightsMode::Stream;
   } else if (encryption) {
     if (opts.weights == WeightsMode::Stream) {
       throw Error(codes::kInvalidArgument,
-                  "--weights stream with an encrypted model needs --decrypt stream (its plaintext image is "
-                  "resident in the memory and file modes)");
+                  setting(Setting::kWeights, "stream") + " with an encrypted model needs " +
+                      setting(Setting::kModelDecrypt, "stream") +
+                      " (its plaintext image is resident in the memory and file modes)");
     }
     plan_opts.weights = WeightsMode::Resident;
     image_bytes = file->bytes().size();
@@ -231,8 +233,8 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
     // Measured plaintext: resident in the image that was hashed, never re-read from the file.
     if (opts.weights == WeightsMode::Stream) {
       throw Error(codes::kInvalidArgument,
-                  integrity->subject + ": integrity checks need resident weights or encrypted streaming "
-                                       "(--decrypt stream)");
+                  integrity->subject + ": integrity checks need resident weights or encrypted streaming (" +
+                      setting(Setting::kModelDecrypt, "stream") + ")");
     }
     image_bytes = file->bytes().size();
   }
@@ -261,8 +263,8 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline);
   if (plan.weights == WeightsMode::Stream && integrity && integrity->plaintext_image) {
     throw Error(codes::kInvalidArgument,
-                integrity->subject + ": integrity checks need resident weights or encrypted streaming "
-                                     "(--decrypt stream), and the model does not fit the memory budget resident");
+                integrity->subject + ": integrity checks need resident weights or encrypted streaming (" +
+                    setting(Setting::kModelDecrypt, "stream") + "), and the model does not fit the memory budget resident");
   }
   std::unique_ptr<weights::WeightSource> weights;
   if (plan.weights == WeightsMode::Stream) {

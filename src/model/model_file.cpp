@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "a3s/power/error.h"
+#include "base/setting_names.h"
 #include "base/printable.h"
 #include "base/log.h"
 #include "model/encrypted/encrypted_reader.h"
@@ -96,7 +97,7 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
       const char* env = std::getenv(crypto::kDefaultModelKeyEnv);
       if (env == nullptr || *env == '\0') {
         throw Error(codes::kModelKey, "model file '" + shown +
-                                          "' is encrypted: give --model-key-file FILE or set " +
+                                          "' is encrypted: give " + setting(Setting::kModelKeyFile, "FILE") + " or set " +
                                           crypto::kDefaultModelKeyEnv);
       }
       provider = crypto::env_key_provider();

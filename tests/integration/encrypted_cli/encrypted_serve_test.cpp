@@ -113,7 +113,8 @@ TEST(EncryptedServe, StartupErrorsExitTwo) {
         {"--model", "stories=" + k.enc, "--model-key-file", k.key, "--decrypt", "stream", "--weights", "resident"});
     EXPECT_FALSE(s.ready());
     EXPECT_EQ(s.stop(), 2);
-    EXPECT_NE(s.log().find("needs --weights stream or auto"), std::string::npos) << s.log();
+    // The server names the setting by its configuration key, with the flag that sets it.
+    EXPECT_NE(s.log().find("needs weights = \"stream\" (--weights stream) or auto"), std::string::npos) << s.log();
   }
   {
     // Strict TEE mode on a machine without attestation hardware (an empty device root).

@@ -82,7 +82,7 @@ TEST(IntegrityServe, PinnedPlaintextWithStreamedWeightsIsRefused) {
   EXPECT_FALSE(srv.ready());
   EXPECT_EQ(srv.stop(), 2);
   EXPECT_NE(srv.log().find("model 'story': integrity checks need resident weights or encrypted streaming "
-                           "(--decrypt stream)"),
+                           "(model_decrypt = \"stream\" (--decrypt stream))"),
             std::string::npos)
       << srv.log();
 }

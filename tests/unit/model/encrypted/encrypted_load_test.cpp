@@ -129,15 +129,16 @@ TEST(EncryptedLoad, OptionErrors) {
   LoadOptions o = e.options(DecryptMode::Stream);
   o.model.weights = WeightsMode::Resident;
   EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), code_string(codes::kInvalidArgument));
-  EXPECT_NE(msg.find("needs --weights stream or auto"), std::string::npos) << msg;
+  // The library names settings by their configuration keys (base/setting_names.h).
+  EXPECT_NE(msg.find("needs weights = \"stream\" or auto"), std::string::npos) << msg;
   o = e.options(DecryptMode::Memory);
   o.model.weights = WeightsMode::Stream;
   EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), code_string(codes::kInvalidArgument));
-  EXPECT_NE(msg.find("needs --decrypt stream"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs model_decrypt = \"stream\""), std::string::npos) << msg;
   // No key anywhere.
   ::unsetenv("A3S_MODEL_KEY");
   EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }, &msg), code_string(codes::kModelKey));
-  EXPECT_NE(msg.find("--model-key-file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("model_key_source { file = \"FILE\" }"), std::string::npos) << msg;
   // The key from the environment (the default source).
   ::setenv("A3S_MODEL_KEY", kKeyHexA, 1);
   EXPECT_TRUE(load_model(e.enc, one_thread())->info().encryption.has_value());

@@ -167,7 +167,8 @@ TEST(IntegrityLoad, StreamedPlaintextWeightsAreRefused) {
     o.model.weights = WeightsMode::Stream;
     std::string code;
     EXPECT_EQ(error_of([&] { load_model(path, o); }, &code),
-              "model 'story': integrity checks need resident weights or encrypted streaming (--decrypt stream)");
+              "model 'story': integrity checks need resident weights or encrypted streaming "
+              "(model_decrypt = \"stream\")");
     EXPECT_EQ(code, code_string(codes::kInvalidArgument));
   }
   // Without integrity options the same file streams.
