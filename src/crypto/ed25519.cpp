@@ -4,28 +4,18 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include <memory>
-
 #include "a3s/power/error.h"
+#include "crypto/openssl.h"
 
 namespace a3s::power::crypto {
 namespace {
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-struct MdCtxFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
 [[noreturn]] void openssl_failed(const char* what) {
   throw Error(codes::kInternal, std::string("Ed25519: ") + what + " failed");
 }
 
-Pkey private_key(Ed25519Seed seed) {
-  Pkey k(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
+EvpPkeyPtr private_key(Ed25519Seed seed) {
+  EvpPkeyPtr k(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
   if (!k) openssl_failed("building the private key");
   return k;
 }
@@ -44,7 +34,7 @@ void ed25519_random_seed(std::span<uint8_t, kEd25519KeyBytes> seed_out) {
 }
 
 Ed25519PublicKey ed25519_public_key(Ed25519Seed seed) {
-  const Pkey k = private_key(seed);
+  const EvpPkeyPtr k = private_key(seed);
   Ed25519PublicKey pub{};
   size_t len = pub.size();
   if (EVP_PKEY_get_raw_public_key(k.get(), pub.data(), &len) != 1 || len != pub.size())
@@ -53,8 +43,8 @@ Ed25519PublicKey ed25519_public_key(Ed25519Seed seed) {
 }
 
 Ed25519Signature ed25519_sign(Ed25519Seed seed, std::span<const uint8_t> message) {
-  const Pkey k = private_key(seed);
-  MdCtx ctx(EVP_MD_CTX_new());
+  const EvpPkeyPtr k = private_key(seed);
+  EvpMdCtxPtr ctx(EVP_MD_CTX_new());
   if (!ctx) openssl_failed("allocating a context");
   // Pure Ed25519: no message digest (NULL md), one-shot.
   if (EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) openssl_failed("sign init");
@@ -67,9 +57,9 @@ Ed25519Signature ed25519_sign(Ed25519Seed seed, std::span<const uint8_t> message
 
 bool ed25519_verify(const Ed25519PublicKey& public_key, std::span<const uint8_t> message,
                     const Ed25519Signature& signature) {
-  Pkey k(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(), public_key.size()));
+  EvpPkeyPtr k(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(), public_key.size()));
   if (!k) return false;
-  MdCtx ctx(EVP_MD_CTX_new());
+  EvpMdCtxPtr ctx(EVP_MD_CTX_new());
   if (!ctx) openssl_failed("allocating a context");
   if (EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1) return false;
   return EVP_DigestVerify(ctx.get(), signature.data(), signature.size(), message.data(), message.size()) == 1;

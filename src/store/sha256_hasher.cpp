@@ -5,17 +5,6 @@
 #include "a3s/power/error.h"
 
 namespace a3s::power::store {
-namespace {
-
-EVP_MD_CTX* as_ctx(void* p) {
-  return static_cast<EVP_MD_CTX*>(p);
-}
-
-}  // namespace
-
-void Sha256Hasher::CtxDeleter::operator()(void* ctx) const {
-  EVP_MD_CTX_free(as_ctx(ctx));
-}
 
 Sha256Hasher::Sha256Hasher() : ctx_(EVP_MD_CTX_new()) {
   if (!ctx_) throw Error(codes::kInternal, "cannot allocate a SHA-256 context");
@@ -23,20 +12,20 @@ Sha256Hasher::Sha256Hasher() : ctx_(EVP_MD_CTX_new()) {
 }
 
 void Sha256Hasher::reset() {
-  if (EVP_DigestInit_ex(as_ctx(ctx_.get()), EVP_sha256(), nullptr) != 1)
+  if (EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1)
     throw Error(codes::kInternal, "cannot initialise SHA-256");
 }
 
 void Sha256Hasher::update(const void* data, size_t n) {
   if (n == 0) return;
-  if (EVP_DigestUpdate(as_ctx(ctx_.get()), data, n) != 1)
+  if (EVP_DigestUpdate(ctx_.get(), data, n) != 1)
     throw Error(codes::kInternal, "SHA-256 update failed");
 }
 
 std::string Sha256Hasher::finish_hex() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_DigestFinal_ex(as_ctx(ctx_.get()), md, &len) != 1 || len != 32)
+  if (EVP_DigestFinal_ex(ctx_.get(), md, &len) != 1 || len != 32)
     throw Error(codes::kInternal, "SHA-256 final failed");
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -5,9 +5,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
+
+#include "crypto/openssl.h"
 
 namespace a3s::power::store {
 
@@ -21,10 +22,7 @@ class Sha256Hasher {
   void reset();
 
  private:
-  struct CtxDeleter {
-    void operator()(void* ctx) const;
-  };
-  std::unique_ptr<void, CtxDeleter> ctx_;
+  crypto::EvpMdCtxPtr ctx_;
 };
 
 // SHA-256 of `data` as 64 lowercase hex characters.

@@ -19,33 +19,20 @@ void check(int rc, const char* what) {
   if (rc != 1) openssl_failed(what);
 }
 
-struct BnFree {
-  void operator()(BIGNUM* p) const { BN_free(p); }
-};
-struct Asn1ObjectFree {
-  void operator()(ASN1_OBJECT* p) const { ASN1_OBJECT_free(p); }
-};
-struct OctetStringFree {
-  void operator()(ASN1_OCTET_STRING* p) const { ASN1_OCTET_STRING_free(p); }
-};
-struct ExtensionFree {
-  void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
-};
-
 void add_standard_extension(X509* cert, int nid, const char* value) {
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
-  std::unique_ptr<X509_EXTENSION, ExtensionFree> ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value));
+  crypto::X509ExtensionPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value));
   if (!ext) openssl_failed("X509V3_EXT_conf_nid");
   check(X509_add_ext(cert, ext.get(), -1), "X509_add_ext");
 }
 
 // extnValue = DER OCTET STRING { json }.
 void add_evidence_extension(X509* cert, const std::string& json) {
-  std::unique_ptr<ASN1_OBJECT, Asn1ObjectFree> oid(OBJ_txt2obj(attestation::kRatlsEvidenceOid, 1));
+  crypto::Asn1ObjectPtr oid(OBJ_txt2obj(attestation::kRatlsEvidenceOid, 1));
   if (!oid) openssl_failed("OBJ_txt2obj");
-  std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> inner(ASN1_OCTET_STRING_new());
+  crypto::Asn1OctetStringPtr inner(ASN1_OCTET_STRING_new());
   if (!inner) openssl_failed("ASN1_OCTET_STRING_new");
   check(ASN1_OCTET_STRING_set(inner.get(), reinterpret_cast<const unsigned char*>(json.data()),
                               static_cast<int>(json.size())),
@@ -53,11 +40,11 @@ void add_evidence_extension(X509* cert, const std::string& json) {
   unsigned char* der = nullptr;
   const int n = i2d_ASN1_OCTET_STRING(inner.get(), &der);
   if (n <= 0) openssl_failed("i2d_ASN1_OCTET_STRING");
-  std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> outer(ASN1_OCTET_STRING_new());
+  crypto::Asn1OctetStringPtr outer(ASN1_OCTET_STRING_new());
   const int set = outer ? ASN1_OCTET_STRING_set(outer.get(), der, n) : 0;
   OPENSSL_free(der);
   check(set, "ASN1_OCTET_STRING_set");
-  std::unique_ptr<X509_EXTENSION, ExtensionFree> ext(
+  crypto::X509ExtensionPtr ext(
       X509_EXTENSION_create_by_OBJ(nullptr, oid.get(), /*critical=*/0, outer.get()));
   if (!ext) openssl_failed("X509_EXTENSION_create_by_OBJ");
   check(X509_add_ext(cert, ext.get(), -1), "X509_add_ext");
@@ -95,7 +82,7 @@ RatlsCertificate issue_ratls_certificate(std::chrono::seconds lifetime,
   if (cert == nullptr) openssl_failed("X509_new");
   check(X509_set_version(cert, X509_VERSION_3), "X509_set_version");
 
-  std::unique_ptr<BIGNUM, BnFree> serial(BN_new());
+  crypto::BignumPtr serial(BN_new());
   if (!serial) openssl_failed("BN_new");
   check(BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY), "BN_rand");  // 127 bits: positive
   if (BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert)) == nullptr)

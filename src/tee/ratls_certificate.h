@@ -17,25 +17,18 @@
 
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <string>
 
+#include "crypto/openssl.h"
 #include "crypto/sha256.h"
 
 namespace a3s::power::tee {
 
 inline constexpr const char* kRatlsCommonName = "A3S Power RA-TLS";
 
-struct EvpPkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }  // OpenSSL clears EC private keys on free
-};
-struct X509Free {
-  void operator()(X509* p) const { X509_free(p); }
-};
-
 struct RatlsCertificate {
-  std::unique_ptr<EVP_PKEY, EvpPkeyFree> key;  // the private key (ECDSA P-384)
-  std::unique_ptr<X509, X509Free> certificate;
+  crypto::EvpPkeyPtr key;  // the private key (ECDSA P-384); OpenSSL clears EC private keys on free
+  crypto::X509Ptr certificate;
   crypto::Sha256Digest spki_sha256{};  // SHA-256 of the certificate's DER SubjectPublicKeyInfo
   std::chrono::system_clock::time_point issued_at;
   std::chrono::system_clock::time_point not_after;  // issued_at + lifetime

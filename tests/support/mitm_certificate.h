@@ -6,15 +6,14 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
-#include <memory>
-
+#include "crypto/openssl.h"
 #include "tee/ratls_certificate.h"
 
 namespace a3s::power::testing {
 
 struct MitmIdentity {
-  std::unique_ptr<EVP_PKEY, tee::EvpPkeyFree> key;
-  std::unique_ptr<X509, tee::X509Free> certificate;
+  crypto::EvpPkeyPtr key;
+  crypto::X509Ptr certificate;
 };
 
 // A new key and a self-signed certificate for it (CN "A3S Power RA-TLS", valid for a day) carrying

@@ -17,19 +17,14 @@ void check(bool ok, const char* what) {
   if (!ok) throw Error(codes::kInternal, std::string("local key hierarchy: ") + what);
 }
 
-struct X509Deleter {
-  void operator()(X509* c) const { X509_free(c); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Deleter>;
-
-PkeyPtr p384_key() {
-  PkeyPtr k(EVP_EC_gen("P-384"));
+crypto::EvpPkeyPtr p384_key() {
+  crypto::EvpPkeyPtr k(EVP_EC_gen("P-384"));
   check(k != nullptr, "EC key generation");
   return k;
 }
 
 std::string pem_of(X509* cert) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
+  crypto::BioPtr bio(BIO_new(BIO_s_mem()));
   check(bio && PEM_write_bio_X509(bio.get(), cert) == 1, "PEM encoding");
   char* data = nullptr;
   const long n = BIO_get_mem_data(bio.get(), &data);
@@ -86,9 +81,9 @@ void add_name_entry(X509_NAME* name, const char* field, const std::string& value
 }
 
 // An unsigned certificate for `key` named O=`org`, CN=`cn`, issued by `issuer` (nullptr: self-issued).
-X509Ptr make_cert(const std::string& org, const std::string& cn, EVP_PKEY* key, X509* issuer, bool ca,
+crypto::X509Ptr make_cert(const std::string& org, const std::string& cn, EVP_PKEY* key, X509* issuer, bool ca,
                   long serial) {
-  X509Ptr cert(X509_new());
+  crypto::X509Ptr cert(X509_new());
   check(cert != nullptr, "certificate allocation");
   X509* c = cert.get();
   X509_set_version(c, X509_VERSION_3);
@@ -115,11 +110,11 @@ void sign_cert(X509* cert, EVP_PKEY* signer) {
 
 LocalKeyHierarchy::LocalKeyHierarchy(const LeafSpec& leaf, const HierarchyNames& names)
     : ark_key_(p384_key()), ask_key_(p384_key()), vcek_key_(p384_key()) {
-  X509Ptr ark = make_cert(names.organization, names.ark_cn, ark_key_.get(), nullptr, true, 1);
+  crypto::X509Ptr ark = make_cert(names.organization, names.ark_cn, ark_key_.get(), nullptr, true, 1);
   sign_cert(ark.get(), ark_key_.get());
-  X509Ptr ask = make_cert(names.organization, names.ask_cn, ask_key_.get(), ark.get(), true, 2);
+  crypto::X509Ptr ask = make_cert(names.organization, names.ask_cn, ask_key_.get(), ark.get(), true, 2);
   sign_cert(ask.get(), ark_key_.get());
-  X509Ptr vcek = make_cert(names.organization, leaf.subject_cn, vcek_key_.get(), ask.get(), false, 3);
+  crypto::X509Ptr vcek = make_cert(names.organization, leaf.subject_cn, vcek_key_.get(), ask.get(), false, 3);
   add_ext_raw(vcek.get(), oids::kProductName, der_ia5(leaf.product_name));
   add_ext_raw(vcek.get(), oids::kBlSpl, der_integer(leaf.tcb.boot_loader));
   add_ext_raw(vcek.get(), oids::kTeeSpl, der_integer(leaf.tcb.tee));
@@ -146,21 +141,19 @@ LocalKeyHierarchy::LocalKeyHierarchy(const LeafSpec& leaf, const HierarchyNames&
 
 std::vector<uint8_t> LocalKeyHierarchy::ark_crl(const std::vector<std::vector<uint8_t>>& revoked, long valid_days,
                                                 bool signer_is_ask) const {
-  std::unique_ptr<X509_CRL, decltype(&X509_CRL_free)> crl(X509_CRL_new(), X509_CRL_free);
+  crypto::X509CrlPtr crl(X509_CRL_new());
   check(crl != nullptr && X509_CRL_set_version(crl.get(), 1) == 1, "CRL allocation");
   const auto* p = reinterpret_cast<const unsigned char*>(ark_subject_der_.data());
-  std::unique_ptr<X509_NAME, decltype(&X509_NAME_free)> issuer(
-      d2i_X509_NAME(nullptr, &p, static_cast<long>(ark_subject_der_.size())), X509_NAME_free);
+  crypto::X509NamePtr issuer(d2i_X509_NAME(nullptr, &p, static_cast<long>(ark_subject_der_.size())));
   check(issuer && X509_CRL_set_issuer_name(crl.get(), issuer.get()) == 1, "CRL issuer");
-  std::unique_ptr<ASN1_TIME, decltype(&ASN1_TIME_free)> last(X509_gmtime_adj(nullptr, -3600L * 24), ASN1_TIME_free);
-  std::unique_ptr<ASN1_TIME, decltype(&ASN1_TIME_free)> next(
-      X509_gmtime_adj(nullptr, 3600L * 24 * valid_days), ASN1_TIME_free);
+  crypto::Asn1TimePtr last(X509_gmtime_adj(nullptr, -3600L * 24));
+  crypto::Asn1TimePtr next(X509_gmtime_adj(nullptr, 3600L * 24 * valid_days));
   check(last && next && X509_CRL_set1_lastUpdate(crl.get(), last.get()) == 1 &&
             X509_CRL_set1_nextUpdate(crl.get(), next.get()) == 1,
         "CRL dates");
   for (const auto& der : revoked) {
     const unsigned char* q = der.data();
-    X509Ptr cert(d2i_X509(nullptr, &q, static_cast<long>(der.size())));
+    crypto::X509Ptr cert(d2i_X509(nullptr, &q, static_cast<long>(der.size())));
     check(cert != nullptr, "revoked certificate parse");
     X509_REVOKED* entry = X509_REVOKED_new();
     check(entry != nullptr && X509_REVOKED_set_serialNumber(entry, X509_get_serialNumber(cert.get())) == 1 &&
@@ -181,7 +174,7 @@ std::vector<uint8_t> LocalKeyHierarchy::sign(Report report) const {
   report.signature_r = {};
   report.signature_s = {};
   std::vector<uint8_t> bytes = serialize_report(report);
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  crypto::EvpMdCtxPtr md(EVP_MD_CTX_new());
   check(md != nullptr, "digest context");
   size_t len = 0;
   check(EVP_DigestSignInit(md.get(), nullptr, EVP_sha384(), nullptr, vcek_key_.get()) == 1, "sign init");
@@ -189,8 +182,7 @@ std::vector<uint8_t> LocalKeyHierarchy::sign(Report report) const {
   std::vector<uint8_t> der(len);
   check(EVP_DigestSign(md.get(), der.data(), &len, bytes.data(), kSignedRegionSize) == 1, "sign");
   const unsigned char* p = der.data();
-  std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> sig(
-      d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len)), ECDSA_SIG_free);
+  crypto::EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(len)));
   check(sig != nullptr, "signature decode");
   check(BN_bn2lebinpad(ECDSA_SIG_get0_r(sig.get()), report.signature_r.data(), kSignatureComponentSize) ==
                 static_cast<int>(kSignatureComponentSize) &&

@@ -13,20 +13,15 @@
 #include <openssl/evp.h>
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "attestation/sev_snp/amd_roots.h"
 #include "attestation/sev_snp/report.h"
 #include "attestation/sev_snp/tcb_version.h"
+#include "crypto/openssl.h"
 
 namespace a3s::power::verify::sev_snp {
-
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
 
 // Subject names of the generated certificates (O = organization, CN = the *_cn values).
 struct HierarchyNames {
@@ -64,7 +59,7 @@ class LocalKeyHierarchy {
                                bool signer_is_ask = false) const;
 
  private:
-  PkeyPtr ark_key_, ask_key_, vcek_key_;
+  crypto::EvpPkeyPtr ark_key_, ask_key_, vcek_key_;  // OpenSSL clears the private keys on free
   std::string ark_subject_der_;  // the ARK's subject name, DER (the CRL issuer)
 };
 

@@ -7,11 +7,11 @@
 #include <openssl/x509v3.h>
 
 #include <ctime>
-#include <memory>
 #include <string_view>
 
 #include "a3s/power/verify_attestation.h"
 #include "attestation/ratls_extension.h"
+#include "crypto/openssl.h"
 #include "verify/attestation/verify_response.h"
 #include "verify/hex.h"
 #include "attestation/verify_result.h"
@@ -23,20 +23,9 @@ static_assert(std::string_view(kRatlsEvidenceOid) == std::string_view(::a3s::pow
 
 namespace {
 
-struct X509Free {
-  void operator()(X509* p) const { X509_free(p); }
-};
-struct Asn1ObjectFree {
-  void operator()(ASN1_OBJECT* p) const { ASN1_OBJECT_free(p); }
-};
-struct OctetStringFree {
-  void operator()(ASN1_OCTET_STRING* p) const { ASN1_OCTET_STRING_free(p); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-
-X509Ptr parse_der(std::string_view der) {
+crypto::X509Ptr parse_der(std::string_view der) {
   const auto* p = reinterpret_cast<const unsigned char*>(der.data());
-  X509Ptr cert(d2i_X509(nullptr, &p, static_cast<long>(der.size())));
+  crypto::X509Ptr cert(d2i_X509(nullptr, &p, static_cast<long>(der.size())));
   if (cert && p != reinterpret_cast<const unsigned char*>(der.data()) + der.size())
     cert.reset();  // trailing bytes
   return cert;
@@ -66,7 +55,7 @@ AttestationResult fail(AttestationResult r, const char* step, std::string messag
 }  // namespace
 
 std::optional<Sha256> certificate_spki_sha256(std::string_view certificate_der) {
-  X509Ptr cert = parse_der(certificate_der);
+  crypto::X509Ptr cert = parse_der(certificate_der);
   if (!cert) return std::nullopt;
   return spki_digest(cert.get());
 }
@@ -76,7 +65,7 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der,
   AttestationResult r;
   r.tcb_status = "unknown";
   // a. A certificate signed by its own key.
-  X509Ptr cert = parse_der(certificate_der);
+  crypto::X509Ptr cert = parse_der(certificate_der);
   if (!cert) return fail(std::move(r), steps::kRatlsCertificateInvalid, "the certificate is not DER X.509");
   EVP_PKEY* key = X509_get0_pubkey(cert.get());
   if (key == nullptr || X509_verify(cert.get(), key) != 1)
@@ -95,7 +84,7 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der,
                 "the certificate is outside its validity period");
 
   // c. The evidence extension.
-  std::unique_ptr<ASN1_OBJECT, Asn1ObjectFree> oid(OBJ_txt2obj(kRatlsEvidenceOid, 1));
+  crypto::Asn1ObjectPtr oid(OBJ_txt2obj(kRatlsEvidenceOid, 1));
   if (!oid) return fail(std::move(r), steps::kRatlsCertificateInvalid, "the evidence OID cannot be encoded");
   const int index = X509_get_ext_by_OBJ(cert.get(), oid.get(), -1);
   if (index < 0)
@@ -107,7 +96,7 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der,
   const ASN1_OCTET_STRING* value = X509_EXTENSION_get_data(X509_get_ext(cert.get(), index));
   const unsigned char* p = ASN1_STRING_get0_data(value);
   const unsigned char* end = p + ASN1_STRING_length(value);
-  std::unique_ptr<ASN1_OCTET_STRING, OctetStringFree> body(
+  crypto::Asn1OctetStringPtr body(
       d2i_ASN1_OCTET_STRING(nullptr, &p, ASN1_STRING_length(value)));
   if (!body || p != end)
     return fail(std::move(r), steps::kRatlsExtensionMissing,

@@ -24,7 +24,7 @@ std::optional<std::string> organization(const X509_NAME* name) {
 }  // namespace
 
 bool is_simulated_root(const std::string& der, std::string& why) {
-  const sev_snp::X509Ptr cert = sev_snp::load_certificate(der);
+  const crypto::X509Ptr cert = sev_snp::load_certificate(der);
   if (!cert) {
     why = "the certificate table's ARK does not parse as one certificate";
     return false;

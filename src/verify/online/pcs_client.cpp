@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "a3s/power/error.h"
+#include "crypto/openssl.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/pck_extensions.h"
 #include "attestation/tdx/quote.h"
@@ -75,7 +76,7 @@ std::optional<std::time_t> parse_utc(const std::string& text) {
 }  // namespace
 
 std::optional<PcsQuery> pcs_query_for(std::span<const uint8_t> quote, const std::string& cert_chain_pem) {
-  std::vector<tdx::X509Ptr> certs;
+  std::vector<crypto::X509Ptr> certs;
   try {
     if (!cert_chain_pem.empty()) {
       certs = tdx::parse_pem_certificates(
@@ -142,7 +143,7 @@ std::optional<std::time_t> json_next_update(const std::string& json) {
 
 std::optional<std::time_t> crl_next_update(const std::string& der) {
   const auto* p = reinterpret_cast<const unsigned char*>(der.data());
-  tdx::X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(der.size())));
+  crypto::X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(der.size())));
   if (!crl) return std::nullopt;
   const ASN1_TIME* next = X509_CRL_get0_nextUpdate(crl.get());
   std::tm tm{};

@@ -7,22 +7,15 @@
 #include <openssl/obj_mac.h>
 
 #include <algorithm>
-#include <memory>
 
 #include "attestation/sev_snp/report.h"
+#include "crypto/openssl.h"
 
 namespace a3s::power::verify::sev_snp {
 namespace {
 
 constexpr size_t kP384Bytes = 48;
 constexpr size_t kSignatureReservedOffset = kSignatureOffset + 2 * kSignatureComponentSize;  // 0x330
-
-struct SigDeleter {
-  void operator()(ECDSA_SIG* s) const { ECDSA_SIG_free(s); }
-};
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
 
 bool all_zero(std::span<const uint8_t> bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
@@ -45,7 +38,7 @@ std::vector<uint8_t> ecdsa_sig_der_from_le(std::span<const uint8_t> r_le, std::s
   if (!all_zero(r_le.subspan(kP384Bytes)) || !all_zero(s_le.subspan(kP384Bytes))) return {};
   BIGNUM* r = BN_lebin2bn(r_le.data(), static_cast<int>(kP384Bytes), nullptr);
   BIGNUM* s = BN_lebin2bn(s_le.data(), static_cast<int>(kP384Bytes), nullptr);
-  std::unique_ptr<ECDSA_SIG, SigDeleter> sig(ECDSA_SIG_new());
+  crypto::EcdsaSigPtr sig(ECDSA_SIG_new());
   if (r == nullptr || s == nullptr || !sig || ECDSA_SIG_set0(sig.get(), r, s) != 1) {
     BN_free(r);
     BN_free(s);
@@ -80,7 +73,7 @@ bool verify_report_signature(std::span<const uint8_t> report, EVP_PKEY* key, std
     error = "reserved signature bytes 0x330-0x49F are not zero";
     return false;
   }
-  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  crypto::EvpMdCtxPtr ctx(EVP_MD_CTX_new());
   const auto signed_bytes = report.first(kSignedRegionSize);
   const bool ok =
       ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha384(), nullptr, key) == 1 &&

@@ -107,7 +107,7 @@ VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& e
 
   // 2. The endorsing certificate.
   if (endorsements.vcek.empty()) return fail(steps::kCertificateMissing, "no VCEK or VLEK certificate given");
-  const X509Ptr vcek = load_certificate(endorsements.vcek);
+  const crypto::X509Ptr vcek = load_certificate(endorsements.vcek);
   if (!vcek)
     return fail(steps::kChainInvalid, "the VCEK certificate does not parse as one PEM or DER certificate");
 

@@ -4,27 +4,17 @@
 #include <openssl/pem.h>
 #include <openssl/x509_vfy.h>
 
-#include <memory>
+#include "crypto/openssl.h"
 
 namespace a3s::power::verify::sev_snp {
 namespace {
-
-struct StoreDeleter {
-  void operator()(X509_STORE* s) const { X509_STORE_free(s); }
-};
-struct StoreCtxDeleter {
-  void operator()(X509_STORE_CTX* c) const { X509_STORE_CTX_free(c); }
-};
-struct StackDeleter {
-  void operator()(STACK_OF(X509) * s) const { sk_X509_free(s); }  // certificates are owned elsewhere
-};
 
 ChainCheck invalid(std::string message) {
   return {ChainStatus::kInvalid, std::move(message)};
 }
 
 // All certificates from a list of PEM/DER texts; false if any fails to parse.
-bool load_all(const std::vector<std::string>& texts, std::vector<X509Ptr>& out) {
+bool load_all(const std::vector<std::string>& texts, std::vector<crypto::X509Ptr>& out) {
   for (const auto& text : texts) {
     auto certs = load_certificates(text);
     if (!certs) return false;
@@ -33,17 +23,11 @@ bool load_all(const std::vector<std::string>& texts, std::vector<X509Ptr>& out) 
   return true;
 }
 
-struct CrlDeleter {
-  void operator()(X509_CRL* c) const { X509_CRL_free(c); }
-};
-using CrlPtr = std::unique_ptr<X509_CRL, CrlDeleter>;
-
-CrlPtr load_crl(const std::string& bytes) {
+crypto::X509CrlPtr load_crl(const std::string& bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(bytes.size())));
+  crypto::X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(bytes.size())));
   if (crl && p == reinterpret_cast<const unsigned char*>(bytes.data()) + bytes.size()) return crl;
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())),
-                                                BIO_free);
+  crypto::BioPtr bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
   crl.reset(bio ? PEM_read_bio_X509_CRL(bio.get(), nullptr, nullptr, nullptr) : nullptr);
   ERR_clear_error();
   return crl;
@@ -51,7 +35,7 @@ CrlPtr load_crl(const std::string& bytes) {
 
 // The CRL against the verified chain VCEK (0) → ASK (1) → ARK (2).
 ChainCheck check_crl(const std::string& bytes, STACK_OF(X509) * built, std::time_t at) {
-  const CrlPtr crl = load_crl(bytes);
+  const crypto::X509CrlPtr crl = load_crl(bytes);
   if (!crl) return {ChainStatus::kCrlInvalid, "the AMD CRL does not parse as DER or PEM"};
   X509* ark = sk_X509_value(built, 2);
   if (X509_NAME_cmp(X509_CRL_get_issuer(crl.get()), X509_get_subject_name(ark)) != 0)
@@ -76,9 +60,9 @@ ChainCheck check_crl(const std::string& bytes, STACK_OF(X509) * built, std::time
 
 ChainCheck verify_vcek_chain(const X509* leaf, const std::string& chain, const TrustAnchors& anchors,
                              std::time_t at, const std::string& crl) {
-  std::vector<X509Ptr> arks;
+  std::vector<crypto::X509Ptr> arks;
   if (!load_all(anchors.arks, arks) || arks.empty()) return invalid("no usable trusted ARK certificate");
-  std::vector<X509Ptr> intermediates;
+  std::vector<crypto::X509Ptr> intermediates;
   if (!chain.empty()) {
     auto certs = load_certificates(chain);
     if (!certs) return invalid("the certificate chain (ASK / ARK) does not parse as PEM or DER");
@@ -98,9 +82,9 @@ ChainCheck verify_vcek_chain(const X509* leaf, const std::string& chain, const T
       return invalid("root " + subject_name(cert.get()) + " in the chain is not a trusted AMD ARK");
   }
 
-  std::unique_ptr<X509_STORE, StoreDeleter> store(X509_STORE_new());
-  std::unique_ptr<STACK_OF(X509), StackDeleter> untrusted(sk_X509_new_null());
-  std::unique_ptr<X509_STORE_CTX, StoreCtxDeleter> ctx(X509_STORE_CTX_new());
+  crypto::X509StorePtr store(X509_STORE_new());
+  crypto::X509StackPtr untrusted(sk_X509_new_null());
+  crypto::X509StoreCtxPtr ctx(X509_STORE_CTX_new());
   if (!store || !untrusted || !ctx) return invalid("out of memory building the certificate store");
   for (const auto& ark : arks)
     if (X509_STORE_add_cert(store.get(), ark.get()) != 1) return invalid("cannot add a trusted ARK");

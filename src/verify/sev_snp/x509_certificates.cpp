@@ -7,17 +7,13 @@
 namespace a3s::power::verify::sev_snp {
 namespace {
 
-struct BioDeleter {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-
-std::optional<std::vector<X509Ptr>> load_pem(std::string_view bytes) {
+std::optional<std::vector<crypto::X509Ptr>> load_pem(std::string_view bytes) {
   ERR_clear_error();
-  std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
+  crypto::BioPtr bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
   if (!bio) return std::nullopt;
-  std::vector<X509Ptr> certs;
+  std::vector<crypto::X509Ptr> certs;
   for (;;) {
-    X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    crypto::X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
     if (!cert) break;
     certs.push_back(std::move(cert));
   }
@@ -29,12 +25,12 @@ std::optional<std::vector<X509Ptr>> load_pem(std::string_view bytes) {
   return certs;
 }
 
-std::optional<std::vector<X509Ptr>> load_der(std::string_view bytes) {
-  std::vector<X509Ptr> certs;
+std::optional<std::vector<crypto::X509Ptr>> load_der(std::string_view bytes) {
+  std::vector<crypto::X509Ptr> certs;
   auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const auto* end = p + bytes.size();
   while (p < end) {
-    X509Ptr cert(d2i_X509(nullptr, &p, static_cast<long>(end - p)));
+    crypto::X509Ptr cert(d2i_X509(nullptr, &p, static_cast<long>(end - p)));
     if (!cert) {
       ERR_clear_error();
       return std::nullopt;
@@ -47,13 +43,13 @@ std::optional<std::vector<X509Ptr>> load_der(std::string_view bytes) {
 
 }  // namespace
 
-std::optional<std::vector<X509Ptr>> load_certificates(std::string_view bytes) {
+std::optional<std::vector<crypto::X509Ptr>> load_certificates(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > (1u << 24)) return std::nullopt;
   if (bytes.find("-----BEGIN") != std::string_view::npos) return load_pem(bytes);
   return load_der(bytes);
 }
 
-X509Ptr load_certificate(std::string_view bytes) {
+crypto::X509Ptr load_certificate(std::string_view bytes) {
   auto certs = load_certificates(bytes);
   if (!certs || certs->size() != 1) return nullptr;
   return std::move(certs->front());

@@ -7,25 +7,21 @@
 
 #include <openssl/x509.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace a3s::power::verify::sev_snp {
+#include "crypto/openssl.h"
 
-struct X509Deleter {
-  void operator()(X509* x) const { X509_free(x); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Deleter>;
+namespace a3s::power::verify::sev_snp {
 
 // All certificates in `bytes`. Returns std::nullopt if the input is empty, holds no certificate, or
 // any part of it does not parse (no partial results: a corrupted chain is rejected as a whole).
-std::optional<std::vector<X509Ptr>> load_certificates(std::string_view bytes);
+std::optional<std::vector<crypto::X509Ptr>> load_certificates(std::string_view bytes);
 
 // Exactly one certificate; std::nullopt otherwise.
-X509Ptr load_certificate(std::string_view bytes);
+crypto::X509Ptr load_certificate(std::string_view bytes);
 
 // DER encoding of `cert` (empty on failure).
 std::string to_der(const X509* cert);

@@ -9,19 +9,9 @@
 #include <stdexcept>
 
 namespace a3s::power::verify::tdx {
-namespace {
 
-struct BioFree {
-  void operator()(BIO* p) const { BIO_free(p); }
-};
-struct X509StackFree {
-  void operator()(STACK_OF(X509) * p) const { sk_X509_free(p); }
-};
-
-}  // namespace
-
-std::vector<X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem) {
-  std::vector<X509Ptr> certs;
+std::vector<crypto::X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem) {
+  std::vector<crypto::X509Ptr> certs;
   std::string_view text(reinterpret_cast<const char*>(pem.data()), pem.size());
   const std::string_view begin = "-----BEGIN CERTIFICATE-----";
   const std::string_view end = "-----END CERTIFICATE-----";
@@ -35,8 +25,8 @@ std::vector<X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem) {
       throw std::runtime_error("PEM certificate at byte " + std::to_string(pos) + " has no END line");
     }
     stop += end.size();
-    std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(text.data() + pos, static_cast<int>(stop - pos)));
-    X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    crypto::BioPtr bio(BIO_new_mem_buf(text.data() + pos, static_cast<int>(stop - pos)));
+    crypto::X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!cert) {
       ERR_clear_error();
       throw std::runtime_error("PEM certificate at byte " + std::to_string(pos) + " does not decode");
@@ -48,9 +38,9 @@ std::vector<X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem) {
   return certs;
 }
 
-X509CrlPtr parse_der_crl(std::span<const uint8_t> der) {
+crypto::X509CrlPtr parse_der_crl(std::span<const uint8_t> der) {
   const unsigned char* p = der.data();
-  X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(der.size())));
+  crypto::X509CrlPtr crl(d2i_X509_CRL(nullptr, &p, static_cast<long>(der.size())));
   if (!crl || p != der.data() + der.size()) {
     ERR_clear_error();
     throw std::runtime_error("not a DER certificate revocation list");
@@ -82,9 +72,9 @@ VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& inte
     return VerifyResult::fail(steps::kChainInvalid, what + ": leaf " + subject_of(leaf) + " is self-signed");
   }
 
-  X509StorePtr store(X509_STORE_new());
-  std::unique_ptr<STACK_OF(X509), X509StackFree> untrusted(sk_X509_new_null());
-  X509StoreCtxPtr ctx(X509_STORE_CTX_new());
+  crypto::X509StorePtr store(X509_STORE_new());
+  crypto::X509StackPtr untrusted(sk_X509_new_null());
+  crypto::X509StoreCtxPtr ctx(X509_STORE_CTX_new());
   if (!store || !untrusted || !ctx || X509_STORE_add_cert(store.get(), root) != 1) {
     return VerifyResult::fail(steps::kChainInvalid, what + ": cannot set up verification");
   }

@@ -18,10 +18,10 @@ namespace a3s::power::verify::tdx {
 
 // Certificates in a PEM bundle, in file order. Throws std::runtime_error (message names the position
 // of the bad block) when the bundle holds no certificate or a block that is not a certificate.
-std::vector<X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem);
+std::vector<crypto::X509Ptr> parse_pem_certificates(std::span<const uint8_t> pem);
 
 // A DER CRL; throws std::runtime_error when the bytes are not one.
-X509CrlPtr parse_der_crl(std::span<const uint8_t> der);
+crypto::X509CrlPtr parse_der_crl(std::span<const uint8_t> der);
 
 // Verifies `leaf` through `intermediates` to `root` (the only trusted certificate) at time `at`
 // (Unix seconds). A self-signed certificate among `intermediates` must be `root` itself (a chain that

@@ -15,7 +15,7 @@
 namespace a3s::power::verify::tdx {
 
 // P-256 public key from x||y (64 bytes); nullptr when the bytes are not a point on the curve.
-EvpPkeyPtr p256_public_key(std::span<const uint8_t> xy);
+crypto::EvpPkeyPtr p256_public_key(std::span<const uint8_t> xy);
 
 // True when `signature` (r||s, 64 bytes) is a valid ECDSA signature over SHA-256(message) by `key`
 // (a P-256 key). False for any malformed input; never throws.

@@ -6,32 +6,28 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "crypto/openssl.h"
 
 namespace a3s::power::verify::tdx {
 namespace {
 
 constexpr const char* kSgxExtensionsOid = "1.2.840.113741.1.13.1";
 
-struct SeqFree {
-  void operator()(ASN1_SEQUENCE_ANY* p) const { sk_ASN1_TYPE_pop_free(p, ASN1_TYPE_free); }
-};
-using SeqPtr = std::unique_ptr<ASN1_SEQUENCE_ANY, SeqFree>;
-
 [[noreturn]] void bad(const std::string& what) {
   throw std::runtime_error("PCK SGX extension: " + what);
 }
 
-SeqPtr parse_sequence(const unsigned char* der, long len, const std::string& what) {
+crypto::Asn1SequenceAnyPtr parse_sequence(const unsigned char* der, long len, const std::string& what) {
   const unsigned char* p = der;
-  SeqPtr seq(d2i_ASN1_SEQUENCE_ANY(nullptr, &p, len));
+  crypto::Asn1SequenceAnyPtr seq(d2i_ASN1_SEQUENCE_ANY(nullptr, &p, len));
   if (!seq || p != der + len) bad(what + " is not a DER SEQUENCE");
   return seq;
 }
 
-SeqPtr parse_sequence(const ASN1_TYPE* t, const std::string& what) {
+crypto::Asn1SequenceAnyPtr parse_sequence(const ASN1_TYPE* t, const std::string& what) {
   if (t == nullptr || t->type != V_ASN1_SEQUENCE) bad(what + " is not a SEQUENCE");
   return parse_sequence(t->value.sequence->data, t->value.sequence->length, what);
 }
@@ -64,10 +60,10 @@ long integer(const ASN1_TYPE* v, long max, const std::string& what) {
 
 void parse_tcb(const ASN1_TYPE* v, PckExtensions& ext) {
   const std::string tcb_oid = std::string(kSgxExtensionsOid) + ".2.";
-  SeqPtr tcb = parse_sequence(v, "TCB");
+  crypto::Asn1SequenceAnyPtr tcb = parse_sequence(v, "TCB");
   unsigned seen = 0;
   for (int i = 0; i < sk_ASN1_TYPE_num(tcb.get()); ++i) {
-    SeqPtr pair = parse_sequence(sk_ASN1_TYPE_value(tcb.get(), i), "TCB member");
+    crypto::Asn1SequenceAnyPtr pair = parse_sequence(sk_ASN1_TYPE_value(tcb.get(), i), "TCB member");
     auto [oid, value] = member(pair.get(), "TCB member");
     if (oid.rfind(tcb_oid, 0) != 0) continue;
     int index = std::atoi(oid.c_str() + tcb_oid.size());
@@ -94,13 +90,13 @@ PckExtensions parse_pck_extensions(X509* pck_cert) {
   ASN1_OBJECT_free(want);
   if (loc < 0) bad("absent (not a PCK certificate)");
   ASN1_OCTET_STRING* data = X509_EXTENSION_get_data(X509_get_ext(pck_cert, loc));
-  SeqPtr top = parse_sequence(data->data, data->length, "extension value");
+  crypto::Asn1SequenceAnyPtr top = parse_sequence(data->data, data->length, "extension value");
 
   PckExtensions ext;
   bool have_tcb = false, have_pce_id = false, have_fmspc = false;
   const std::string base = std::string(kSgxExtensionsOid) + ".";
   for (int i = 0; i < sk_ASN1_TYPE_num(top.get()); ++i) {
-    SeqPtr pair = parse_sequence(sk_ASN1_TYPE_value(top.get(), i), "member");
+    crypto::Asn1SequenceAnyPtr pair = parse_sequence(sk_ASN1_TYPE_value(top.get(), i), "member");
     auto [oid, value] = member(pair.get(), "member");
     if (oid == base + "2") {
       parse_tcb(value, ext);

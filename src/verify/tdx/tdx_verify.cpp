@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "crypto/openssl.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/collateral_fields.h"
 #include "verify/tdx/ecdsa_p256.h"
@@ -32,7 +33,7 @@ bool is_p256(EVP_PKEY* key) {
 
 // Certificates verified so far, and their owners.
 struct Chain {
-  std::vector<X509Ptr> certs;
+  std::vector<crypto::X509Ptr> certs;
   size_t leaf_index = 0;  // the PCK chain lists its leaf first; the TCB signing chain may not
   X509* leaf() const { return certs[leaf_index].get(); }
   std::vector<X509*> rest() const {
@@ -184,7 +185,7 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
   const TdxQuote& quote = *details.quote;
 
   // 2. Quote signature by the attestation key.
-  EvpPkeyPtr attestation_key = p256_public_key(quote.attestation_key);
+  crypto::EvpPkeyPtr attestation_key = p256_public_key(quote.attestation_key);
   if (!attestation_key) {
     return VerifyResult::fail(steps::kSignatureInvalid, "attestation key is not a P-256 point");
   }
@@ -225,7 +226,7 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
     return VerifyResult::fail(steps::kChainInvalid, std::string("PCK chain: ") + e.what());
   }
 
-  std::vector<X509CrlPtr> crl_owners;
+  std::vector<crypto::X509CrlPtr> crl_owners;
   std::vector<X509_CRL*> crls;
   if (options.collateral) {
     for (const auto& der : options.collateral->crls_der) {

@@ -24,6 +24,7 @@
 #include "support/server_process.h"
 #include "support/shell_command.h"
 #include "a3s/power/verify_attestation.h"
+#include "crypto/openssl.h"
 #include "crypto/sha256.h"
 #include "tee/ratls_certificate.h"
 
@@ -71,12 +72,12 @@ void connect_tls(beast::ssl_stream<beast::tcp_stream>& s, int port) {
 }
 
 // The certificate a TLS 1.3 handshake with 127.0.0.1:port presents.
-std::unique_ptr<X509, tee::X509Free> peer_certificate(int port) {
+crypto::X509Ptr peer_certificate(int port) {
   asio::io_context ioc;
   ssl::context ctx = client_context();
   beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
   connect_tls(s, port);
-  std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
+  crypto::X509Ptr cert(SSL_get1_peer_certificate(s.native_handle()));
   beast::error_code ec;
   s.shutdown(ec);
   return cert;
@@ -95,7 +96,7 @@ TlsAnswer tls_get(int port, const std::string& target) {
   beast::ssl_stream<beast::tcp_stream> s(ioc, ctx);
   connect_tls(s, port);
   TlsAnswer a;
-  std::unique_ptr<X509, tee::X509Free> cert(SSL_get1_peer_certificate(s.native_handle()));
+  crypto::X509Ptr cert(SSL_get1_peer_certificate(s.native_handle()));
   if (cert) a.certificate_der = tee::certificate_der(cert.get());
   a.status = -1;
   http::request<http::empty_body> req{http::verb::get, target, 11};

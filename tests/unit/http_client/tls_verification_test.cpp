@@ -22,24 +22,12 @@
 #include <thread>
 
 #include "a3s/power/error.h"
+#include "crypto/openssl.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"
 
 namespace a3s::power::client {
 namespace {
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct CtxFree {
-  void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
-};
-struct SslFree {
-  void operator()(SSL* s) const { SSL_free(s); }
-};
 
 // Answers every connection with one fixed HTTP response over TLS.
 class TlsServer {
@@ -109,7 +97,7 @@ class TlsServer {
       if (::poll(&p, 1, 50) <= 0) continue;
       int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) continue;
-      std::unique_ptr<SSL, SslFree> ssl(SSL_new(ctx_.get()));
+      crypto::SslPtr ssl(SSL_new(ctx_.get()));
       SSL_set_fd(ssl.get(), c);
       if (SSL_accept(ssl.get()) == 1) {
         char buf[4096];
@@ -121,9 +109,9 @@ class TlsServer {
     }
   }
 
-  std::unique_ptr<EVP_PKEY, PkeyFree> key_;
-  std::unique_ptr<X509, X509Free> cert_;
-  std::unique_ptr<SSL_CTX, CtxFree> ctx_;
+  crypto::EvpPkeyPtr key_;
+  crypto::X509Ptr cert_;
+  crypto::SslCtxPtr ctx_;
   std::string cert_file_;
   int fd_ = -1;
   int port_ = 0;

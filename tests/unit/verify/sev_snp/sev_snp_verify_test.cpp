@@ -145,7 +145,7 @@ TEST_F(RealReport, AnotherKeysCertificateIsSignatureInvalid) {
 }
 
 std::string sha256_fingerprint(const std::string& pem) {
-  const X509Ptr cert = load_certificate(pem);
+  const crypto::X509Ptr cert = load_certificate(pem);
   if (!cert) return {};
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
@@ -162,7 +162,7 @@ TEST(PinnedAnchors, AreAmdsMilanArkAndAsk) {
   EXPECT_EQ(sha256_fingerprint(pinned.asks[0]),
             "67d303bd3905fd38db8b20e0793699870e7fa612eaad5dec358293fd8c0bac1b");
   // The ARK's public key, as published independently of this certificate.
-  const X509Ptr ark = load_certificate(pinned.arks[0]);
+  const crypto::X509Ptr ark = load_certificate(pinned.arks[0]);
   unsigned char* spki = nullptr;
   const int n = i2d_PUBKEY(X509_get0_pubkey(ark.get()), &spki);
   ASSERT_GT(n, 0);

@@ -20,8 +20,8 @@ void check(bool ok, const char* what) {
   if (!ok) throw std::runtime_error(std::string("test PKI: ") + what);
 }
 
-EvpPkeyPtr new_p256() {
-  EvpPkeyPtr key(EVP_EC_gen("P-256"));
+crypto::EvpPkeyPtr new_p256() {
+  crypto::EvpPkeyPtr key(EVP_EC_gen("P-256"));
   check(key != nullptr, "EVP_EC_gen");
   return key;
 }
@@ -30,9 +30,9 @@ std::time_t at(const char* iso) {
   return *parse_iso8601_utc(iso);
 }
 
-X509Ptr make_cert(const std::string& cn, long serial, EVP_PKEY* subject_key, X509* issuer,
+crypto::X509Ptr make_cert(const std::string& cn, long serial, EVP_PKEY* subject_key, X509* issuer,
                   EVP_PKEY* issuer_key, bool ca, X509_EXTENSION* extra) {
-  X509Ptr cert(X509_new());
+  crypto::X509Ptr cert(X509_new());
   check(cert != nullptr, "X509_new");
   X509_set_version(cert.get(), 2);
   ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial);

@@ -31,8 +31,8 @@ class TestQuoteSigner {
   std::vector<std::vector<uint8_t>> crls(bool revoke_pck) const;
 
  private:
-  EvpPkeyPtr root_key_, pck_ca_key_, pck_key_, tcb_key_, attestation_key_;
-  X509Ptr root_, pck_ca_, pck_, tcb_;
+  crypto::EvpPkeyPtr root_key_, pck_ca_key_, pck_key_, tcb_key_, attestation_key_;
+  crypto::X509Ptr root_, pck_ca_, pck_, tcb_;
 };
 
 }  // namespace a3s::power::verify::tdx::testing
