@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 
 namespace a3s::power {
 namespace {
@@ -62,7 +63,6 @@ std::u16string utf16_of(const std::string& s, const std::string& path) {
 
 void write_string(const std::string& s, const std::string& path, std::string& out) {
   (void)utf16_of(s, path);  // validates
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   for (const char c : s) {
     const auto u = static_cast<uint8_t>(c);
@@ -91,8 +91,7 @@ void write_string(const std::string& s, const std::string& path, std::string& ou
       default:
         if (u < 0x20) {
           out += "\\u00";
-          out.push_back(kHex[u >> 4]);
-          out.push_back(kHex[u & 0xF]);
+          out += to_hex(std::span<const uint8_t>(&u, 1));
         } else {
           out.push_back(c);
         }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "base/hex.h"
 #include "config/config_error.h"
 
 namespace a3s::power::config::hcl {
@@ -239,17 +240,9 @@ class Lexer {
     uint32_t v = 0;
     for (int k = 0; k < n; ++k) {
       const char h = peek();
-      uint32_t d;
-      if (h >= '0' && h <= '9') {
-        d = static_cast<uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        d = static_cast<uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        d = static_cast<uint32_t>(h - 'A' + 10);
-      } else {
-        fail(escape_pos, "invalid unicode escape (expected " + std::to_string(n) + " hex digits)");
-      }
-      v = (v << 4) | d;
+      const int d = hex_digit_value(h);
+      if (d < 0) fail(escape_pos, "invalid unicode escape (expected " + std::to_string(n) + " hex digits)");
+      v = (v << 4) | static_cast<uint32_t>(d);
       bump();
     }
     return v;

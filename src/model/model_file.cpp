@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "base/log.h"
 #include "model/encrypted/encrypted_reader.h"
@@ -104,7 +105,7 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
     // The raw key lives only in this scope: the reader keeps the AES key schedule.
     const crypto::ModelKey key = provider->fetch();
     reader = crypto::EncryptedReader::open(path, key);
-    out.key_id = crypto::to_hex(key.key_id());
+    out.key_id = to_hex(key.key_id());
   }
   const crypto::EncryptedHeader& h = reader->header();
   if (h.plaintext_bytes > SIZE_MAX)
@@ -116,8 +117,8 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
   if (opts.mode == DecryptMode::Stream) {
     // Authenticate every chunk and check the plaintext digest once, a chunk at a time.
     const crypto::EncryptedDigests digests = reader->decrypt_each([](std::span<const uint8_t>) {});
-    out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
-    out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+    out.plaintext_sha256 = to_hex(digests.plaintext_sha256);
+    out.ciphertext_sha256 = to_hex(digests.ciphertext_sha256);
     const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);
     out.sha256 = checked.sha256;
     out.signature_verified = checked.signature_verified;
@@ -137,8 +138,8 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
                                               : make_locked_image(size, fill);
   reader.reset();  // closes the file, frees (and cleanses) the key schedule
 
-  out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
-  out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+  out.plaintext_sha256 = to_hex(digests.plaintext_sha256);
+  out.ciphertext_sha256 = to_hex(digests.ciphertext_sha256);
   const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);  // before parsing
   out.sha256 = checked.sha256;
   out.signature_verified = checked.signature_verified;

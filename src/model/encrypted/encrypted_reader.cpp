@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/printable.h"
 
 namespace a3s::power::crypto {

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "a3s/power/error.h"
+#include "base/hex.h"
+
 namespace a3s::power::verify::online {
 namespace {
 
@@ -48,13 +51,7 @@ std::string EndorsementCache::key(const std::string& url) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(url.data(), url.size(), digest, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  return to_hex(std::span<const uint8_t>(digest, len));
 }
 
 std::optional<CachedResponse> EndorsementCache::lookup(const std::string& url, std::time_t now) const {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/pck_extensions.h"
 #include "attestation/tdx/quote.h"
@@ -42,13 +43,9 @@ std::string issuer_cn(X509* cert) {
 std::string der_or_hex(std::string body) {
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
   if (body.empty() || body.size() % 2 != 0) return body;
-  std::string out;
-  for (std::size_t i = 0; i < body.size(); i += 2) {
-    const int hi = hex_value(body[i]), lo = hex_value(body[i + 1]);
-    if (hi < 0 || lo < 0) return body;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
+  const auto bytes = decode_hex(body);
+  if (!bytes) return body;
+  return std::string(bytes->begin(), bytes->end());
 }
 
 std::string required_header(const CachedResponse& r, std::string_view name, const std::string& url) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/collateral_fields.h"
 #include "verify/tdx/ecdsa_p256.h"
