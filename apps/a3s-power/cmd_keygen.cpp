@@ -22,6 +22,7 @@
 #include "base/hex.h"
 #include "base/printable.h"
 #include "a3s-power/command.h"
+#include "base/syscall.h"
 #include "crypto/ed25519.h"
 #include "crypto/model_key.h"
 #include "crypto/secure_memory.h"
@@ -85,8 +86,7 @@ void run_keygen(const KeygenOptions& o) {
   text.data()[2 * crypto::kModelKeyBytes] = '\n';
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
+    const ssize_t w = retry_on_eintr([&] { return ::write(fd, text.data() + done, text.size() - done); });
     if (w < 0) {
       const int err = errno;
       throw Error(codes::kIo, "cannot write '" + shown + "': " + std::strerror(err));

@@ -13,6 +13,7 @@
 #include "base/hex.h"
 #include "base/printable.h"
 #include "base/log.h"
+#include "base/syscall.h"
 #include "model/encrypted/encrypted_reader.h"
 #include "model/encrypted/key_provider.h"
 #include "crypto/sha256.h"
@@ -52,10 +53,7 @@ bool is_encrypted_model_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;
   std::array<uint8_t, 8> magic{};
-  ssize_t n = -1;
-  do {
-    n = ::pread(fd, magic.data(), magic.size(), 0);
-  } while (n < 0 && errno == EINTR);
+  const ssize_t n = retry_on_eintr([&] { return ::pread(fd, magic.data(), magic.size(), 0); });
   ::close(fd);
   return n == static_cast<ssize_t>(magic.size()) && crypto::has_encrypted_magic(magic);
 }

@@ -27,6 +27,7 @@ std::optional<std::string> read_all(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
 }
 
+// A cache entry is best effort: a failed write is reported as false, never thrown.
 bool write_atomically(const std::filesystem::path& path, const std::string& bytes) {
   const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
@@ -39,10 +40,6 @@ bool write_atomically(const std::filesystem::path& path, const std::string& byte
       return false;
     }
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
 }
 
 }  // namespace

@@ -26,13 +26,6 @@ std::string upper_hex(std::span<const uint8_t> bytes) {
   return out;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string issuer_cn(X509* cert) {
   char cn[256] = {0};
   if (X509_NAME_get_text_by_NID(X509_get_issuer_name(cert), NID_commonName, cn, sizeof cn) < 0) return "";
