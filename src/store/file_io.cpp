@@ -58,27 +58,6 @@ void fsync_dir(const std::string& dir) {
   fsync_fd(fd.get(), dir);
 }
 
-void write_file_atomically(const std::string& path, std::string_view contents) {
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string pattern = dir + "/.tmp.XXXXXX";
-  std::vector<char> tmpl(pattern.begin(), pattern.end());
-  tmpl.push_back('\0');
-  UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));
-  if (!fd) throw_io("cannot create temporary file in", dir);
-  const std::string tmp(tmpl.data());
-  try {
-    write_all(fd.get(), contents.data(), contents.size(), tmp);
-    fsync_fd(fd.get(), tmp);
-    fd.reset();
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_io("cannot rename into", path);
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  fsync_dir(dir);
-}
-
 std::string read_small_file(const std::string& path, size_t max_bytes) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd) throw_io("cannot open", path);

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "a3s/power/error.h"
+#include "base/atomic_write.h"
 #include "base/hex.h"
 
 namespace a3s::power::verify::online {
@@ -29,16 +30,11 @@ std::optional<std::string> read_all(const std::filesystem::path& path) {
 
 // A cache entry is best effort: a failed write is reported as false, never thrown.
 bool write_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
+  try {
+    write_file_atomically(path.string(), bytes, 0644);
+    return true;
+  } catch (const Error&) {
+    return false;
   }
 }
 
