@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "a3s/power/error.h"
+#include "base/percent_encode.h"
 #include "base/utf8.h"
 #include "store/sha256_hasher.h"
 
@@ -10,10 +11,6 @@ namespace a3s::power::store {
 namespace {
 
 constexpr size_t kMaxPlainStemBytes = 200;
-
-bool plain_byte(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
-}
 
 // Length of the UTF-8 sequence starting at s[i], or 0 when it is not a valid, shortest-form
 // encoding of a scalar value.
@@ -43,19 +40,8 @@ void validate_model_name(std::string_view name) {
 }
 
 std::string manifest_file_stem(std::string_view name) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(name.size() * 3);
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (plain_byte(c)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0x0F]);
-    }
-  }
+  // Letters, digits, '.' and '_' as is; every other byte as %XX.
+  std::string out = percent_encode(name, "._");
   if (out.size() <= kMaxPlainStemBytes) return out;
   return "%%sha256-" + sha256_hex(name);
 }

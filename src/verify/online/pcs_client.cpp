@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "base/hex.h"
+#include "base/percent_encode.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/pck_extensions.h"
 #include "attestation/tdx/quote.h"
@@ -105,19 +106,9 @@ std::string pck_crl_path(std::string_view ca) {
 std::string root_ca_crl_path() { return "/sgx/certification/v4/rootcacrl"; }
 
 std::string url_decode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    const int hi = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
-    const int lo = i + 2 < text.size() ? hex_value(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0) throw Error(codes::kIo, "a bad %-escape in an issuer-chain header");
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
+  auto out = percent_decode(text);
+  if (!out) throw Error(codes::kIo, "a bad %-escape in an issuer-chain header");
+  return *out;
 }
 
 std::optional<std::time_t> json_next_update(const std::string& json) {
