@@ -108,7 +108,7 @@ TEST_F(StorePullTest, ConflictingPinsAreRejected) {
   Store s(home());
   PullOptions o;
   o.sha256 = kWrongSha;
-  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), o); }), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), o); }), code_string(codes::kInvalidArgument));
   EXPECT_EQ(server_->requests(), 0);
 }
 
@@ -135,7 +135,7 @@ TEST_F(StorePullTest, WrongPinMessageNamesBothDigests) {
 TEST_F(StorePullTest, InterruptedDownloadResumesWithRange) {
   Store s(home());
   server_->cut_after(400000);
-  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), {}); }), codes::kIo);
+  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), {}); }), code_string(codes::kIo));
   // The partial download is kept for the retry; nothing is published.
   const auto staged = dir_entries(staging());
   ASSERT_EQ(staged.size(), 1u);
@@ -158,7 +158,7 @@ TEST_F(StorePullTest, InterruptedDownloadResumesWithRange) {
 TEST_F(StorePullTest, InterruptedUnpinnedDownloadResumesAndHashesEverything) {
   Store s(home());
   server_->cut_after(123457);
-  EXPECT_EQ(error_code_of([&] { s.pull(server_->url(), {}); }), codes::kIo);
+  EXPECT_EQ(error_code_of([&] { s.pull(server_->url(), {}); }), code_string(codes::kIo));
   const Manifest m = s.pull(server_->url(), {});
   EXPECT_EQ(m.digest, std::string("sha256:") + kStoriesSha256);
   EXPECT_EQ(server_->range_headers(), std::vector<std::string>{"bytes=123457-"});
@@ -168,7 +168,7 @@ TEST_F(StorePullTest, ServerIgnoringRangeRestartsFromZero) {
   Store s(home());
   server_->set_honour_range(false);
   server_->cut_after(300000);
-  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), {}); }), codes::kIo);
+  EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), {}); }), code_string(codes::kIo));
   const Manifest m = s.pull(pinned_url(), {});
   EXPECT_EQ(m.size, kStoriesSize);
   EXPECT_EQ(server_->range_headers().size(), 1u);  // asked for a range, got 200
@@ -354,26 +354,26 @@ TEST_F(StorePullTest, CloseDelimitedBodyIsHashedCompletely) {
 TEST_F(StorePullTest, NotFoundUrlIsModelNotFound) {
   Store s(home());
   EXPECT_EQ(error_code_of([&] { s.pull(server_->url("/nothing/here.txt"), named("x")); }),
-            codes::kModelNotFound);
+            code_string(codes::kModelNotFound));
   expect_store_empty();
 }
 
 TEST_F(StorePullTest, NonGgufBytesAreRejected) {
   Store s(home());
   server_->set_body(std::string(4096, 'x'));
-  EXPECT_EQ(error_code_of([&] { s.pull(server_->url(), {}); }), codes::kInvalidModel);
+  EXPECT_EQ(error_code_of([&] { s.pull(server_->url(), {}); }), code_string(codes::kInvalidModel));
   expect_store_empty();
 }
 
 TEST_F(StorePullTest, PlainHttpToNonLoopbackIsRefused) {
   Store s(home());
-  EXPECT_EQ(error_code_of([&] { s.pull("http://example.com/model.gguf", {}); }), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { s.pull("http://example.com/model.gguf", {}); }), code_string(codes::kInvalidArgument));
 }
 
 TEST_F(StorePullTest, UnreachableHostIsIoError) {
   Store s(home());
   // Nothing listens on port 1 of the loopback interface.
-  EXPECT_EQ(error_code_of([&] { s.pull("http://127.0.0.1:1/m.gguf", {}); }), codes::kIo);
+  EXPECT_EQ(error_code_of([&] { s.pull("http://127.0.0.1:1/m.gguf", {}); }), code_string(codes::kIo));
   EXPECT_TRUE(dir_entries(staging()).empty());
 }
 
@@ -448,8 +448,8 @@ TEST_F(StorePullTest, LocalPathMaxBytesAndMissingFile) {
   PullOptions o;
   o.max_bytes = 10;
   EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), o); }), "size_limit_exceeded");
-  EXPECT_EQ(error_code_of([&] { s.pull(tmp_.path() + "/missing.gguf", {}); }), codes::kModelNotFound);
-  EXPECT_EQ(error_code_of([&] { s.pull(tmp_.path(), named("dir")); }), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { s.pull(tmp_.path() + "/missing.gguf", {}); }), code_string(codes::kModelNotFound));
+  EXPECT_EQ(error_code_of([&] { s.pull(tmp_.path(), named("dir")); }), code_string(codes::kInvalidArgument));
 }
 
 TEST_F(StorePullTest, LocalPathWorksOffline) {
@@ -477,10 +477,10 @@ TEST_F(StorePullTest, NamesThatEscapeAlikeStayDistinct) {
 
 TEST_F(StorePullTest, InvalidNamesAreRejected) {
   Store s(home());
-  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), named("")); }), codes::kInvalidArgument);
-  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), named("a\nb")); }), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), named("")); }), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), named("a\nb")); }), code_string(codes::kInvalidArgument));
   EXPECT_EQ(error_code_of([&] { s.pull(testing::stories_path(), named(std::string(257, 'n'))); }),
-            codes::kInvalidArgument);
+            code_string(codes::kInvalidArgument));
   expect_store_empty();
 }
 
@@ -519,8 +519,8 @@ TEST_F(StorePullTest, CorruptManifestIsIgnoredByListAndFind) {
 
 TEST_F(StorePullTest, BlobPathRejectsMalformedDigests) {
   Store s(home());
-  EXPECT_EQ(error_code_of([&] { s.blob_path("sha256:xyz"); }), codes::kInvalidArgument);
-  EXPECT_EQ(error_code_of([&] { s.blob_path("../../etc/passwd"); }), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { s.blob_path("sha256:xyz"); }), code_string(codes::kInvalidArgument));
+  EXPECT_EQ(error_code_of([&] { s.blob_path("../../etc/passwd"); }), code_string(codes::kInvalidArgument));
   EXPECT_EQ(s.blob_path(std::string("sha256:") + kStoriesSha256), home() + "/blobs/sha256-" + kStoriesSha256);
 }
 
