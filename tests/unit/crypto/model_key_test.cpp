@@ -43,7 +43,7 @@ TEST(ModelKey, RejectsMalformedTextWithoutEchoingIt) {
         secretish.substr(0, 32) + " " + secretish.substr(32) + "f", std::string("")}) {
     std::string code;
     const std::string msg = error_of([&] { ModelKey::from_hex(bad, "key file 'k'"); }, &code);
-    EXPECT_EQ(code, codes::kModelKey) << bad;
+    EXPECT_EQ(code, code_string(codes::kModelKey)) << bad;
     EXPECT_NE(msg.find("key file 'k'"), std::string::npos) << msg;
     EXPECT_EQ(msg.find("deadbeef"), std::string::npos) << msg;
   }
@@ -62,7 +62,7 @@ TEST(ModelKey, FileProvider) {
   std::string code;
   EXPECT_NE(error_of([&] { file_key_provider(dir.file("missing"))->fetch(); }, &code).find("cannot open"),
             std::string::npos);
-  EXPECT_EQ(code, codes::kModelKey);
+  EXPECT_EQ(code, code_string(codes::kModelKey));
   write_bytes(dir.file("bad"), {'x', 'y'});
   EXPECT_NE(error_of([&] { file_key_provider(dir.file("bad"))->fetch(); }, &code).find("64 hex digits"),
             std::string::npos);
@@ -79,7 +79,7 @@ TEST(ModelKey, EnvProvider) {
   ::setenv("A3S_TEST_MODEL_KEY", "nothex", 1);
   std::string code;
   const std::string msg = error_of([&] { env_key_provider("A3S_TEST_MODEL_KEY")->fetch(); }, &code);
-  EXPECT_EQ(code, codes::kModelKey);
+  EXPECT_EQ(code, code_string(codes::kModelKey));
   EXPECT_NE(msg.find("A3S_TEST_MODEL_KEY"), std::string::npos);
   EXPECT_EQ(msg.find("nothex"), std::string::npos);
   ::unsetenv("A3S_TEST_MODEL_KEY");

@@ -56,7 +56,7 @@ TEST(IntegrityLoad, OneFlippedBitIsRefusedNamingBothDigests) {
   ASSERT_NE(actual, pin);
   std::string code;
   const std::string msg = error_of([&] { load_model(path, with_pin(pin)); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_EQ(msg, "model 'story': SHA-256 " + hex(actual) + " does not match its pin sha256:" + hex(pin));
   // Without a name the file is named.
   LoadOptions o = with_pin(pin);
@@ -80,7 +80,7 @@ TEST(IntegrityLoad, ARefusedImageIsWiped) {
   error_of([&] { load_model(path, with_pin(crypto::Sha256Digest{})); }, &code);
   crypto::set_wipe_observer_for_testing(nullptr);
   g_wipes = nullptr;
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_TRUE(std::any_of(wipes.begin(), wipes.end(), [&](size_t n) { return n >= size; }))
       << "the image holding the model bytes was not wiped";
 }
@@ -105,7 +105,7 @@ TEST(IntegrityLoad, SignatureVerifiedMissingMalformedOrWrong) {
   std::string code;
 
   std::string msg = error_of([&] { load_model(path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_NE(msg.find("model 'story': signature file '" + path + ".sig' is missing"), std::string::npos) << msg;
 
   key.sign_file(path, path + ".sig");
@@ -116,14 +116,14 @@ TEST(IntegrityLoad, SignatureVerifiedMissingMalformedOrWrong) {
   // Signed by another key.
   other.sign_file(path, path + ".sig");
   msg = error_of([&] { load_model(path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_NE(msg.find("does not verify with model_signing_key"), std::string::npos) << msg;
 
   // A valid signature of different bytes.
   key.sign_file(path, path + ".sig");
   flip_tensor_bit(path);
   msg = error_of([&] { load_model(path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_NE(msg.find("does not verify"), std::string::npos) << msg;
 
   // Malformed text.
@@ -131,14 +131,14 @@ TEST(IntegrityLoad, SignatureVerifiedMissingMalformedOrWrong) {
                                 std::string(5000, 'a'), std::string()}) {
     std::ofstream(path + ".sig", std::ios::trunc) << bad;
     msg = error_of([&] { load_model(path, o); }, &code);
-    EXPECT_EQ(code, codes::kIntegrity) << bad.size();
+    EXPECT_EQ(code, code_string(codes::kIntegrity)) << bad.size();
     EXPECT_NE(msg.find("is malformed"), std::string::npos) << msg;
   }
   // Not a regular file.
   std::filesystem::remove(path + ".sig");
   std::filesystem::create_directory(path + ".sig");
   msg = error_of([&] { load_model(path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   EXPECT_NE(msg.find("signature file"), std::string::npos) << msg;
 }
 
@@ -155,7 +155,7 @@ TEST(IntegrityLoad, PinAndSignatureTogether) {
   o.integrity.pin = wrong;
   std::string code;
   error_of([&] { load_model(path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
 }
 
 TEST(IntegrityLoad, StreamedPlaintextWeightsAreRefused) {
@@ -168,7 +168,7 @@ TEST(IntegrityLoad, StreamedPlaintextWeightsAreRefused) {
     std::string code;
     EXPECT_EQ(error_of([&] { load_model(path, o); }, &code),
               "model 'story': integrity checks need resident weights or encrypted streaming (--decrypt stream)");
-    EXPECT_EQ(code, codes::kInvalidArgument);
+    EXPECT_EQ(code, code_string(codes::kInvalidArgument));
   }
   // Without integrity options the same file streams.
   LoadOptions plain;
@@ -216,7 +216,7 @@ TEST(IntegrityLoad, EncryptedModelsUseTheAuthenticatedPlaintextDigest) {
     std::string code;
     EXPECT_EQ(error_of([&] { load_model(e.enc, o); }, &code),
               "model 'story': SHA-256 " + hex(plain_digest) + " does not match its pin sha256:" + hex(wrong));
-    EXPECT_EQ(code, codes::kIntegrity);
+    EXPECT_EQ(code, code_string(codes::kIntegrity));
   }
   // An encrypted model always reports its plaintext digest (no signature without a key).
   const auto m = load_model(e.enc, e.options(DecryptMode::Memory));
@@ -231,11 +231,11 @@ TEST(IntegrityLoad, EncryptedModelWithAMissingOrForeignSignatureIsRefused) {
   o.integrity.signing_key = SigningKey(5).pub;
   std::string code;
   EXPECT_NE(error_of([&] { load_model(e.enc, o); }, &code).find("is missing"), std::string::npos);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   // A signature over the encrypted file's bytes is not a model signature.
   SigningKey(5).sign_file(e.enc, e.enc + ".sig");
   EXPECT_NE(error_of([&] { load_model(e.enc, o); }, &code).find("does not verify"), std::string::npos);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
 }
 
 }  // namespace

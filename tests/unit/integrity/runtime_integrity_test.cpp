@@ -49,7 +49,7 @@ TEST(RuntimeIntegrity, PinMismatchNamesTheServedModel) {
   o.integrity.pin = crypto::Sha256Digest{};
   std::string code;
   const std::string msg = error_of([&] { runtime::load_engine_runtime("my-model", path, o); }, &code);
-  EXPECT_EQ(code, codes::kIntegrity);
+  EXPECT_EQ(code, code_string(codes::kIntegrity));
   const std::string expected = "model 'my-model': SHA-256 " + hex(openssl_sha256(read_bytes(path))) +
                                " does not match its pin sha256:" + std::string(64, '0');
   EXPECT_EQ(msg, expected);
