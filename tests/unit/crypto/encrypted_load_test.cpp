@@ -101,7 +101,7 @@ TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
     WipeLog::reset();
     set_wipe_observer_for_testing(&WipeLog::observe);
     std::string msg;
-    EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(mode)); }, &msg), codes::kDecryptionFailed);
+    EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(mode)); }, &msg), code_string(codes::kDecryptionFailed));
     set_wipe_observer_for_testing(nullptr);
     EXPECT_NE(msg.find("(the last) failed authentication"), std::string::npos) << msg;
     EXPECT_GE(WipeLog::largest, plain_size) << to_string(mode);
@@ -112,7 +112,7 @@ TEST(EncryptedLoad, TamperedModelFailsAndLeavesNoPlaintext) {
   WipeLog::reset();
   set_wipe_observer_for_testing(&WipeLog::observe);
   std::string msg;
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(DecryptMode::Stream)); }, &msg), codes::kDecryptionFailed);
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, e.options(DecryptMode::Stream)); }, &msg), code_string(codes::kDecryptionFailed));
   set_wipe_observer_for_testing(nullptr);
   EXPECT_NE(msg.find("(the last) failed authentication"), std::string::npos) << msg;
   EXPECT_GE(WipeLog::largest, size_t{1} << 16);  // the chunk size of Encrypted
@@ -124,26 +124,26 @@ TEST(EncryptedLoad, OptionErrors) {
   std::string msg;
   // Decryption asked for, but the model is plaintext.
   EXPECT_EQ(error_code_of([&] { load_model(e.plain, e.options(DecryptMode::Memory)); }, &msg),
-            codes::kInvalidArgument);
+            code_string(codes::kInvalidArgument));
   EXPECT_NE(msg.find("is not encrypted"), std::string::npos) << msg;
   // Stream decryption cannot keep the weights resident, and a resident image cannot be streamed.
   LoadOptions o = e.options(DecryptMode::Stream);
   o.model.weights = WeightsMode::Resident;
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), code_string(codes::kInvalidArgument));
   EXPECT_NE(msg.find("needs --weights stream or auto"), std::string::npos) << msg;
   o = e.options(DecryptMode::Memory);
   o.model.weights = WeightsMode::Stream;
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), codes::kInvalidArgument);
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, o); }, &msg), code_string(codes::kInvalidArgument));
   EXPECT_NE(msg.find("needs --decrypt stream"), std::string::npos) << msg;
   // No key anywhere.
   ::unsetenv("A3S_MODEL_KEY");
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }, &msg), codes::kModelKey);
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }, &msg), code_string(codes::kModelKey));
   EXPECT_NE(msg.find("--model-key-file"), std::string::npos) << msg;
   // The key from the environment (the default source).
   ::setenv("A3S_MODEL_KEY", kKeyHexA, 1);
   EXPECT_TRUE(load_model(e.enc, one_thread())->info().encryption.has_value());
   ::setenv("A3S_MODEL_KEY", kKeyHexB, 1);
-  EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }), codes::kModelKeyMismatch);
+  EXPECT_EQ(error_code_of([&] { load_model(e.enc, LoadOptions{}); }), code_string(codes::kModelKeyMismatch));
   ::unsetenv("A3S_MODEL_KEY");
 }
 
