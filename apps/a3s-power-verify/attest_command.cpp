@@ -5,6 +5,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s/power/verify_attestation.h"
+#include "base/hex.h"
 #include "http_client/server_error.h"
 #include "http_client/server_url.h"
 #include "a3s-power-verify/attest_output.h"
@@ -18,7 +19,6 @@
 #include "a3s-power-verify/ratls_fetch.h"
 #include "a3s-power-verify/read_file.h"
 #include "a3s-power-verify/time_arg.h"
-#include "verify/hex.h"
 
 namespace a3s::power::verify::cli {
 namespace {

@@ -1,29 +1,12 @@
 #include "a3s-power-verify/attestation_fetch.h"
 
 #include "a3s/power/error.h"
+#include "base/percent_encode.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"
 #include "http_client/server_url.h"
 
 namespace a3s::power::verify::cli {
-
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string fetch_attestation(const AttestationRequest& request) {
   client::ClientOptions options{client::ServerUrl::parse(request.url), request.api_key};

@@ -25,8 +25,4 @@ struct AttestationRequest {
 //                       and, when the body is the API's JSON error, its code and message.
 std::string fetch_attestation(const AttestationRequest& request);
 
-// RFC 3986 percent-encoding of a query value: unreserved characters (A-Z a-z 0-9 - . _ ~) as is,
-// every other byte as %XX (uppercase hex).
-std::string percent_encode(std::string_view text);
-
 }  // namespace a3s::power::verify::cli

@@ -4,6 +4,7 @@
 #include <openssl/x509.h>
 
 #include "a3s/power/error.h"
+#include "base/percent_encode.h"
 #include "http_client/curl_handle.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"

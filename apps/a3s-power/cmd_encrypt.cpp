@@ -15,6 +15,7 @@
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
 #include "a3s-power/output_file.h"
+#include "base/hex.h"
 #include "model/encrypted/encrypted_writer.h"
 #include "model/encrypted/key_provider.h"
 #include "crypto/sha256.h"
@@ -42,9 +43,9 @@ void run_encrypt(const EncryptOptions& o) {
     out.commit(0644);
   }
   nlohmann::json j;
-  j["plaintext_sha256"] = crypto::to_hex(r.header.plaintext_sha256);
-  j["ciphertext_sha256"] = crypto::to_hex(r.ciphertext_sha256);
-  j["key_id"] = crypto::to_hex(r.header.key_id);
+  j["plaintext_sha256"] = to_hex(r.header.plaintext_sha256);
+  j["ciphertext_sha256"] = to_hex(r.ciphertext_sha256);
+  j["key_id"] = to_hex(r.header.key_id);
   j["plaintext_bytes"] = r.header.plaintext_bytes;
   j["encrypted_bytes"] = r.header.file_bytes();
   j["chunk_bytes"] = r.header.chunk_bytes;

@@ -12,6 +12,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "model/encrypted/encrypted_reader.h"
 #include "model/encrypted/key_provider.h"
@@ -57,7 +58,7 @@ void run_hash(const HashOptions& o) {
     }
     digest = weights::file_sha256(o.model);
   }
-  std::printf("sha256:%s\n", crypto::to_hex(digest).c_str());
+  std::printf("sha256:%s\n", to_hex(digest).c_str());
 }
 
 }  // namespace

@@ -19,8 +19,10 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "a3s-power/command.h"
+#include "base/syscall.h"
 #include "crypto/ed25519.h"
 #include "crypto/model_key.h"
 #include "crypto/secure_memory.h"
@@ -74,11 +76,8 @@ void run_keygen(const KeygenOptions& o) {
     const auto seed_bytes = std::span<uint8_t, crypto::kEd25519KeyBytes>(seed.data(), crypto::kEd25519KeyBytes);
     crypto::ed25519_random_seed(seed_bytes);
     public_key = crypto::ed25519_public_key(seed_bytes);
-    static const char* kDigits = "0123456789abcdef";
-    for (size_t i = 0; i < crypto::kEd25519KeyBytes; ++i) {
-      text.data()[2 * i] = static_cast<uint8_t>(kDigits[seed.data()[i] >> 4]);
-      text.data()[2 * i + 1] = static_cast<uint8_t>(kDigits[seed.data()[i] & 15]);
-    }
+    to_hex(std::span<const uint8_t>(seed.data(), crypto::kEd25519KeyBytes),
+           std::span<char>(reinterpret_cast<char*>(text.data()), 2 * crypto::kEd25519KeyBytes));
   } else {
     key.emplace(crypto::ModelKey::generate());
     key->to_hex(std::span<char, 2 * crypto::kModelKeyBytes>(reinterpret_cast<char*>(text.data()),
@@ -87,8 +86,7 @@ void run_keygen(const KeygenOptions& o) {
   text.data()[2 * crypto::kModelKeyBytes] = '\n';
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
+    const ssize_t w = retry_on_eintr([&] { return ::write(fd, text.data() + done, text.size() - done); });
     if (w < 0) {
       const int err = errno;
       throw Error(codes::kIo, "cannot write '" + shown + "': " + std::strerror(err));
@@ -102,11 +100,11 @@ void run_keygen(const KeygenOptions& o) {
   ok = true;
   if (ed25519) {
     // The public key only: stdout is the value for model_signing_key.
-    std::printf("%s\n", crypto::to_hex(public_key).c_str());
+    std::printf("%s\n", to_hex(public_key).c_str());
     return;
   }
   std::printf("wrote an AES-256 model key to %s (key id %s)\n", shown.c_str(),
-              crypto::to_hex(key->key_id()).c_str());
+              to_hex(key->key_id()).c_str());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "a3s-power/interrupt.h"
+#include "base/syscall.h"
 
 namespace a3s::power::client {
 namespace {
@@ -22,11 +23,9 @@ constexpr std::string_view kTripleQuote = "\"\"\"";
 
 void write_fd(int fd, std::string_view text) {
   while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
+    const ssize_t n = retry_on_eintr([&] { return ::write(fd, text.data(), text.size()); });
     if (n > 0) {
       text.remove_prefix(static_cast<std::size_t>(n));
-    } else if (n < 0 && errno == EINTR) {
-      continue;
     } else {
       throw Error(codes::kIo, std::string("cannot write the output: ") + std::strerror(errno));
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "base/printable.h"
 #include "http_client/server_error.h"
 
 namespace a3s::power::client {
@@ -30,11 +31,7 @@ bool bool_field(const nlohmann::json& o, const char* key) {
   return it != o.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  return out;
-}
+std::string printable(const std::string& s) { return printable_name(s, s.size()); }
 
 // Display width of UTF-8 text, counting code points (good enough for names and types).
 std::size_t width_of(const std::string& s) {

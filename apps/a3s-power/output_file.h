@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/atomic_write.h"
+
 namespace a3s::power::cli {
 
 class OutputFile {
@@ -22,15 +24,14 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  int fd() const { return fd_; }
+  int fd() const { return file_.fd(); }
   void write(const uint8_t* p, size_t n);
   // `mode` is applied as given (not masked by the umask).
   void commit(mode_t mode);
 
  private:
-  std::string path_, tmp_;
-  int fd_ = -1;
-  bool committed_ = false;
+  std::string path_;
+  AtomicFileWriter file_;
 };
 
 }  // namespace a3s::power::cli

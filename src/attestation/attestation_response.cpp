@@ -1,5 +1,6 @@
 #include "attestation/attestation_response.h"
 
+#include "base/hex.h"
 #include "crypto/base64.h"
 
 namespace a3s::power::verify::attestation {
@@ -9,11 +10,8 @@ using nlohmann::json;
 
 constexpr size_t kMaxMeasurementHex = 128;
 
-int lower_nibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
+// A hex digit that is not uppercase.
+bool is_lower_hex_digit(char c) { return hex_digit_value(c) >= 0 && !(c >= 'A' && c <= 'F'); }
 
 // The member `key` of `j` when it exists and has the type `is` checks; nullptr otherwise (and `error`).
 const json* member(const json& j, const char* key, bool (json::*is)() const noexcept, const char* type,
@@ -46,16 +44,13 @@ bool valid_pair(const std::string& tee, const std::string& format) {
 
 bool is_lower_hex(std::string_view text) {
   for (char c : text)
-    if (lower_nibble(c) < 0) return false;
+    if (!is_lower_hex_digit(c)) return false;
   return true;
 }
 
 template <size_t N>
 bool decode_lower_hex(std::string_view text, std::array<uint8_t, N>& out) {
-  if (text.size() != 2 * N || !is_lower_hex(text)) return false;
-  for (size_t i = 0; i < N; ++i)
-    out[i] = static_cast<uint8_t>(lower_nibble(text[2 * i]) << 4 | lower_nibble(text[2 * i + 1]));
-  return true;
+  return text.size() == 2 * N && is_lower_hex(text) && decode_hex(text, out);
 }
 template bool decode_lower_hex<32>(std::string_view, std::array<uint8_t, 32>&);
 template bool decode_lower_hex<64>(std::string_view, std::array<uint8_t, 64>&);

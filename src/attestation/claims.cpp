@@ -3,11 +3,11 @@
 #include <span>
 
 #include "base/canonical_json.h"
+#include "base/hex.h"
 
 namespace a3s::power::tee {
 
 nlohmann::json Claims::to_json() const {
-  using crypto::to_hex;
   nlohmann::json model = {{"name", model_name},
                           {"sha256", to_hex(model_sha256)},
                           {"signature", signature == SignatureStatus::kVerified ? "verified" : "absent"}};

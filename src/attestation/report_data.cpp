@@ -3,29 +3,12 @@
 #include <algorithm>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 
 namespace a3s::power::tee {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
 Nonce parse_nonce(std::string_view hex) {
-  if (hex.size() != 2 * kNonceSize)
-    throw Error(codes::kInvalidArgument, "nonce must be 64 hex characters (32 bytes)");
   Nonce nonce{};
-  for (size_t i = 0; i < kNonceSize; ++i) {
-    const int hi = hex_value(hex[2 * i]);
-    const int lo = hex_value(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) throw Error(codes::kInvalidArgument, "nonce must be 64 hex characters (32 bytes)");
-    nonce[i] = static_cast<uint8_t>(hi << 4 | lo);
-  }
+  if (!decode_hex(hex, nonce)) throw Error(codes::kInvalidArgument, "nonce must be 64 hex characters (32 bytes)");
   return nonce;
 }
 

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
+#include "base/utf8.h"
 
 namespace a3s::power {
 namespace {
@@ -21,33 +23,15 @@ std::u16string utf16_of(const std::string& s, const std::string& path) {
   std::u16string out;
   size_t i = 0;
   while (i < s.size()) {
-    const auto b0 = static_cast<uint8_t>(s[i]);
-    uint32_t cp = 0;
-    size_t len = 0;
-    if (b0 < 0x80) {
-      cp = b0;
-      len = 1;
-    } else if ((b0 & 0xE0) == 0xC0) {
-      cp = b0 & 0x1F;
-      len = 2;
-    } else if ((b0 & 0xF0) == 0xE0) {
-      cp = b0 & 0x0F;
-      len = 3;
-    } else if ((b0 & 0xF8) == 0xF0) {
-      cp = b0 & 0x07;
-      len = 4;
-    } else {
-      reject(path, "invalid UTF-8");
+    const Utf8Char c = decode_utf8(s, i);
+    if (c.status != Utf8Status::kOk) {
+      // "truncated" when the string ends before the length the lead byte announces, whatever the
+      // bytes before the end are; anything else is "invalid".
+      const bool truncated = decode_utf8(s, i, Utf8Rules::kShapeOnly).status == Utf8Status::kTruncated;
+      reject(path, truncated ? "truncated UTF-8" : "invalid UTF-8");
     }
-    if (i + len > s.size()) reject(path, "truncated UTF-8");
-    for (size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<uint8_t>(s[i + k]);
-      if ((b & 0xC0) != 0x80) reject(path, "invalid UTF-8");
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    static constexpr uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      reject(path, "invalid UTF-8");
+    uint32_t cp = c.code_point;
+    const size_t len = c.length;
     if (cp >= 0x10000) {
       cp -= 0x10000;
       out.push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
@@ -62,7 +46,6 @@ std::u16string utf16_of(const std::string& s, const std::string& path) {
 
 void write_string(const std::string& s, const std::string& path, std::string& out) {
   (void)utf16_of(s, path);  // validates
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   for (const char c : s) {
     const auto u = static_cast<uint8_t>(c);
@@ -91,8 +74,7 @@ void write_string(const std::string& s, const std::string& path, std::string& ou
       default:
         if (u < 0x20) {
           out += "\\u00";
-          out.push_back(kHex[u >> 4]);
-          out.push_back(kHex[u & 0xF]);
+          out += to_hex(std::span<const uint8_t>(&u, 1));
         } else {
           out.push_back(c);
         }

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "base/syscall.h"
+
 namespace a3s::power {
 namespace {
 
@@ -39,8 +41,7 @@ SmallFileRead read_small_file_into(const std::string& path, std::span<char> dst)
     char probe;  // once dst is full, one more byte tells a file that grew since fstat
     char* at = done < dst.size() ? dst.data() + done : &probe;
     const size_t want = done < dst.size() ? dst.size() - done : 1;
-    const ssize_t n = ::read(fd, at, want);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd, at, want); });
     if (n < 0) return failed(Status::kError, errno);
     if (n == 0) break;
     if (done == dst.size()) return failed(Status::kTooLarge);

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "config/config_error.h"
 #include "config/hcl_parser.h"
 #include "config/schema.h"
@@ -29,16 +30,6 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMaxConfigBytes = 1u << 20;
 
 // $A3S_POWER_HOME, else $HOME/.a3s/power, else the passwd home directory + /.a3s/power.
-std::string hex_of(const std::array<uint8_t, 32>& bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
-  }
-  return s;
-}
-
 std::string default_home(const Env& env) {
   if (auto it = env.find("A3S_POWER_HOME"); it != env.end() && !it->second.empty()) return it->second;
   if (auto it = env.find("HOME"); it != env.end() && !it->second.empty()) return it->second + "/.a3s/power";
@@ -193,9 +184,9 @@ nlohmann::json Config::effective_json() const {
   }
   // Pins and the signing key are public values (digests and a public key).
   nlohmann::json pins = nlohmann::json::object();
-  for (const auto& [name, digest] : model_hashes) pins[name] = "sha256:" + hex_of(digest);
+  for (const auto& [name, digest] : model_hashes) pins[name] = "sha256:" + to_hex(digest);
   j["model_hashes"] = std::move(pins);
-  j["model_signing_key"] = model_signing_key ? nlohmann::json(hex_of(*model_signing_key)) : nlohmann::json(nullptr);
+  j["model_signing_key"] = model_signing_key ? nlohmann::json(to_hex(*model_signing_key)) : nlohmann::json(nullptr);
   return j;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "base/hex.h"
+#include "base/utf8.h"
 #include "config/config_error.h"
 
 namespace a3s::power::config::hcl {
@@ -38,31 +40,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // Length of the UTF-8 sequence starting at s[i], or 0 if it is not a valid, shortest-form encoding
 // of a Unicode scalar value.
 size_t utf8_sequence_length(std::string_view s, size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if ((b0 & 0xE0) == 0xC0) {
-    n = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    n = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    n = 4;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
+  const Utf8Char c = decode_utf8(s, i);
+  return c.status == Utf8Status::kOk ? c.length : 0;
 }
 
 void append_utf8(std::string& out, uint32_t cp) {
@@ -239,17 +218,9 @@ class Lexer {
     uint32_t v = 0;
     for (int k = 0; k < n; ++k) {
       const char h = peek();
-      uint32_t d;
-      if (h >= '0' && h <= '9') {
-        d = static_cast<uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        d = static_cast<uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        d = static_cast<uint32_t>(h - 'A' + 10);
-      } else {
-        fail(escape_pos, "invalid unicode escape (expected " + std::to_string(n) + " hex digits)");
-      }
-      v = (v << 4) | d;
+      const int d = hex_digit_value(h);
+      if (d < 0) fail(escape_pos, "invalid unicode escape (expected " + std::to_string(n) + " hex digits)");
+      v = (v << 4) | static_cast<uint32_t>(d);
       bump();
     }
     return v;

@@ -6,6 +6,7 @@
 
 #include "a3s/power/error.h"
 #include "crypto/openssl.h"
+#include "base/hex.h"
 
 namespace a3s::power::crypto {
 namespace {
@@ -18,13 +19,6 @@ EvpPkeyPtr private_key(Ed25519Seed seed) {
   EvpPkeyPtr k(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
   if (!k) openssl_failed("building the private key");
   return k;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -65,23 +59,9 @@ bool ed25519_verify(const Ed25519PublicKey& public_key, std::span<const uint8_t>
   return EVP_DigestVerify(ctx.get(), signature.data(), signature.size(), message.data(), message.size()) == 1;
 }
 
-bool parse_hex_exact(std::string_view text, std::span<uint8_t> out) {
-  if (text.size() != 2 * out.size()) return false;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = hex_value(text[2 * i]);
-    const int lo = hex_value(text[2 * i + 1]);
-    if (hi < 0 || lo < 0) {
-      OPENSSL_cleanse(out.data(), out.size());
-      return false;
-    }
-    out[i] = static_cast<uint8_t>(hi << 4 | lo);
-  }
-  return true;
-}
-
 std::optional<Ed25519PublicKey> parse_ed25519_public_key(std::string_view hex) {
   Ed25519PublicKey k{};
-  if (!parse_hex_exact(hex, k)) return std::nullopt;
+  if (!decode_hex(hex, k)) return std::nullopt;
   return k;
 }
 

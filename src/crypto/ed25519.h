@@ -33,9 +33,6 @@ Ed25519Signature ed25519_sign(Ed25519Seed seed, std::span<const uint8_t> message
 bool ed25519_verify(const Ed25519PublicKey& public_key, std::span<const uint8_t> message,
                     const Ed25519Signature& signature);
 
-// Parses exactly 2*N hex digits (either case) into `out`; false for any other text (out is then
-// wiped). No whitespace is accepted: callers trim first.
-bool parse_hex_exact(std::string_view text, std::span<uint8_t> out);
 // "64 hex digits" → public key; nullopt for anything else.
 std::optional<Ed25519PublicKey> parse_ed25519_public_key(std::string_view hex);
 

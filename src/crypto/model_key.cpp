@@ -5,18 +5,12 @@
 #include <openssl/rand.h>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 
 namespace a3s::power::crypto {
 namespace {
 
 constexpr std::string_view kKeyIdLabel = "a3s-power/model-key-id/v1";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -31,18 +25,8 @@ ModelKey ModelKey::from_hex(std::string_view text, const std::string& source) {
   while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
   if (text.empty()) throw Error(codes::kModelKey, "the model key from " + source + " is empty");
   ModelKey k;
-  bool ok = text.size() == 2 * kModelKeyBytes;
-  for (size_t i = 0; ok && i < kModelKeyBytes; ++i) {
-    const int hi = hex_value(text[2 * i]);
-    const int lo = hex_value(text[2 * i + 1]);
-    if (hi < 0 || lo < 0) {
-      ok = false;
-      break;
-    }
-    k.buf_.data()[i] = static_cast<uint8_t>(hi << 4 | lo);
-  }
-  if (!ok) {
-    // k's destructor wipes the partially decoded bytes.
+  // Decoded straight into k's locked buffer; on failure decode_hex zeroes it (and k's destructor wipes it).
+  if (!decode_hex(text, std::span<uint8_t>(k.buf_.data(), kModelKeyBytes))) {
     throw Error(codes::kModelKey,
                 "the model key from " + source +
                     " must be exactly 64 hex digits (256 bits), optionally followed by a newline");
@@ -73,11 +57,7 @@ KeyId ModelKey::key_id() const {
 }
 
 void ModelKey::to_hex(std::span<char, 2 * kModelKeyBytes> out) const {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < kModelKeyBytes; ++i) {
-    out[2 * i] = kHex[buf_.data()[i] >> 4];
-    out[2 * i + 1] = kHex[buf_.data()[i] & 15];
-  }
+  power::to_hex(std::span<const uint8_t>(buf_.data(), kModelKeyBytes), out);
 }
 
 }  // namespace a3s::power::crypto

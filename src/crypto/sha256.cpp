@@ -34,15 +34,4 @@ Sha256Digest sha256(std::span<const uint8_t> bytes) {
   return h.finish();
 }
 
-std::string to_hex(std::span<const uint8_t> bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
-}
-
 }  // namespace a3s::power::crypto

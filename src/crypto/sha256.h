@@ -29,7 +29,4 @@ class Sha256 {
 
 Sha256Digest sha256(std::span<const uint8_t> bytes);
 
-// Lowercase hex of `bytes` (2 characters per byte).
-std::string to_hex(std::span<const uint8_t> bytes);
-
 }  // namespace a3s::power::crypto

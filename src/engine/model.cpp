@@ -7,6 +7,7 @@
 
 #include "a3s/power/error.h"
 #include "base/setting_names.h"
+#include "base/printable.h"
 #include "base/process_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/model_impl.h"
@@ -200,9 +201,10 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   if (!arch_name) throw Error(codes::kInvalidModel, "missing metadata key general.architecture");
   const ArchSpec* arch = find_arch(*arch_name);
   if (!arch) {
-    std::string shown = arch_name->substr(0, 64);
-    for (char& c : shown)
-      if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
+    PrintableStyle style;
+    style.max_bytes = 64;
+    style.unprintable = Unprintable::kNonAscii;
+    const std::string shown = printable(*arch_name, style);
     throw Error(codes::kUnsupportedArch, "unsupported architecture '" + shown + "' (supported: " +
                                              std::string(supported_archs()) + ")");
   }

@@ -9,6 +9,7 @@
 #endif
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
 
@@ -133,10 +134,11 @@ std::optional<std::string> isa_environment_warning(const char* value) {
   if (value == nullptr || *value == '\0' || std::string_view(value) == "auto") return std::nullopt;
   const auto forced = parse_isa(value);
   if (forced && isa_supported(*forced)) return std::nullopt;
-  std::string shown = std::string(value).substr(0, 32);
-  for (char& c : shown) {
-    if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') c = '?';
-  }
+  PrintableStyle style;
+  style.max_bytes = 32;
+  style.unprintable = Unprintable::kNonAscii;
+  style.also_unprintable = "\"\\";
+  const std::string shown = printable(value, style);
   const std::string quoted = "A3S_POWER_ISA=\"" + shown + "\"";
   const std::string fallback = std::string("; using ") + isa_name(best_isa());
   if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2)" + fallback;

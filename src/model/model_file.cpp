@@ -11,8 +11,10 @@
 
 #include "a3s/power/error.h"
 #include "base/setting_names.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "base/log.h"
+#include "base/syscall.h"
 #include "model/encrypted/encrypted_reader.h"
 #include "model/encrypted/key_provider.h"
 #include "crypto/sha256.h"
@@ -52,10 +54,7 @@ bool is_encrypted_model_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;
   std::array<uint8_t, 8> magic{};
-  ssize_t n = -1;
-  do {
-    n = ::pread(fd, magic.data(), magic.size(), 0);
-  } while (n < 0 && errno == EINTR);
+  const ssize_t n = retry_on_eintr([&] { return ::pread(fd, magic.data(), magic.size(), 0); });
   ::close(fd);
   return n == static_cast<ssize_t>(magic.size()) && crypto::has_encrypted_magic(magic);
 }
@@ -105,7 +104,7 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
     // The raw key lives only in this scope: the reader keeps the AES key schedule.
     const crypto::ModelKey key = provider->fetch();
     reader = crypto::EncryptedReader::open(path, key);
-    out.key_id = crypto::to_hex(key.key_id());
+    out.key_id = to_hex(key.key_id());
   }
   const crypto::EncryptedHeader& h = reader->header();
   if (h.plaintext_bytes > SIZE_MAX)
@@ -117,8 +116,8 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
   if (opts.mode == DecryptMode::Stream) {
     // Authenticate every chunk and check the plaintext digest once, a chunk at a time.
     const crypto::EncryptedDigests digests = reader->decrypt_each([](std::span<const uint8_t>) {});
-    out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
-    out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+    out.plaintext_sha256 = to_hex(digests.plaintext_sha256);
+    out.ciphertext_sha256 = to_hex(digests.ciphertext_sha256);
     const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);
     out.sha256 = checked.sha256;
     out.signature_verified = checked.signature_verified;
@@ -138,8 +137,8 @@ OpenedModel open_model_file(const std::string& path, const DecryptOptions& opts,
                                               : make_locked_image(size, fill);
   reader.reset();  // closes the file, frees (and cleanses) the key schedule
 
-  out.plaintext_sha256 = crypto::to_hex(digests.plaintext_sha256);
-  out.ciphertext_sha256 = crypto::to_hex(digests.ciphertext_sha256);
+  out.plaintext_sha256 = to_hex(digests.plaintext_sha256);
+  out.ciphertext_sha256 = to_hex(digests.ciphertext_sha256);
   const IntegrityResult checked = check_integrity(path, digests.plaintext_sha256, integrity);  // before parsing
   out.sha256 = checked.sha256;
   out.signature_verified = checked.signature_verified;

@@ -1,6 +1,7 @@
 #include "server/attestation.h"
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/utc_time.h"
 #include "crypto/base64.h"
 #include "attestation/claims.h"
@@ -19,22 +20,19 @@ std::unique_ptr<tee::EvidenceProvider> detect_for(const config::Config& cfg) {
 }
 
 std::optional<crypto::Sha256Digest> digest_from_hex(const std::string& hex) {
-  if (hex.size() != 64) return std::nullopt;
-  try {
-    return tee::parse_nonce(hex);  // the same 64-hex → 32-byte rule
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  crypto::Sha256Digest d{};
+  if (!decode_hex(hex, d)) return std::nullopt;
+  return d;
 }
 
 // MEASUREMENT (SEV-SNP) or MRTD (TDX), from the evidence bytes; the checks also confirm the evidence
 // carries `report_data`.
 std::string measurement_of(const tee::Evidence& e, const tee::ReportData& report_data) {
   if (e.format == tee::evidence_formats::kSevSnpReport) {
-    return crypto::to_hex(tee::check_sev_snp_report(e.raw, report_data).measurement);
+    return to_hex(tee::check_sev_snp_report(e.raw, report_data).measurement);
   }
-  if (e.format == tee::evidence_formats::kTdxQuote) return crypto::to_hex(tee::check_tdx_quote(e.raw, report_data).mrtd);
-  if (e.format == tee::evidence_formats::kTdReport) return crypto::to_hex(tee::check_tdreport(e.raw, report_data).mrtd);
+  if (e.format == tee::evidence_formats::kTdxQuote) return to_hex(tee::check_tdx_quote(e.raw, report_data).mrtd);
+  if (e.format == tee::evidence_formats::kTdReport) return to_hex(tee::check_tdreport(e.raw, report_data).mrtd);
   throw Error(codes::kAttestationFailed, "the platform returned evidence of an unknown format");
 }
 
@@ -88,10 +86,10 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDes
   j["policy"] = tee::to_string(policy_);
   j["evidence_format"] = e.format;
   j["report"] = crypto::base64_encode(e.raw);
-  j["report_data"] = crypto::to_hex(report_data);
+  j["report_data"] = to_hex(report_data);
   j["measurement"] = measurement;
   j["claims"] = c.to_json();
-  j["claims_sha256"] = crypto::to_hex(claims_digest);
+  j["claims_sha256"] = to_hex(claims_digest);
   j["certificates"] = e.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(e.certificates));
   j["verifiable"] = e.verifiable_remotely;
   j["generated_at"] = rfc3339_utc_now();

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "tee/ratls_certificate.h"
 #include "a3s/power/error.h"
 
@@ -40,7 +41,7 @@ std::shared_ptr<TlsIdentity> RatlsIdentity::issue() {
       std::chrono::duration_cast<std::chrono::milliseconds>(lifetime_) / 10, std::chrono::hours(1));
   renew_at_ = cert.not_after - margin;
   not_after_ = cert.not_after;
-  spdlog::info("ratls: new certificate for SPKI SHA-256 {} (valid {} s)", crypto::to_hex(cert.spki_sha256),
+  spdlog::info("ratls: new certificate for SPKI SHA-256 {} (valid {} s)", to_hex(cert.spki_sha256),
                lifetime_.count());
   return id;  // `cert` (its key among it) is freed here; the context holds its own references
 }

@@ -1,5 +1,7 @@
 #include "server/router.h"
 
+#include "base/percent_encode.h"
+
 namespace a3s::power::server {
 
 Router::Router() {
@@ -17,28 +19,7 @@ Router::Router() {
 }
 
 std::optional<std::string> percent_decode(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    if (i + 2 >= s.size()) return std::nullopt;
-    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    char c = static_cast<char>(hi * 16 + lo);
-    if (c == '\0') return std::nullopt;
-    out += c;
-    i += 2;
-  }
-  return out;
+  return a3s::power::percent_decode(s, /*reject_nul=*/true);
 }
 
 std::optional<std::map<std::string, std::string>> parse_query(const std::string& query) {

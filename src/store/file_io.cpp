@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "base/syscall.h"
 
 namespace a3s::power::store {
 
@@ -34,22 +35,17 @@ void ensure_dir(const std::string& path) {
 void write_all(int fd, const void* data, size_t n, const std::string& path) {
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw_io("cannot write", path);
-    }
+    const ssize_t w = retry_on_eintr([&] { return ::write(fd, p, n); });
+    if (w < 0) throw_io("cannot write", path);
     p += w;
     n -= static_cast<size_t>(w);
   }
 }
 
 size_t pread_some(int fd, void* data, size_t n, uint64_t offset, const std::string& path) {
-  for (;;) {
-    const ssize_t r = ::pread(fd, data, n, static_cast<off_t>(offset));
-    if (r >= 0) return static_cast<size_t>(r);
-    if (errno != EINTR) throw_io("cannot read", path);
-  }
+  const ssize_t r = retry_on_eintr([&] { return ::pread(fd, data, n, static_cast<off_t>(offset)); });
+  if (r < 0) throw_io("cannot read", path);
+  return static_cast<size_t>(r);
 }
 
 void fsync_fd(int fd, const std::string& path) {
@@ -60,27 +56,6 @@ void fsync_dir(const std::string& dir) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd) throw_io("cannot open directory", dir);
   fsync_fd(fd.get(), dir);
-}
-
-void write_file_atomically(const std::string& path, std::string_view contents) {
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string pattern = dir + "/.tmp.XXXXXX";
-  std::vector<char> tmpl(pattern.begin(), pattern.end());
-  tmpl.push_back('\0');
-  UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));
-  if (!fd) throw_io("cannot create temporary file in", dir);
-  const std::string tmp(tmpl.data());
-  try {
-    write_all(fd.get(), contents.data(), contents.size(), tmp);
-    fsync_fd(fd.get(), tmp);
-    fd.reset();
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_io("cannot rename into", path);
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  fsync_dir(dir);
 }
 
 std::string read_small_file(const std::string& path, size_t max_bytes) {

@@ -51,10 +51,6 @@ size_t pread_some(int fd, void* data, size_t n, uint64_t offset, const std::stri
 void fsync_fd(int fd, const std::string& path);
 void fsync_dir(const std::string& dir);
 
-// Replaces `path` with `contents` atomically: a private temp file in the same directory is written,
-// fsync'ed and renamed over `path`; then the directory is fsync'ed.
-void write_file_atomically(const std::string& path, std::string_view contents);
-
 // Whole contents of a small file (symlinks not followed); throws when it cannot be read or is
 // larger than max_bytes.
 std::string read_small_file(const std::string& path, size_t max_bytes);

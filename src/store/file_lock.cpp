@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "a3s/power/error.h"
+#include "base/syscall.h"
 
 namespace a3s::power::store {
 namespace {
@@ -17,9 +18,7 @@ constexpr size_t kMaxNoteBytes = 256;
 UniqueFd open_and_lock(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd) throw_io("cannot open lock file", path);
-  while (::flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) throw_io("cannot lock", path);
-  }
+  if (retry_on_eintr([&] { return ::flock(fd.get(), LOCK_EX); }) != 0) throw_io("cannot lock", path);
   return fd;
 }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "a3s/power/error.h"
+#include "base/syscall.h"
 #include "store/file_io.h"
 
 namespace a3s::power::store {
@@ -175,11 +176,9 @@ size_t on_body(char* buf, size_t size, size_t n, void* ud) {
     // Positioned writes: the file offset never matters, even after a truncation.
     size_t done = 0;
     while (done < len) {
-      const ssize_t w = ::pwrite(t->req->fd, buf + done, len - done, static_cast<off_t>(t->offset + done));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw_io("cannot write", t->req->staging_path);
-      }
+      const ssize_t w = retry_on_eintr(
+          [&] { return ::pwrite(t->req->fd, buf + done, len - done, static_cast<off_t>(t->offset + done)); });
+      if (w < 0) throw_io("cannot write", t->req->staging_path);
       done += static_cast<size_t>(w);
     }
     t->req->hasher->update(buf, len);

@@ -3,6 +3,8 @@
 #include <cstdint>
 
 #include "a3s/power/error.h"
+#include "base/percent_encode.h"
+#include "base/utf8.h"
 #include "store/sha256_hasher.h"
 
 namespace a3s::power::store {
@@ -10,38 +12,11 @@ namespace {
 
 constexpr size_t kMaxPlainStemBytes = 200;
 
-bool plain_byte(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
-}
-
 // Length of the UTF-8 sequence starting at s[i], or 0 when it is not a valid, shortest-form
 // encoding of a scalar value.
 size_t utf8_sequence_length(std::string_view s, size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  size_t len = 0;
-  uint32_t cp = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  static constexpr uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
+  const Utf8Char c = decode_utf8(s, i);
+  return c.status == Utf8Status::kOk ? c.length : 0;
 }
 
 }  // namespace
@@ -65,19 +40,8 @@ void validate_model_name(std::string_view name) {
 }
 
 std::string manifest_file_stem(std::string_view name) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(name.size() * 3);
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (plain_byte(c)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0x0F]);
-    }
-  }
+  // Letters, digits, '.' and '_' as is; every other byte as %XX.
+  std::string out = percent_encode(name, "._");
   if (out.size() <= kMaxPlainStemBytes) return out;
   return "%%sha256-" + sha256_hex(name);
 }

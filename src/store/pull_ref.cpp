@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "base/percent_encode.h"
 #include "store/model_name.h"
 #include "store/sha256_hasher.h"
 
@@ -28,48 +29,6 @@ std::string lower(std::string_view s) {
 
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && lower(s.substr(0, prefix.size())) == prefix;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decodes; returns nullopt for a malformed escape.
-std::optional<std::string> percent_decode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out.push_back(s[i]);
-      continue;
-    }
-    if (i + 2 >= s.size()) return std::nullopt;
-    const int hi = hex_value(s[i + 1]);
-    const int lo = hex_value(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
-}
-
-// Percent-encodes every byte outside RFC 3986 "unreserved".
-std::string percent_encode_segment(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0x0F]);
-    }
-  }
-  return out;
 }
 
 // Last path component without a trailing ".gguf" (any case); empty when unusable as a name.
@@ -166,10 +125,10 @@ PullRef parse_hf(const std::string& ref, const std::string& endpoint) {
   std::string base = endpoint.empty() ? std::string("https://huggingface.co") : endpoint;
   while (!base.empty() && base.back() == '/') base.pop_back();
   std::string url =
-      base + "/" + percent_encode_segment(segs[0]) + "/" + percent_encode_segment(segs[1]) + "/resolve/main";
+      base + "/" + percent_encode(segs[0]) + "/" + percent_encode(segs[1]) + "/resolve/main";
   for (size_t k = 2; k < segs.size(); ++k) {
     url.push_back('/');
-    url.append(percent_encode_segment(segs[k]));
+    url.append(percent_encode(segs[k]));
   }
   if (!starts_with_ci(url, "https://") && !starts_with_ci(url, "http://"))
     bad_ref("the Hugging Face endpoint must be an https:// URL");

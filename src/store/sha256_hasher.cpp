@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 
 namespace a3s::power::store {
 
@@ -27,13 +28,7 @@ std::string Sha256Hasher::finish_hex() {
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(ctx_.get(), md, &len) != 1 || len != 32)
     throw Error(codes::kInternal, "SHA-256 final failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 0x0F]);
-  }
+  std::string out = to_hex(std::span<const uint8_t>(md, len));
   reset();
   return out;
 }
@@ -47,8 +42,7 @@ std::string sha256_hex(std::string_view data) {
 bool is_sha256_hex(std::string_view s) {
   if (s.size() != 64) return false;
   for (char c : s) {
-    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    if (!hex) return false;
+    if (hex_digit_value(c) < 0) return false;
   }
   return true;
 }

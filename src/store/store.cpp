@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "base/atomic_write.h"
 #include "base/utc_time.h"
 #include "store/file_io.h"
 #include "store/file_lock.h"
@@ -264,7 +265,7 @@ Manifest commit(const Layout& l, const std::string& staged, const std::string& h
   if (previous && previous->name == name && previous->digest == m.digest && previous->source == m.source &&
       previous->size == m.size)
     return *previous;
-  write_file_atomically(l.manifest_path(name), manifest_to_json(m).dump(2) + "\n");
+  write_file_atomically(l.manifest_path(name), manifest_to_json(m).dump(2) + "\n", 0600);
   if (previous && previous->name == name && previous->digest != m.digest)
     collect_blob_if_unused(l, previous->digest);
   return m;

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "base/syscall.h"
+
 namespace a3s::power::tee {
 
 DeviceIoctl system_device_ioctl() {
@@ -14,8 +16,8 @@ DeviceIoctl system_device_ioctl() {
     if (fd < 0) return errno;
     int rc = 0;
     for (int attempt = 0; attempt < 100; ++attempt) {
-      rc = ::ioctl(fd, request, arg) == 0 ? 0 : errno;
-      if (rc != EINTR && rc != EAGAIN) break;  // the SNP driver returns EAGAIN while the host is busy
+      rc = retry_on_eintr([&] { return ::ioctl(fd, request, arg); }) == 0 ? 0 : errno;
+      if (rc != EAGAIN) break;  // the SNP driver returns EAGAIN while the host is busy
     }
     ::close(fd);
     return rc;

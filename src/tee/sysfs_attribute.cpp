@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s/power/error.h"
+#include "base/syscall.h"
 
 namespace a3s::power::tee {
 namespace {
@@ -30,9 +31,8 @@ std::optional<std::vector<uint8_t>> read_attribute(const std::filesystem::path& 
   std::vector<uint8_t> out;
   uint8_t buf[8192];
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd, buf, sizeof buf); });
     if (n < 0) {
-      if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
       if (optional && (err == ENXIO || err == EOPNOTSUPP)) return std::nullopt;
@@ -52,10 +52,7 @@ std::optional<std::vector<uint8_t>> read_attribute(const std::filesystem::path& 
 void write_attribute(const std::filesystem::path& file, std::span<const uint8_t> bytes) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) fail(file, "open", errno);
-  ssize_t n;
-  do {
-    n = ::write(fd, bytes.data(), bytes.size());
-  } while (n < 0 && errno == EINTR);
+  const ssize_t n = retry_on_eintr([&] { return ::write(fd, bytes.data(), bytes.size()); });
   if (n < 0) {
     const int err = errno;
     ::close(fd);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 #include "tokenizer/utf8.h"
 
 namespace a3s::power::tok {
@@ -170,10 +171,10 @@ const PreTokenizerSpec& pre_tokenizer_spec(std::string_view pre) {
     }
   }
   // The name is model metadata, not user text; cap its length to keep the message one short line.
-  std::string shown(pre.substr(0, 64));
-  for (char& c : shown) {
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
+  PrintableStyle style;
+  style.max_bytes = 64;
+  style.unprintable = Unprintable::kBelowSpace;
+  const std::string shown = printable(pre, style);
   throw Error(codes::kInvalidModel, "unknown pre-tokenizer '" + shown + "'");
 }
 

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 #include "model/gguf/gguf_file.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/spm_tokenizer.h"
@@ -17,11 +18,10 @@ constexpr const char* kMergesKey = "tokenizer.ggml.merges";
 
 // Model metadata may hold anything; keep what is echoed in an error short and printable.
 std::string shown_name(const std::string& s) {
-  std::string out = s.substr(0, 64);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
-  return out;
+  PrintableStyle style;
+  style.max_bytes = 64;
+  style.unprintable = Unprintable::kBelowSpace;
+  return printable(s, style);
 }
 
 std::unique_ptr<Tokenizer> load_sentencepiece(const gguf::File& file) {

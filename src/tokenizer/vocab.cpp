@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "model/gguf/gguf_file.h"
 
 namespace a3s::power::tok {
@@ -179,13 +180,7 @@ void build_eog(Vocab& v) {
 
 int parse_byte_token(std::string_view text) {
   if (text.size() != 6 || text.substr(0, 3) != "<0x" || text[5] != '>') return -1;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  const int hi = hex(text[3]), lo = hex(text[4]);
+  const int hi = hex_digit_value(text[3]), lo = hex_digit_value(text[4]);
   return (hi < 0 || lo < 0) ? -1 : hi * 16 + lo;
 }
 

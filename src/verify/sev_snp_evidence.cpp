@@ -7,8 +7,8 @@
 #include <chrono>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "verify/evidence_verifiers.h"
-#include "verify/hex.h"
 #include "verify/sev_snp/sev_snp_verify.h"
 
 namespace a3s::power::verify {

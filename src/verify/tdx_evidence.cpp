@@ -2,8 +2,8 @@
 #include <exception>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "verify/evidence_verifiers.h"
-#include "verify/hex.h"
 #include "verify/tdx/tdx_verify.h"
 
 namespace a3s::power::verify {

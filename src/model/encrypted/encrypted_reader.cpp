@@ -10,7 +10,9 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/printable.h"
+#include "base/syscall.h"
 
 namespace a3s::power::crypto {
 namespace {
@@ -19,8 +21,7 @@ namespace {
 size_t preadv_full(int fd, iovec* iov, int n_iov, uint64_t offset, const std::string& name) {
   size_t total = 0;
   while (n_iov > 0) {
-    const ssize_t r = ::preadv(fd, iov, n_iov, static_cast<off_t>(offset + total));
-    if (r < 0 && errno == EINTR) continue;
+    const ssize_t r = retry_on_eintr([&] { return ::preadv(fd, iov, n_iov, static_cast<off_t>(offset + total)); });
     if (r < 0) {
       const int err = errno;
       throw Error(codes::kIo, "cannot read encrypted model '" + name + "': " + std::strerror(err));

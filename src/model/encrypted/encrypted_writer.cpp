@@ -13,6 +13,7 @@
 
 #include "a3s/power/error.h"
 #include "base/printable.h"
+#include "base/syscall.h"
 #include "crypto/aes_gcm.h"
 
 namespace a3s::power::crypto {
@@ -20,8 +21,7 @@ namespace {
 
 void write_all(int fd, const uint8_t* p, size_t n) {
   while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
+    const ssize_t w = retry_on_eintr([&] { return ::write(fd, p, n); });
     if (w < 0) {
       const int err = errno;
       throw Error(codes::kIo, std::string("cannot write the encrypted file: ") + std::strerror(err));

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 
 namespace a3s::power::gguf {
 namespace {
@@ -31,23 +32,13 @@ constexpr uint32_t kMaxDims = 4;
 // Renders untrusted bytes (a path, key or tensor name) for a one-line message: printable ASCII is
 // kept, everything else becomes \xNN, and long input is cut.
 std::string printable(std::string_view s, size_t max_chars = 96) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max_chars) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
+  PrintableStyle style;
+  style.max_bytes = max_chars;
+  style.unprintable = Unprintable::kNonAscii;
+  style.also_unprintable = "\\";
+  style.hex_escape = true;
+  style.mark_cut = true;
+  return a3s::power::printable(s, style);
 }
 
 const char* value_type_name(ValueType t) {

@@ -2,11 +2,11 @@
 
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <unistd.h>
+#include <memory>
 
 #include "a3s/power/error.h"
+#include "base/atomic_write.h"
 
 namespace a3s::power::gguf {
 namespace {
@@ -79,14 +79,11 @@ Writer::Writer(uint64_t alignment) : alignment_(alignment) {
 }
 
 Writer::~Writer() {
-  if (f_) {
-    std::fclose(f_);
-    ::unlink(tmp_path_.c_str());
-  }
+  // A writer destroyed before finish() leaves no file: file_'s destructor removes the temporary one.
 }
 
 void Writer::set(const std::string& key, Value v) {
-  if (f_) throw Error(codes::kInvalidArgument, "GGUF metadata cannot change after begin()");
+  if (file_) throw Error(codes::kInvalidArgument, "GGUF metadata cannot change after begin()");
   for (auto& [k, old] : kv_)
     if (k == key) {
       old = std::move(v);
@@ -100,7 +97,7 @@ void Writer::set_f32(const std::string& key, float v) { set(key, {ValueType::FLO
 void Writer::set_bool(const std::string& key, bool v) { set(key, {ValueType::BOOL, v}); }
 
 size_t Writer::add_tensor(const std::string& name, TensorType type, std::span<const int64_t> ne) {
-  if (f_) throw Error(codes::kInvalidArgument, "GGUF tensors cannot be added after begin()");
+  if (file_) throw Error(codes::kInvalidArgument, "GGUF tensors cannot be added after begin()");
   if (name.empty() || name.size() > kMaxTensorName)
     throw Error(codes::kInvalidArgument, "GGUF tensor names must be 1 to 64 bytes");
   if (ne.empty() || ne.size() > 4)
@@ -131,9 +128,19 @@ uint64_t Writer::data_bytes() const {
 }
 
 void Writer::write_raw(const void* p, size_t n) {
-  if (n > 0 && std::fwrite(p, 1, n, f_) != n)
-    throw Error(codes::kIo, "cannot write " + tmp_path_ + ": " + std::strerror(errno));
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  if (buf_.size() + n > kBufferBytes) flush();
+  if (n >= kBufferBytes) {
+    file_->write(std::span<const uint8_t>(bytes, n));
+  } else {
+    buf_.insert(buf_.end(), bytes, bytes + n);
+  }
   written_ += n;
+}
+
+void Writer::flush() {
+  file_->write(buf_);
+  buf_.clear();
 }
 
 void Writer::pad_to_alignment() {
@@ -147,15 +154,13 @@ void Writer::pad_to_alignment() {
 }
 
 void Writer::begin(const std::string& path) {
-  if (f_) throw Error(codes::kInvalidArgument, "GGUF writer already started");
+  if (file_) throw Error(codes::kInvalidArgument, "GGUF writer already started");
   path_ = path;
-  tmp_path_ = path + ".tmp";
-  f_ = std::fopen(tmp_path_.c_str(), "wbx");
-  if (!f_ && errno == EEXIST) {  // a leftover of an earlier interrupted write
-    ::unlink(tmp_path_.c_str());
-    f_ = std::fopen(tmp_path_.c_str(), "wbx");
-  }
-  if (!f_) throw Error(codes::kIo, "cannot create " + tmp_path_ + ": " + std::strerror(errno));
+  file_ = std::make_unique<AtomicFileWriter>(path, [path](AtomicWriteStep step, const std::string&, int err) {
+    throw Error(codes::kIo, (step == AtomicWriteStep::kCreate ? "cannot create " : "cannot write ") + path + ": " +
+                                std::strerror(err));
+  });
+  buf_.reserve(kBufferBytes);
 
   std::vector<uint8_t> head;
   put<uint32_t>(head, kMagic);
@@ -181,7 +186,7 @@ void Writer::begin(const std::string& path) {
 }
 
 void Writer::append(std::span<const uint8_t> bytes) {
-  if (!f_) throw Error(codes::kInvalidArgument, "GGUF writer not started");
+  if (!file_) throw Error(codes::kInvalidArgument, "GGUF writer not started");
   while (!bytes.empty()) {
     if (cur_ >= tensors_.size()) throw Error(codes::kInvalidArgument, "more tensor bytes than declared");
     const TensorInfo& t = tensors_[cur_];
@@ -198,17 +203,13 @@ void Writer::append(std::span<const uint8_t> bytes) {
 }
 
 void Writer::finish() {
-  if (!f_) throw Error(codes::kInvalidArgument, "GGUF writer not started");
+  if (!file_) throw Error(codes::kInvalidArgument, "GGUF writer not started");
   if (cur_ != tensors_.size())
     throw Error(codes::kInvalidArgument, "tensor " + tensors_[cur_].name + " is incomplete");
-  const bool ok = std::fflush(f_) == 0 && ::fsync(fileno(f_)) == 0;
-  const int err = errno;
-  std::fclose(f_);
-  f_ = nullptr;
-  if (!ok || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    ::unlink(tmp_path_.c_str());
-    throw Error(codes::kIo, "cannot write " + path_ + ": " + std::strerror(ok ? errno : err));
-  }
+  flush();
+  // Even a failed commit ends the write: the temporary file is removed with `file`.
+  const std::unique_ptr<AtomicFileWriter> file = std::move(file_);
+  file->commit(0644);
 }
 
 }  // namespace a3s::power::gguf

@@ -5,7 +5,7 @@
 // at the first multiple of the alignment (`general.alignment`, default 32) after the tensor infos;
 // every tensor's offset is a multiple of the alignment (zero padding between tensors).
 //
-// The file is written to "<path>.tmp" and renamed over `path` only by finish(), so an interrupted or
+// The file is written to a temporary file (base/atomic_write.h) and renamed over `path` only by finish(), so an interrupted or
 // failed write never leaves a truncated model under the final name. Errors: Error(codes::kInvalidArgument)
 // for a bad tensor (name > 64 bytes, n_dims outside 1..4, a row that is not a whole number of blocks,
 // an unknown or activation-only type) or for bytes that do not match the declared tensor sizes;
@@ -13,11 +13,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "base/atomic_write.h"
 #include "model/gguf/gguf_file.h"
 
 namespace a3s::power::gguf {
@@ -41,12 +42,12 @@ class Writer {
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   uint64_t data_bytes() const;  // size of the data section (with padding)
 
-  // Creates "<path>.tmp" and writes header, metadata and tensor infos. No set/add_tensor afterwards.
+  // Creates a temporary file next to `path` and writes header, metadata and tensor infos. No set/add_tensor afterwards.
   void begin(const std::string& path);
   // Appends bytes of the current tensor (tensors in index order; a tensor may come in any number of
   // pieces). Moving to the next tensor happens when the current one is complete.
   void append(std::span<const uint8_t> bytes);
-  // Checks that every tensor is complete, flushes, and renames the file to `path`.
+  // Checks that every tensor is complete, flushes, syncs and renames the file to `path` (mode 0644).
   void finish();
 
  private:
@@ -56,8 +57,12 @@ class Writer {
   uint64_t alignment_;
   std::vector<std::pair<std::string, Value>> kv_;
   std::vector<TensorInfo> tensors_;
-  std::string path_, tmp_path_;
-  std::FILE* f_ = nullptr;
+  void flush();
+
+  static constexpr size_t kBufferBytes = 1 << 20;
+  std::string path_;
+  std::unique_ptr<AtomicFileWriter> file_;  // set from begin() until finish()
+  std::vector<uint8_t> buf_;                // bytes not yet handed to file_
   uint64_t written_ = 0;     // bytes written to the file so far
   size_t cur_ = 0;           // tensor being appended
   uint64_t cur_done_ = 0;    // bytes of tensor cur_ written

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "base/printable.h"
 #include "base/small_file.h"
 #include "model/integrity/model_signature.h"
@@ -43,11 +44,11 @@ std::string integrity_subject(const std::string& path, const IntegrityOptions& o
 IntegrityResult check_integrity(const std::string& path, const crypto::Sha256Digest& plaintext_sha256,
                                 const IntegrityOptions& opts) {
   IntegrityResult r;
-  r.sha256 = crypto::to_hex(plaintext_sha256);
+  r.sha256 = to_hex(plaintext_sha256);
   const std::string subject = integrity_subject(path, opts);
   if (opts.pin && *opts.pin != plaintext_sha256) {
     throw Error(codes::kIntegrity, subject + ": SHA-256 " + r.sha256 + " does not match its pin sha256:" +
-                                       crypto::to_hex(*opts.pin));
+                                       to_hex(*opts.pin));
   }
   if (opts.signing_key) {
     const std::string sig_path = crypto::signature_path_for(path);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/hex.h"
+
 namespace a3s::power::crypto {
 
 std::array<uint8_t, kModelSignatureMessageBytes> model_signature_message(const Sha256Digest& plaintext_sha256) {
@@ -29,7 +31,7 @@ std::optional<Ed25519Signature> parse_signature_file_text(std::string_view text)
     text.remove_suffix(1);
   }
   Ed25519Signature sig{};
-  if (!parse_hex_exact(text, sig)) return std::nullopt;
+  if (!decode_hex(text, sig)) return std::nullopt;
   return sig;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "base/syscall.h"
 
 namespace a3s::power::weights {
 
@@ -31,8 +32,8 @@ void FileByteReader::read(uint64_t offset, std::span<uint8_t> dst) {
     throw Error(codes::kIo, "read past the end of " + path_ + " (file changed since it was loaded?)");
   size_t done = 0;
   while (done < dst.size()) {
-    const ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = retry_on_eintr(
+        [&] { return ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done)); });
     if (n < 0) throw Error(codes::kIo, "cannot read " + path_ + ": " + std::strerror(errno));
     if (n == 0) throw Error(codes::kIo, "unexpected end of " + path_ + " (file truncated since it was loaded?)");
     done += static_cast<size_t>(n);

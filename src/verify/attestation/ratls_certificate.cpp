@@ -12,8 +12,8 @@
 #include "a3s/power/verify_attestation.h"
 #include "attestation/ratls_extension.h"
 #include "crypto/openssl.h"
+#include "base/hex.h"
 #include "verify/attestation/verify_response.h"
-#include "verify/hex.h"
 #include "attestation/verify_result.h"
 
 namespace a3s::power::verify {

@@ -8,11 +8,11 @@
 
 #include "a3s/power/error.h"
 #include "attestation/attestation_response.h"
+#include "base/hex.h"
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/evidence_report_data.h"
 #include "verify/attestation/simulated_root.h"
 #include "verify/attestation/verify_response.h"
-#include "verify/hex.h"
 #include "attestation/sev_snp/cert_table.h"
 #include "attestation/verify_result.h"
 

@@ -10,6 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "a3s/power/error.h"
+#include "base/atomic_write.h"
+#include "base/hex.h"
+
 namespace a3s::power::verify::online {
 namespace {
 
@@ -24,22 +28,14 @@ std::optional<std::string> read_all(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
 }
 
+// A cache entry is best effort: a failed write is reported as false, never thrown.
 bool write_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
+  try {
+    write_file_atomically(path.string(), bytes, 0644);
+    return true;
+  } catch (const Error&) {
+    return false;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
 }
 
 }  // namespace
@@ -48,13 +44,7 @@ std::string EndorsementCache::key(const std::string& url) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(url.data(), url.size(), digest, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  return to_hex(std::span<const uint8_t>(digest, len));
 }
 
 std::optional<CachedResponse> EndorsementCache::lookup(const std::string& url, std::time_t now) const {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "a3s/power/error.h"
-#include "verify/hex.h"
+#include "base/hex.h"
 
 namespace a3s::power::verify::online {
 namespace {

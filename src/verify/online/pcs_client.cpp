@@ -9,6 +9,8 @@
 
 #include "a3s/power/error.h"
 #include "crypto/openssl.h"
+#include "base/hex.h"
+#include "base/percent_encode.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/pck_extensions.h"
 #include "attestation/tdx/quote.h"
@@ -26,13 +28,6 @@ std::string upper_hex(std::span<const uint8_t> bytes) {
   return out;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string issuer_cn(X509* cert) {
   char cn[256] = {0};
   if (X509_NAME_get_text_by_NID(X509_get_issuer_name(cert), NID_commonName, cn, sizeof cn) < 0) return "";
@@ -43,13 +38,9 @@ std::string issuer_cn(X509* cert) {
 std::string der_or_hex(std::string body) {
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
   if (body.empty() || body.size() % 2 != 0) return body;
-  std::string out;
-  for (std::size_t i = 0; i < body.size(); i += 2) {
-    const int hi = hex_value(body[i]), lo = hex_value(body[i + 1]);
-    if (hi < 0 || lo < 0) return body;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
+  const auto bytes = decode_hex(body);
+  if (!bytes) return body;
+  return std::string(bytes->begin(), bytes->end());
 }
 
 std::string required_header(const CachedResponse& r, std::string_view name, const std::string& url) {
@@ -116,19 +107,9 @@ std::string pck_crl_path(std::string_view ca) {
 std::string root_ca_crl_path() { return "/sgx/certification/v4/rootcacrl"; }
 
 std::string url_decode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    const int hi = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
-    const int lo = i + 2 < text.size() ? hex_value(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0) throw Error(codes::kIo, "a bad %-escape in an issuer-chain header");
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
+  auto out = percent_decode(text);
+  if (!out) throw Error(codes::kIo, "a bad %-escape in an issuer-chain header");
+  return *out;
 }
 
 std::optional<std::time_t> json_next_update(const std::string& json) {

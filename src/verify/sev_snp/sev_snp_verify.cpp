@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "verify/sev_snp/report_signature.h"
 #include "verify/sev_snp/vcek_chain.h"
 #include "attestation/sev_snp/vcek_extensions.h"
@@ -14,16 +15,6 @@ namespace {
 
 VerifyResult fail(const char* step, std::string message) {
   return VerifyResult::fail(step, std::move(message));
-}
-
-std::string hex(std::span<const uint8_t> bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += kHex[b >> 4];
-    s += kHex[b & 15];
-  }
-  return s;
 }
 
 // Step 4 precondition: the report says which kind of key signed it; the certificate must be of that kind.
@@ -85,10 +76,10 @@ VerifyResult check_policy(const Report& r, const Policy& policy) {
       std::find(policy.expected_measurements.begin(), policy.expected_measurements.end(), r.measurement) ==
           policy.expected_measurements.end())
     return fail(steps::kMeasurementMismatch,
-                "MEASUREMENT " + hex(r.measurement) + " is not an expected measurement");
+                "MEASUREMENT " + to_hex(r.measurement) + " is not an expected measurement");
   if (policy.expected_report_data && *policy.expected_report_data != r.report_data)
     return fail(steps::kReportDataMismatch,
-                "REPORT_DATA " + hex(r.report_data) + " differs from the expected value");
+                "REPORT_DATA " + to_hex(r.report_data) + " differs from the expected value");
   return VerifyResult::ok();
 }
 

@@ -3,13 +3,6 @@
 namespace a3s::power::verify::tdx {
 namespace {
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool digits(std::string_view s, size_t pos, size_t n, int& out) {
   out = 0;
   for (size_t i = pos; i < pos + n; ++i) {
@@ -48,28 +41,6 @@ std::optional<std::time_t> parse_iso8601_utc(std::string_view s) {
   if (i + 1 != s.size() || s[i] != 'Z') return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
   return static_cast<std::time_t>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se);
-}
-
-std::optional<std::vector<uint8_t>> parse_hex(std::string_view text, size_t n_bytes) {
-  if (text.size() != 2 * n_bytes) return std::nullopt;
-  std::vector<uint8_t> out(n_bytes);
-  for (size_t i = 0; i < n_bytes; ++i) {
-    int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out[i] = static_cast<uint8_t>(hi * 16 + lo);
-  }
-  return out;
-}
-
-std::string to_hex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0x0F]);
-  }
-  return out;
 }
 
 }  // namespace a3s::power::verify::tdx

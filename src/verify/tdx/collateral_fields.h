@@ -17,10 +17,4 @@ namespace a3s::power::verify::tdx {
 // nullopt for any other shape.
 std::optional<std::time_t> parse_iso8601_utc(std::string_view text);
 
-// Bytes of a hex string of exactly `n_bytes` bytes (2 * n_bytes digits); nullopt otherwise.
-std::optional<std::vector<uint8_t>> parse_hex(std::string_view text, size_t n_bytes);
-
-// Lowercase hex of `bytes` (for messages and reports).
-std::string to_hex(std::span<const uint8_t> bytes);
-
 }  // namespace a3s::power::verify::tdx

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
 
 namespace a3s::power::verify::tdx {
@@ -42,10 +43,9 @@ class CollateralJson {
   // Exactly N bytes of hex.
   template <size_t N>
   std::array<uint8_t, N> hex(const json& obj, const char* name) const {
-    auto bytes = parse_hex(text(obj, name), N);
-    if (!bytes) bad(std::string("field \"") + name + "\" is not " + std::to_string(N) + " hex bytes");
     std::array<uint8_t, N> out{};
-    std::copy(bytes->begin(), bytes->end(), out.begin());
+    if (!decode_hex(text(obj, name), out))
+      bad(std::string("field \"") + name + "\" is not " + std::to_string(N) + " hex bytes");
     return out;
   }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
 #include "verify/tdx/ecdsa_p256.h"
 
@@ -102,10 +103,10 @@ std::string_view verified_json_body(std::string_view document, std::string_view 
   nlohmann::json sig_json = nlohmann::json::parse(*sig_text, nullptr, false);
   if (sig_json.is_discarded() || !sig_json.is_string())
     throw std::runtime_error("\"signature\" is not a string");
-  auto sig = parse_hex(sig_json.get<std::string>(), 64);
-  if (!sig) throw std::runtime_error("\"signature\" is not 64 hex bytes (r||s)");
+  std::vector<uint8_t> sig(64);
+  if (!decode_hex(sig_json.get<std::string>(), sig)) throw std::runtime_error("\"signature\" is not 64 hex bytes (r||s)");
   std::span<const uint8_t> message(reinterpret_cast<const uint8_t*>(body->data()), body->size());
-  if (!ecdsa_p256_verify(key, message, *sig)) {
+  if (!ecdsa_p256_verify(key, message, sig)) {
     throw std::runtime_error("signature over " + what + " does not verify with the TCB signing key");
   }
   return *body;

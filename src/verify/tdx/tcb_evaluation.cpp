@@ -4,6 +4,7 @@
 #include <cctype>
 #include <span>
 
+#include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
 
 namespace a3s::power::verify::tdx {

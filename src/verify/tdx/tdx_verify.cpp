@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "crypto/openssl.h"
+#include "base/hex.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/collateral_fields.h"
 #include "verify/tdx/ecdsa_p256.h"

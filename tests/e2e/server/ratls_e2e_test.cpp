@@ -25,6 +25,7 @@
 #include "support/shell_command.h"
 #include "a3s/power/verify_attestation.h"
 #include "crypto/openssl.h"
+#include "base/hex.h"
 #include "crypto/sha256.h"
 #include "tee/ratls_certificate.h"
 
@@ -43,7 +44,7 @@ std::string file_sha256_hex(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string bytes = ss.str();
-  return crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  return to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
 }
 
 std::string ratls_config(const TempDir& dir, const std::string& extra = {}) {
@@ -240,7 +241,7 @@ TEST_F(RatlsE2E, TlsPortServesTheSameRoutesAndItsAttestationBindsTheConnectionKe
   EXPECT_EQ(claims["nonce"], nonce);
   const auto spki = verify::certificate_spki_sha256(a.certificate_der);
   ASSERT_TRUE(spki.has_value());
-  EXPECT_EQ(claims["tls"]["spki_sha256"], crypto::to_hex(*spki));
+  EXPECT_EQ(claims["tls"]["spki_sha256"], to_hex(*spki));
 
   // Before renewal is due, every connection gets the same certificate.
   EXPECT_EQ(tls_get(server_->tls_port(), "/health").certificate_der, a.certificate_der);

@@ -13,6 +13,7 @@
 #include "support/http_client.h"
 #include "support/server_process.h"
 #include "support/shell_command.h"
+#include "base/hex.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
 #include "base/canonical_json.h"
@@ -28,13 +29,13 @@ std::string file_sha256_hex(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string bytes = ss.str();
-  return crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  return to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
 }
 
 std::string fresh_nonce() {
   std::array<uint8_t, 32> n{};
   EXPECT_EQ(RAND_bytes(n.data(), static_cast<int>(n.size())), 1);
-  return crypto::to_hex(n);
+  return to_hex(n);
 }
 
 std::string tee_config(const TempDir& dir, const std::string& extra = {}) {
@@ -75,12 +76,12 @@ TEST_F(TeeE2E, AttestationBindsTheNonceAndTheModelDigest) {
   // report_data = nonce || SHA-256(canonical claims), computed here from what was received.
   const std::string canonical = canonical_json(claims);
   const std::string digest =
-      crypto::to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(canonical.data()), canonical.size()}));
+      to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(canonical.data()), canonical.size()}));
   EXPECT_EQ(j["claims_sha256"], digest);
   EXPECT_EQ(j["report_data"], nonce + digest);
   const auto raw = crypto::base64_decode(j["report"].get<std::string>());
   ASSERT_TRUE(raw.has_value());
-  EXPECT_EQ(crypto::to_hex(verify::sev_snp::parse_report(*raw).report_data), nonce + digest);
+  EXPECT_EQ(to_hex(verify::sev_snp::parse_report(*raw).report_data), nonce + digest);
   EXPECT_EQ(j["tee_type"], "simulated");
   EXPECT_FALSE(j["verifiable"].get<bool>());
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "../encrypted_cli/cli_run.h"
+#include "base/hex.h"
 #include "crypto/ed25519.h"
 #include "model/integrity/model_signature.h"
 #include "crypto/sha256.h"
@@ -62,8 +63,8 @@ TEST(SigningKeygen, WritesThePrivateSeedAndPrintsOnlyThePublicKey) {
   EXPECT_TRUE(is_lower_hex(pub));
   // stdout is the public key of the written seed, and never the seed.
   std::array<uint8_t, 32> seed{};
-  ASSERT_TRUE(crypto::parse_hex_exact(seed_hex.substr(0, 64), seed));
-  EXPECT_EQ(crypto::to_hex(crypto::ed25519_public_key(seed)), pub);
+  ASSERT_TRUE(decode_hex(seed_hex.substr(0, 64), seed));
+  EXPECT_EQ(to_hex(crypto::ed25519_public_key(seed)), pub);
   EXPECT_NE(pub, seed_hex.substr(0, 64));
   // Never overwritten; a second key differs.
   expect_one_line_error(run({"keygen", "--type", "ed25519", "--out", key}), "refusing to overwrite");
@@ -132,7 +133,7 @@ TEST(Sign, RefusesEncryptedModelsAndBadInput) {
 
 TEST(Hash, PrintsThePinOfPlaintextAndEncryptedModels) {
   Dir dir;
-  const std::string expected = "sha256:" + crypto::to_hex(openssl_sha256(kStories)) + "\n";
+  const std::string expected = "sha256:" + to_hex(openssl_sha256(kStories)) + "\n";
   const CliRun plain = run({"hash", kStories});
   ASSERT_EQ(plain.status, 0) << plain.err;
   EXPECT_EQ(plain.out, expected);

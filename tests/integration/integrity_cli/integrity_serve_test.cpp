@@ -12,6 +12,7 @@
 #include "support/http_client.h"
 #include "support/server_process.h"
 #include "../encrypted_cli/cli_run.h"
+#include "base/hex.h"
 #include "crypto/sha256.h"
 
 namespace a3s::power::enc_test {
@@ -27,7 +28,7 @@ std::string sha256_hex(const std::string& path) {
   std::array<uint8_t, 32> md{};
   unsigned int len = 0;
   EVP_Digest(bytes.data(), bytes.size(), md.data(), &len, EVP_sha256(), nullptr);
-  return crypto::to_hex(md);
+  return to_hex(md);
 }
 
 struct Fixture {

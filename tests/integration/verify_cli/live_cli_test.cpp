@@ -8,6 +8,7 @@
 
 #include "unit/verify/attestation/attestation_builder.h"
 #include "support/scripted_http_server.h"
+#include "base/hex.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {
@@ -18,7 +19,7 @@ using client::testing::ScriptedHttpServer;
 using namespace verify_attestation_testing;
 
 const tee::Nonce kNonce = test_nonce(21);
-const std::string kNonceHex = crypto::to_hex(kNonce);
+const std::string kNonceHex = to_hex(kNonce);
 
 std::string genuine_body() {
   static tee::SimulatedProvider provider;
@@ -81,9 +82,9 @@ TEST(VerifyLive, JsonOutput) {
   EXPECT_EQ(j["tee_type"], "simulated");
   EXPECT_EQ(j["simulated"], true);
   EXPECT_EQ(j["model"], kModel);
-  EXPECT_EQ(j["model_sha256"], crypto::to_hex(model_digest()));
+  EXPECT_EQ(j["model_sha256"], to_hex(model_digest()));
   EXPECT_EQ(j["nonce"], kNonceHex);
-  EXPECT_EQ(j["measurement"], crypto::to_hex(tee::SimulatedProvider::measurement()));
+  EXPECT_EQ(j["measurement"], to_hex(tee::SimulatedProvider::measurement()));
   ASSERT_TRUE(j["checks"].is_array());
   EXPECT_EQ(j["checks"].size(), 11u);
 }
@@ -130,7 +131,7 @@ TEST(VerifyLive, WrongExpectedHash) {
 
 TEST(VerifyLive, ExpectedMeasurement) {
   ScriptedHttpServer server({ok(genuine_body())});
-  const std::string simulated = crypto::to_hex(tee::SimulatedProvider::measurement());
+  const std::string simulated = to_hex(tee::SimulatedProvider::measurement());
   EXPECT_EQ(run_verify(live_args(server, {"--nonce", kNonceHex, "--allow-simulated", "--expected-measurement",
                                           std::string(96, 'b'), "--expected-measurement", simulated}))
                 .status,

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
 #include "server/attestation.h"
@@ -71,24 +72,24 @@ TEST(Attestor, ReportDataIsNonceAndClaimsDigest) {
   ASSERT_TRUE(j["claims"].is_object());
   const std::string canonical = canonical_json(j["claims"]);
   const crypto::Sha256Digest claims_digest = sha_of(canonical);
-  EXPECT_EQ(j["claims_sha256"], crypto::to_hex(claims_digest));
-  EXPECT_EQ(j["report_data"], crypto::to_hex(nonce) + crypto::to_hex(claims_digest));
-  EXPECT_EQ(j["claims"]["nonce"], crypto::to_hex(nonce));
+  EXPECT_EQ(j["claims_sha256"], to_hex(claims_digest));
+  EXPECT_EQ(j["report_data"], to_hex(nonce) + to_hex(claims_digest));
+  EXPECT_EQ(j["claims"]["nonce"], to_hex(nonce));
   EXPECT_EQ(j["claims"]["schema"], "a3s-power.claims.v1");
   EXPECT_EQ(j["claims"]["model"]["name"], "stories");
   EXPECT_EQ(j["claims"]["model"]["sha256"], m.sha256);
   EXPECT_EQ(j["claims"]["model"]["encrypted_sha256"], m.encrypted_sha256);
   EXPECT_EQ(j["claims"]["model"]["signature"], "absent");
   EXPECT_EQ(j["claims"]["runtime"]["tee_policy"], "development");
-  EXPECT_EQ(j["claims"]["runtime"]["config_sha256"], crypto::to_hex(a.config_sha256()));
+  EXPECT_EQ(j["claims"]["runtime"]["config_sha256"], to_hex(a.config_sha256()));
   EXPECT_FALSE(j["claims"].contains("tls"));
 
   // The evidence itself carries the same report_data.
   const auto raw = crypto::base64_decode(j["report"].get<std::string>());
   ASSERT_TRUE(raw.has_value());
   const auto report = verify::sev_snp::parse_report(*raw);
-  EXPECT_EQ(crypto::to_hex(report.report_data), j["report_data"]);
-  EXPECT_EQ(j["measurement"], crypto::to_hex(tee::SimulatedProvider::measurement()));
+  EXPECT_EQ(to_hex(report.report_data), j["report_data"]);
+  EXPECT_EQ(j["measurement"], to_hex(tee::SimulatedProvider::measurement()));
   EXPECT_EQ(j["tee_type"], "simulated");
   EXPECT_EQ(j["evidence_format"], "sev-snp-report");
   EXPECT_EQ(j["policy"], "development");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "crypto/sha256.h"
 #include "base/canonical_json.h"
 #include "attestation/report_data.h"
@@ -102,9 +103,9 @@ Claims sample_claims() {
 TEST(Claims, CanonicalFormHasTheSchemaShape) {
   const Claims c = sample_claims();
   const std::string expected =
-      std::string(R"({"model":{"name":"llama-3.2-1b","sha256":")") + crypto::to_hex(digest_of("model")) +
+      std::string(R"({"model":{"name":"llama-3.2-1b","sha256":")") + to_hex(digest_of("model")) +
       R"(","signature":"verified"},"nonce":")" + std::string(64, 'a') + R"(","runtime":{"config_sha256":")" +
-      crypto::to_hex(digest_of("config")) +
+      to_hex(digest_of("config")) +
       R"(","tee_policy":"development","version":"0.4.0"},"schema":"a3s-power.claims.v1"})";
   EXPECT_EQ(c.canonical(), expected);
   EXPECT_EQ(c.digest(), digest_of(expected));
@@ -119,10 +120,10 @@ TEST(Claims, OptionalMembersAppearOnlyWhenSet) {
   c.signature = SignatureStatus::kAbsent;
   c.tee_policy = TeePolicy::kStrict;
   const json j = json::parse(c.canonical());
-  EXPECT_EQ(j["model"]["encrypted_sha256"], crypto::to_hex(digest_of("enc")));
+  EXPECT_EQ(j["model"]["encrypted_sha256"], to_hex(digest_of("enc")));
   EXPECT_EQ(j["model"]["signature"], "absent");
   EXPECT_EQ(j["runtime"]["tee_policy"], "strict");
-  EXPECT_EQ(j["tls"]["spki_sha256"], crypto::to_hex(digest_of("spki")));
+  EXPECT_EQ(j["tls"]["spki_sha256"], to_hex(digest_of("spki")));
   EXPECT_NE(c.canonical().find(R"("tls":{"spki_sha256":")"), std::string::npos);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "model/encrypted/key_provider.h"
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"

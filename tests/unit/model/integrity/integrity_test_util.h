@@ -14,6 +14,7 @@
 
 #include "unit/model/encrypted/crypto_test_util.h"
 #include "a3s/power/error.h"
+#include "base/hex.h"
 #include "crypto/ed25519.h"
 #include "model/integrity/model_signature.h"
 #include "crypto/sha256.h"
@@ -35,7 +36,7 @@ inline std::array<uint8_t, 32> openssl_sha256(const std::vector<uint8_t>& bytes)
   return md;
 }
 
-inline std::string hex(const std::array<uint8_t, 32>& d) { return crypto::to_hex(d); }
+inline std::string hex(const std::array<uint8_t, 32>& d) { return to_hex(d); }
 
 // Copies `src` to `dir`/name and returns the path.
 inline std::string copy_model(const TempDir& dir, const std::string& name, const std::string& src = kStories) {

@@ -2,6 +2,7 @@
 // .sig text form, and verification failures.
 #include <gtest/gtest.h>
 
+#include "base/hex.h"
 #include "integrity_test_util.h"
 
 namespace a3s::power::integrity_test {
@@ -9,7 +10,7 @@ namespace {
 
 std::vector<uint8_t> from_hex(const std::string& h) {
   std::vector<uint8_t> out(h.size() / 2);
-  EXPECT_TRUE(crypto::parse_hex_exact(h, out)) << h;
+  EXPECT_TRUE(decode_hex(h, out)) << h;
   return out;
 }
 
@@ -18,10 +19,10 @@ TEST(Ed25519, MatchesRfc8032TestVector1) {
   const auto seed = from_hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
   std::array<uint8_t, 32> s{};
   std::copy(seed.begin(), seed.end(), s.begin());
-  EXPECT_EQ(crypto::to_hex(crypto::ed25519_public_key(s)),
+  EXPECT_EQ(to_hex(crypto::ed25519_public_key(s)),
             "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
   const auto sig = crypto::ed25519_sign(s, {});
-  EXPECT_EQ(crypto::to_hex(sig),
+  EXPECT_EQ(to_hex(sig),
             "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
             "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
   EXPECT_TRUE(crypto::ed25519_verify(crypto::ed25519_public_key(s), {}, sig));

@@ -1,5 +1,6 @@
 #include "attestation_builder.h"
 
+#include "base/hex.h"
 #include "crypto/base64.h"
 
 #include <cstring>
@@ -17,7 +18,7 @@ crypto::Sha256Digest model_digest() {
 }
 
 std::string model_digest_arg() {
-  return "sha256:" + crypto::to_hex(model_digest());
+  return "sha256:" + to_hex(model_digest());
 }
 
 tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model) {
@@ -46,10 +47,10 @@ nlohmann::json response_for(const tee::Evidence& ev, const tee::Claims& claims) 
   j["policy"] = tee::to_string(claims.tee_policy);
   j["evidence_format"] = ev.format;
   j["report"] = crypto::base64_encode(ev.raw);
-  j["report_data"] = crypto::to_hex(rd);
-  j["measurement"] = crypto::to_hex(parsed.measurement);
+  j["report_data"] = to_hex(rd);
+  j["measurement"] = to_hex(parsed.measurement);
   j["claims"] = claims.to_json();
-  j["claims_sha256"] = crypto::to_hex(claims.digest());
+  j["claims_sha256"] = to_hex(claims.digest());
   j["certificates"] =
       ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(ev.certificates));
   j["verifiable"] = ev.verifiable_remotely;

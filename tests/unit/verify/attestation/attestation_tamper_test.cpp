@@ -5,6 +5,7 @@
 #include "a3s/power/verify_attestation.h"
 #include "attestation_builder.h"
 #include "attestation/sev_snp/cert_table.h"
+#include "base/hex.h"
 
 namespace a3s::power::verify_attestation_testing {
 namespace {
@@ -35,7 +36,7 @@ TEST_F(Tamper, ReplayedEvidenceFailsTheNonce) {
 // The replay with claims.nonce rewritten to the new nonce: report_data still holds the old one.
 TEST_F(Tamper, ReplayWithRewrittenClaimsNonce) {
   const tee::Nonce fresh = test_nonce(8);
-  response["claims"]["nonce"] = crypto::to_hex(fresh);
+  response["claims"]["nonce"] = to_hex(fresh);
   EXPECT_EQ(step_of(response, fresh), "nonce_mismatch");
 }
 
@@ -46,8 +47,8 @@ TEST_F(Tamper, ReplayWithRewrittenJsonIsCaughtByTheEvidence) {
   tee::Claims forged = claims;
   forged.nonce = fresh;
   response["claims"] = forged.to_json();
-  response["claims_sha256"] = crypto::to_hex(forged.digest());
-  response["report_data"] = crypto::to_hex(forged.report_data());
+  response["claims_sha256"] = to_hex(forged.digest());
+  response["report_data"] = to_hex(forged.report_data());
   EXPECT_EQ(step_of(response, fresh), "report_data_mismatch");
 }
 
@@ -61,7 +62,7 @@ TEST_F(Tamper, ModelDigestEditedAfterSigning) {
   tee::Claims served = claims;
   served.model_sha256.fill(0x99);
   response = simulated_response(provider, served);
-  response["claims"]["model"]["sha256"] = crypto::to_hex(model_digest());
+  response["claims"]["model"]["sha256"] = to_hex(model_digest());
   EXPECT_EQ(step_of(response, nonce), "claims_digest_mismatch");
 }
 

@@ -2,6 +2,7 @@
 // (verify_ratls_certificate, AttestationPolicy::tls_spki_sha256): the evidence extension binds the
 // certificate's own key; a certificate with another key (a man in the middle that copied the
 // extension), without the extension, with tampered evidence or outside its validity is rejected.
+#include "base/hex.h"
 #include "tee/ratls_certificate.h"
 
 #include <gtest/gtest.h>
@@ -68,8 +69,8 @@ TEST_F(RatlsCertificate, IsSelfSignedP384WithTheLifetimeAndTheEvidenceOfItsKey) 
   EXPECT_EQ(cert.not_after - cert.issued_at, std::chrono::hours(24));
 
   // The extension's claims bind the SPKI of this very certificate.
-  const std::string hex = crypto::to_hex(cert.spki_sha256);
-  EXPECT_EQ(crypto::to_hex(*verify::certificate_spki_sha256(der)), hex);
+  const std::string hex = to_hex(cert.spki_sha256);
+  EXPECT_EQ(to_hex(*verify::certificate_spki_sha256(der)), hex);
   const nlohmann::json body = nlohmann::json::parse(extension_json(x));
   EXPECT_EQ(body["claims"]["tls"]["spki_sha256"], hex);
   EXPECT_EQ(body["claims"]["nonce"], hex);

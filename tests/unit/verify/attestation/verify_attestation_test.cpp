@@ -10,6 +10,7 @@
 
 #include "a3s/power/error.h"
 #include "attestation_builder.h"
+#include "base/hex.h"
 
 namespace a3s::power::verify_attestation_testing {
 namespace {
@@ -42,9 +43,9 @@ TEST_F(LiveAttestation, SimulatedEvidenceIsAcceptedWhenAllowed) {
   EXPECT_EQ(r.tee_type, "simulated");
   EXPECT_EQ(r.evidence_format, "sev-snp-report");
   EXPECT_EQ(r.model, kModel);
-  EXPECT_EQ(r.model_sha256, crypto::to_hex(model_digest()));
-  EXPECT_EQ(r.nonce, crypto::to_hex(nonce));
-  EXPECT_EQ(r.measurement, crypto::to_hex(tee::SimulatedProvider::measurement()));
+  EXPECT_EQ(r.model_sha256, to_hex(model_digest()));
+  EXPECT_EQ(r.nonce, to_hex(nonce));
+  EXPECT_EQ(r.measurement, to_hex(tee::SimulatedProvider::measurement()));
   EXPECT_EQ(r.report_data, response["report_data"]);
   EXPECT_EQ(r.tcb_status, "endorsed");
   std::vector<std::string> names;

@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "base/hex.h"
 #include "tdx_test_data.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/intel_root_ca.h"

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "base/hex.h"
 #include "tdx_test_data.h"
 
 namespace a3s::power::verify::tdx {

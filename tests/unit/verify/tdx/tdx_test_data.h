@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
 #include "verify/tdx/tdx_collateral.h"
 #include "verify/tdx/tdx_verify.h"
@@ -63,9 +64,8 @@ inline TdxVerifyOptions edgeless_options() {
 
 template <size_t N>
 std::array<uint8_t, N> hex_array(const std::string& hex) {
-  auto bytes = parse_hex(hex, N);
   std::array<uint8_t, N> out{};
-  if (bytes) std::copy(bytes->begin(), bytes->end(), out.begin());
+  decode_hex(hex, out);  // all zero when `hex` is not 2 * N hex digits
   return out;
 }
 

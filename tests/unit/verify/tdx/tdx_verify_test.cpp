@@ -1,5 +1,6 @@
 // End-to-end verification of recorded quotes: the real TDX quote to the pinned Intel SGX Root CA,
 // Intel's sample quote with its own collateral and sample root, and the policy steps.
+#include "base/hex.h"
 #include "verify/tdx/tdx_verify.h"
 
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "tdx_test_data.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/signed_json.h"
