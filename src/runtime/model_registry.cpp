@@ -1,23 +1,42 @@
 #include "runtime/model_registry.h"
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
+#include "store/model_name.h"
 
 namespace a3s::power::runtime {
+namespace {
+
+// A served name is what clients send as "model": the store's rules for model names (non-empty, at
+// most 256 bytes, valid UTF-8, no control characters).
+void check_served_name(const std::string& name) {
+  if (const std::string problem = store::model_name_problem(name); !problem.empty()) {
+    throw Error(codes::kInvalidArgument, "served model name '" + printable_name(name) + "': " + problem);
+  }
+}
+
+}  // namespace
 
 ModelRegistry::ModelRegistry(Loader loader, std::shared_ptr<store::Store> store)
     : loader_(std::move(loader)), store_(std::move(store)) {}
 
 void ModelRegistry::add_path(const std::string& name, const std::string& path) {
+  check_served_name(name);
   std::lock_guard lk(mu_);
-  if (entries_.count(name)) throw Error(codes::kInvalidArgument, "model name '" + name + "' is configured twice");
+  if (entries_.count(name)) {
+    throw Error(codes::kInvalidArgument, "model name '" + printable_name(name) + "' is configured twice");
+  }
   entries_[name] = Entry{path, false, "", nullptr};
 }
 
 void ModelRegistry::add_store(const std::string& name, const std::string& store_name) {
+  check_served_name(name);
   std::optional<store::Manifest> m = store_ ? store_->find(store_name) : std::nullopt;
-  if (!m) throw Error(codes::kModelNotFound, "model '" + store_name + "' is not in the model store");
+  if (!m) throw Error(codes::kModelNotFound, "model '" + printable_name(store_name) + "' is not in the model store");
   std::lock_guard lk(mu_);
-  if (entries_.count(name)) throw Error(codes::kInvalidArgument, "model name '" + name + "' is configured twice");
+  if (entries_.count(name)) {
+    throw Error(codes::kInvalidArgument, "model name '" + printable_name(name) + "' is configured twice");
+  }
   entries_[name] = Entry{store_->blob_path(m->digest), true, store_name, nullptr};
 }
 

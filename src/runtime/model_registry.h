@@ -31,9 +31,10 @@ class ModelRegistry {
   // `store` may be null (no store models).
   ModelRegistry(Loader loader, std::shared_ptr<store::Store> store);
 
-  // Serves the GGUF file at `path` as `name`. Throws Error(codes::kInvalidArgument) for a duplicate name.
+  // Serves the GGUF file at `path` as `name`. Throws Error(codes::kInvalidArgument) for a duplicate name
+  // or a name that is not a valid model name (store/model_name.h: no control characters, ...).
   void add_path(const std::string& name, const std::string& path);
-  // Serves store model `store_name` as `name` (must exist: Error "model_not_found").
+  // Serves store model `store_name` as `name` (must exist: Error "model_not_found"; names as above).
   void add_store(const std::string& name, const std::string& store_name);
   // Loads every added model now (startup). Throws the first load error.
   void load_all();

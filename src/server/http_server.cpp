@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cerrno>
+#include <iterator>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include <boost/asio/co_spawn.hpp>
@@ -35,6 +37,21 @@ namespace {
 
 // Request parser whose header storage (the Authorization header among it) is wiped when freed.
 using RequestParser = http::request_parser<http::string_body, privacy::WipingAllocator<char>>;
+
+// RFC 9112 §6.1: a request's body length is known from "Transfer-Encoding: chunked" or Content-Length.
+// Any other transfer coding (gzip, "chunked, gzip", a repeated header, …) or both headers at once
+// leave the parser a body it cannot delimit, whose bytes would then be read as another request.
+template <class Message>
+bool transfer_encoding_is_safe(const Message& m) {
+  const auto range = m.equal_range(http::field::transfer_encoding);
+  if (range.first == range.second) return true;
+  if (std::next(range.first) != range.second) return false;  // more than one Transfer-Encoding line
+  if (m.find(http::field::content_length) != m.end()) return false;
+  std::string_view v(range.first->value().data(), range.first->value().size());
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return beast::iequals(beast::string_view(v.data(), v.size()), "chunked");
+}
 
 // Shared by an exchange and its pending disconnect watch (which may complete after the exchange).
 struct WatchState {
@@ -311,7 +328,11 @@ asio::awaitable<bool> Connection<Stream>::serve_one() {
   transport().expires_after(limits_.idle_timeout);
   co_await http::async_read_header(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
   std::optional<Error> reject;
-  if (!ec) {
+  if (!ec && !transfer_encoding_is_safe(parser.get())) {
+    // A body whose length the parser cannot know (Transfer-Encoding other than exactly "chunked", or
+    // together with Content-Length) would be read as the next request: refuse it and close.
+    reject.emplace(codes::kInvalidRequest, "unsupported Transfer-Encoding: only chunked is accepted");
+  } else if (!ec) {
     transport().expires_after(limits_.read_timeout);
     auto expect = parser.get()[http::field::expect];
     if (beast::iequals(expect, "100-continue") && !parser.is_done()) {

@@ -356,6 +356,27 @@ TEST_F(ApiTest, HeaderTooLargeAndMalformedRequests) {
   EXPECT_NE(bad.find("\"error\""), std::string::npos);
 }
 
+// A body whose length the parser cannot know must not be read as a second request on the connection
+// (request smuggling): it is refused and the connection closed.
+TEST_F(ApiTest, ABodyOfUnknownLengthIsRefusedAndNeverReadAsAnotherRequest) {
+  start();
+  const std::string smuggled = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const char* headers :
+       {"Transfer-Encoding: gzip\r\n", "Transfer-Encoding: chunked, gzip\r\n", "Transfer-Encoding: identity\r\n",
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+        "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"}) {
+    SCOPED_TRACE(headers);
+    const std::string r = testing::raw_exchange(
+        port_, std::string("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n") + headers + "\r\n" + smuggled);
+    EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r.substr(0, 200);
+    EXPECT_EQ(r.find("HTTP/1.1 200"), std::string::npos) << "the smuggled request was served";
+  }
+  // Chunked bodies are still read.
+  const std::string ok = testing::raw_exchange(
+      port_, "GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok.substr(0, 200);
+}
+
 TEST_F(ApiTest, ModelsListGetDelete) {
   start();
   json list = json::parse(get("/v1/models").body);
