@@ -16,6 +16,7 @@ const std::vector<ErrorCodeInfo>& rows() {
       {C::kInvalidModel, "invalid_model", 400, 2},
       {C::kUnsupportedType, "unsupported_tensor_type", 400, 2},
       {C::kUnsupportedArch, "unsupported_architecture", 400, 2},
+      {C::kUnsupportedModelFeature, "unsupported_model_feature", 400, 2},
       {C::kModelNotFound, "model_not_found", 404, 2},
       {C::kIo, "io_error", 400, 2},
       {C::kContextLengthExceeded, "context_length_exceeded", 400, 2},

@@ -3,19 +3,16 @@
 namespace a3s::power::engine {
 namespace {
 
-constexpr LayerTensorSpec kNone{"", Presence::Absent};
-
 // Pre-norm decoder block shared by llama-like architectures.
-constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(bool qkv_bias) {
-  const Presence bias = qkv_bias ? Presence::Required : Presence::Absent;
+constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias) {
   return {{
       {"attn_norm.weight", Presence::Required},
       {"attn_q.weight", Presence::Required},
       {"attn_k.weight", Presence::Required},
       {"attn_v.weight", Presence::Required},
-      qkv_bias ? LayerTensorSpec{"attn_q.bias", bias} : kNone,
-      qkv_bias ? LayerTensorSpec{"attn_k.bias", bias} : kNone,
-      qkv_bias ? LayerTensorSpec{"attn_v.bias", bias} : kNone,
+      {"attn_q.bias", qkv_bias},
+      {"attn_k.bias", qkv_bias},
+      {"attn_v.bias", qkv_bias},
       {"attn_output.weight", Presence::Required},
       {"ffn_norm.weight", Presence::Required},
       {"ffn_gate.weight", Presence::Required},
@@ -24,11 +21,18 @@ constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(bool qkv_bias) {
   }};
 }
 
+ArchSpec llama() {
+  // LLaMA 1/2/3, Mistral, TinyLlama, …: QKV biases when the file has them (as llama.cpp), and the
+  // Llama 3.1+ rope_freqs tensor.
+  ArchSpec a{"llama", RopeStyle::Norm, 10000.0f, llama_block(Presence::Optional)};
+  a.rope_freqs = "rope_freqs.weight";
+  return a;
+}
+
 const ArchSpec kArchs[] = {
-    // LLaMA 1/2/3, Mistral, TinyLlama, …: optional QKV biases are not used by this family.
-    {"llama", RopeStyle::Norm, 10000.0f, llama_block(false)},
+    llama(),
     // Qwen2 / Qwen2.5: biases on Q, K and V; NEOX RoPE.
-    {"qwen2", RopeStyle::Neox, 10000.0f, llama_block(true)},
+    {"qwen2", RopeStyle::Neox, 10000.0f, llama_block(Presence::Required)},
 };
 
 }  // namespace

@@ -50,6 +50,9 @@ struct ArchSpec {
   const char* token_embd = "token_embd.weight";
   const char* output_norm = "output_norm.weight";
   const char* output = "output.weight";
+  // Per-pair RoPE frequency divisors [n_rot/2] (Llama 3.1+ scaling), optional; nullptr when the
+  // architecture's graph has none (the tensor is then refused like any unused one).
+  const char* rope_freqs = nullptr;
 };
 
 // The spec for an architecture name, or nullptr when unsupported.

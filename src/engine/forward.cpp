@@ -16,7 +16,7 @@ namespace a3s::power::engine {
 Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
     : m_(model),
       n_batch_(n_batch),
-      rope_(model.hparams()),
+      rope_(model.hparams(), model.rope_freqs()),
       attn_(model.hparams(), n_ctx, model.pool().size()) {
   const HParams& hp = m_.hparams();
   const size_t nb = static_cast<size_t>(n_batch_);

@@ -2,74 +2,112 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string_view>
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 #include "model/gguf/gguf_file.h"
 
 namespace a3s::power::engine {
 namespace {
 
-int get_int(const gguf::File& f, const std::string& key, std::optional<int> dflt, int min_value) {
-  std::optional<int64_t> v = f.get_i64(key);
-  if (!v) {
-    if (dflt) return *dflt;
-    throw Error(codes::kInvalidModel, "missing metadata key " + key);
+// `<arch>.*` keys that do not change the computation: read by nobody, safe to ignore.
+//   vocab_size           the vocabulary size again (token_embd.weight's rows are authoritative)
+//   rope.scaling.finetuned  whether the model was fine-tuned at the scaled context (informational)
+//   tensor_data_layout   how the converter laid out Q/K rows ("Meta AI original pth"); the tensors
+//                        themselves are what the graph reads
+constexpr std::string_view kInformationalKeys[] = {"vocab_size", "rope.scaling.finetuned",
+                                                   "tensor_data_layout"};
+
+// Reads `<arch>.*` keys and remembers which were read, so the rest can be checked afterwards.
+class KeyReader {
+ public:
+  KeyReader(const gguf::File& f, std::string prefix) : f_(f), prefix_(std::move(prefix)) {}
+
+  bool has(std::string_view key) const { return f_.has(full(key)); }
+
+  int get_int(std::string_view key, std::optional<int> dflt, int min_value) {
+    const std::string k = take(key);
+    std::optional<int64_t> v = f_.get_i64(k);
+    if (!v) {
+      if (f_.has(k)) throw Error(codes::kInvalidModel, "metadata key " + k + " is not an integer");
+      if (dflt) return *dflt;
+      throw Error(codes::kInvalidModel, "missing metadata key " + k);
+    }
+    if (*v < min_value || *v > std::numeric_limits<int>::max())
+      throw Error(codes::kInvalidModel, "metadata key " + k + " out of range");
+    return static_cast<int>(*v);
   }
-  if (*v < min_value || *v > std::numeric_limits<int>::max())
-    throw Error(codes::kInvalidModel, "metadata key " + key + " out of range");
-  return static_cast<int>(*v);
-}
 
-float get_float(const gguf::File& f, const std::string& key, float dflt) {
-  std::optional<double> v = f.get_f64(key);
-  if (!v) return dflt;
-  if (!std::isfinite(*v)) throw Error(codes::kInvalidModel, "metadata key " + key + " is not finite");
-  return static_cast<float>(*v);
-}
+  std::optional<float> get_float(std::string_view key) {
+    const std::string k = take(key);
+    std::optional<double> v = f_.get_f64(k);
+    if (!v) {
+      if (f_.has(k)) throw Error(codes::kInvalidModel, "metadata key " + k + " is not a number");
+      return std::nullopt;
+    }
+    if (!std::isfinite(*v)) throw Error(codes::kInvalidModel, "metadata key " + k + " is not finite");
+    return static_cast<float>(*v);
+  }
+  float get_float(std::string_view key, float dflt) { return get_float(key).value_or(dflt); }
 
-}  // namespace
+  std::optional<std::string> get_string(std::string_view key) {
+    const std::string k = take(key);
+    std::optional<std::string> v = f_.get_string(k);
+    if (!v && f_.has(k)) throw Error(codes::kInvalidModel, "metadata key " + k + " is not a string");
+    return v;
+  }
 
-HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
-  HParams hp;
-  hp.arch = std::string(arch.name);
-  const std::string p = hp.arch + ".";
-  hp.n_vocab = n_vocab;
-  hp.n_ctx_train = get_int(f, p + "context_length", std::nullopt, 1);
-  hp.n_embd = get_int(f, p + "embedding_length", std::nullopt, 1);
-  hp.n_layer = get_int(f, p + "block_count", std::nullopt, 1);
-  hp.n_ff = get_int(f, p + "feed_forward_length", std::nullopt, 1);
-  hp.n_head = get_int(f, p + "attention.head_count", std::nullopt, 1);
-  hp.n_head_kv = get_int(f, p + "attention.head_count_kv", hp.n_head, 1);
-  if (hp.n_head % hp.n_head_kv != 0)
-    throw Error(codes::kInvalidModel, "attention.head_count_kv does not divide attention.head_count");
-  if (hp.n_embd % hp.n_head != 0 && !f.has(p + "attention.key_length"))
-    throw Error(codes::kInvalidModel, "embedding_length is not a multiple of attention.head_count");
-  hp.head_dim = get_int(f, p + "attention.key_length", hp.n_embd / hp.n_head, 1);
-  const int head_dim_v = get_int(f, p + "attention.value_length", hp.head_dim, 1);
-  if (head_dim_v != hp.head_dim)
-    throw Error(codes::kInvalidModel, "attention.value_length differs from attention.key_length");
-  hp.n_rot = get_int(f, p + "rope.dimension_count", hp.head_dim, 0);
-  if (hp.n_rot > hp.head_dim || hp.n_rot % 2 != 0)
-    throw Error(codes::kInvalidModel, "rope.dimension_count must be even and at most the head size");
-  hp.rms_eps = get_float(f, p + "attention.layer_norm_rms_epsilon", 1e-5f);
-  if (!(hp.rms_eps >= 0.0f)) throw Error(codes::kInvalidModel, "attention.layer_norm_rms_epsilon is negative");
-  hp.rope_style = arch.rope_style;
-  hp.rope_base = get_float(f, p + "rope.freq_base", arch.default_rope_base);
-  if (!(hp.rope_base > 0.0f)) throw Error(codes::kInvalidModel, "rope.freq_base must be positive");
-
-  // RoPE scaling: `rope.scaling.type` ("none", "linear", "yarn"); older files carry only
-  // `rope.scale_linear`.
-  std::string scaling = f.get_string(p + "rope.scaling.type").value_or("");
-  float factor = get_float(f, p + "rope.scaling.factor", 0.0f);
-  if (scaling.empty()) {
-    float lin = get_float(f, p + "rope.scale_linear", 0.0f);
-    if (lin > 0.0f) {
-      scaling = "linear";
-      factor = lin;
-    } else {
-      scaling = "none";
+  // Every `<arch>.*` key of the file that was not read and is not informational is refused.
+  void refuse_unread() const {
+    for (const std::string& k : f_.keys()) {
+      if (k.compare(0, prefix_.size(), prefix_) != 0 || read_.count(k)) continue;
+      const std::string_view rest = std::string_view(k).substr(prefix_.size());
+      bool informational = false;
+      for (std::string_view ok : kInformationalKeys) informational |= rest == ok;
+      if (informational) continue;
+      throw Error(codes::kUnsupportedModelFeature,
+                  "model uses metadata key " + printable(k, name_style()) +
+                      ", which the engine does not implement");
     }
   }
+
+  // A key that is allowed only with a value that changes nothing (e.g. expert_count 0).
+  void allow_if(std::string_view key, bool harmless, const std::string& what) {
+    const std::string k = take(key);
+    if (f_.has(k) && !harmless)
+      throw Error(codes::kUnsupportedModelFeature, "model uses " + what + " (" + k + "), which is not supported");
+  }
+
+ private:
+  std::string full(std::string_view key) const { return prefix_ + std::string(key); }
+  std::string take(std::string_view key) {
+    std::string k = full(key);
+    read_.insert(k);
+    return k;
+  }
+  static PrintableStyle name_style() {
+    PrintableStyle style;
+    style.max_bytes = 96;
+    style.unprintable = Unprintable::kNonAscii;
+    return style;
+  }
+
+  const gguf::File& f_;
+  std::string prefix_;
+  std::set<std::string> read_;
+};
+
+void read_rope_scaling(KeyReader& keys, HParams& hp) {
+  // `rope.scaling.type` is "none", "linear" or "yarn". Without it, a factor (`rope.scaling.factor`,
+  // or the older `rope.scale_linear`) means linear scaling, as llama.cpp reads these files.
+  const std::optional<std::string> type = keys.get_string("rope.scaling.type");
+  std::optional<float> factor = keys.get_float("rope.scaling.factor");
+  const std::optional<float> linear = keys.get_float("rope.scale_linear");
+  if (!factor) factor = linear;
+  if (factor && *factor < 0.0f) throw Error(codes::kInvalidModel, "rope.scaling.factor is negative");
+  const std::string scaling = type.value_or(factor && *factor != 0.0f ? "linear" : "none");
   if (scaling == "none") {
     hp.rope_scaling = RopeScaling::None;
   } else if (scaling == "linear") {
@@ -78,13 +116,56 @@ HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
     hp.rope_scaling = RopeScaling::Yarn;
     hp.yarn_ext_factor = 1.0f;
   } else {
-    throw Error(codes::kInvalidModel, "unsupported rope.scaling.type " + scaling);
+    PrintableStyle style;
+    style.max_bytes = 32;
+    style.unprintable = Unprintable::kNonAscii;
+    throw Error(codes::kUnsupportedModelFeature,
+                "model uses rope scaling \"" + printable(scaling, style) +
+                    "\", which is not supported (supported: none, linear, yarn; Llama 3 scaling is the "
+                    "rope_freqs.weight tensor)");
   }
-  if (hp.rope_scaling != RopeScaling::None) {
-    if (factor < 0.0f) throw Error(codes::kInvalidModel, "rope.scaling.factor is negative");
-    hp.rope_freq_scale = factor > 0.0f ? 1.0f / factor : 1.0f;
-  }
-  hp.n_ctx_orig = get_int(f, p + "rope.scaling.original_context_length", hp.n_ctx_train, 1);
+  if (hp.rope_scaling != RopeScaling::None && factor && *factor > 0.0f) hp.rope_freq_scale = 1.0f / *factor;
+  hp.n_ctx_orig = keys.get_int("rope.scaling.original_context_length", hp.n_ctx_train, 1);
+  hp.rope_attn_factor = keys.get_float("rope.scaling.attn_factor", 1.0f);
+  if (!(hp.rope_attn_factor > 0.0f)) throw Error(codes::kInvalidModel, "rope.scaling.attn_factor must be positive");
+}
+
+}  // namespace
+
+HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
+  HParams hp;
+  hp.arch = std::string(arch.name);
+  KeyReader keys(f, hp.arch + ".");
+  hp.n_vocab = n_vocab;
+  hp.n_ctx_train = keys.get_int("context_length", std::nullopt, 1);
+  hp.n_embd = keys.get_int("embedding_length", std::nullopt, 1);
+  hp.n_layer = keys.get_int("block_count", std::nullopt, 1);
+  hp.n_ff = keys.get_int("feed_forward_length", std::nullopt, 1);
+  hp.n_head = keys.get_int("attention.head_count", std::nullopt, 1);
+  hp.n_head_kv = keys.get_int("attention.head_count_kv", hp.n_head, 1);
+  if (hp.n_head % hp.n_head_kv != 0)
+    throw Error(codes::kInvalidModel, "attention.head_count_kv does not divide attention.head_count");
+  if (hp.n_embd % hp.n_head != 0 && !keys.has("attention.key_length"))
+    throw Error(codes::kInvalidModel, "embedding_length is not a multiple of attention.head_count");
+  hp.head_dim = keys.get_int("attention.key_length", hp.n_embd / hp.n_head, 1);
+  const int head_dim_v = keys.get_int("attention.value_length", hp.head_dim, 1);
+  if (head_dim_v != hp.head_dim)
+    throw Error(codes::kInvalidModel, "attention.value_length differs from attention.key_length");
+  hp.n_rot = keys.get_int("rope.dimension_count", hp.head_dim, 0);
+  if (hp.n_rot > hp.head_dim || hp.n_rot % 2 != 0)
+    throw Error(codes::kInvalidModel, "rope.dimension_count must be even and at most the head size");
+  hp.rms_eps = keys.get_float("attention.layer_norm_rms_epsilon", 1e-5f);
+  if (!(hp.rms_eps >= 0.0f)) throw Error(codes::kInvalidModel, "attention.layer_norm_rms_epsilon is negative");
+  hp.rope_style = arch.rope_style;
+  hp.rope_base = keys.get_float("rope.freq_base", arch.default_rope_base);
+  if (!(hp.rope_base > 0.0f)) throw Error(codes::kInvalidModel, "rope.freq_base must be positive");
+  read_rope_scaling(keys, hp);
+
+  // Dense models written by converters that always emit the expert counts.
+  keys.allow_if("expert_count", f.get_i64(hp.arch + ".expert_count").value_or(-1) == 0, "mixture of experts");
+  keys.allow_if("expert_used_count", f.get_i64(hp.arch + ".expert_used_count").value_or(-1) == 0,
+                "mixture of experts");
+  keys.refuse_unread();
   return hp;
 }
 

@@ -1,5 +1,10 @@
 // Model hyper-parameters read from GGUF metadata (`<arch>.*` keys, see ggml-org/ggml docs/gguf.md,
 // "LLM" section) and checked for consistency. Shapes of tensors are derived from these.
+//
+// Fail closed: every `<arch>.*` key of the file is either read here or on a short list of keys that
+// do not change the computation (hparams.cpp, kInformationalKeys). Any other key (soft-capping,
+// sliding window, attention scale, experts, …) is a load error naming it, so a model whose math the
+// engine does not implement is refused instead of answering with silently wrong numbers.
 #pragma once
 
 #include <string>
@@ -26,11 +31,13 @@ struct HParams {
   float rms_eps = 1e-5f; // <arch>.attention.layer_norm_rms_epsilon
   RopeStyle rope_style = RopeStyle::Norm;
   float rope_base = 10000.0f;   // <arch>.rope.freq_base
-  RopeScaling rope_scaling = RopeScaling::None;  // <arch>.rope.scaling.type
-  float rope_freq_scale = 1.0f; // 1 / <arch>.rope.scaling.factor
+  // RoPE scaling. Llama 3.1+ scaling is not a type: it comes as the `rope_freqs.weight` tensor
+  // (per-pair frequency divisors, see rope.h), on top of any of these.
+  RopeScaling rope_scaling = RopeScaling::None;  // <arch>.rope.scaling.type (absent: linear if a factor is given)
+  float rope_freq_scale = 1.0f; // 1 / <arch>.rope.scaling.factor (or the older rope.scale_linear)
   int n_ctx_orig = 0;           // <arch>.rope.scaling.original_context_length (default n_ctx_train)
+  float rope_attn_factor = 1.0f; // <arch>.rope.scaling.attn_factor: scales cos/sin (every type)
   float yarn_ext_factor = 0.0f; // 1 with YaRN scaling, else 0
-  float yarn_attn_factor = 1.0f;
   float yarn_beta_fast = 32.0f, yarn_beta_slow = 1.0f;
 
   int n_embd_q() const { return n_head * head_dim; }
@@ -39,7 +46,10 @@ struct HParams {
 };
 
 // Reads and validates the hyper-parameters. n_vocab is taken from `n_vocab` (the token embedding
-// rows). Throws Error(codes::kInvalidModel) naming the key for missing/invalid values.
+// rows). Throws Error(codes::kInvalidModel) naming the key for missing/invalid values, and
+// Error(codes::kUnsupportedModelFeature) naming the key for an `<arch>.*` key the engine does not
+// implement (an unknown key, or a known one with a value it cannot compute, e.g. rope scaling
+// "longrope").
 HParams read_hparams(const gguf::File& file, const ArchSpec& arch, int n_vocab);
 
 }  // namespace a3s::power::engine

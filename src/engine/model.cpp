@@ -2,6 +2,7 @@
 // check every tensor (presence, shape, type), build the tokenizer and the thread pool.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -145,6 +146,19 @@ void ModelImpl::resolve_tensors() {
     throw Error(codes::kInternal, "bad layer role");
   };
 
+  std::vector<bool> used(w.tensors().size(), false);
+  auto use = [&](int id) { used[static_cast<size_t>(id)] = true; };
+  use(tok_embd_);
+  use(output_norm_);
+  use(output_);
+  if (arch_.rope_freqs) {
+    if (auto id = w.find(arch_.rope_freqs)) {
+      check_tensor(w.desc(*id), {hp_.n_rot / 2, 1}, Use::Rows);
+      read_rope_freqs(*id);
+      use(*id);
+    }
+  }
+
   if (w.n_layers() > hp_.n_layer)
     throw Error(codes::kInvalidModel, "tensors for more blocks than block_count");
   layers_.resize(static_cast<size_t>(hp_.n_layer));
@@ -160,11 +174,35 @@ void ModelImpl::resolve_tensors() {
         if (spec.presence == Presence::Required) throw Error(codes::kInvalidModel, "missing tensor " + name);
         continue;
       }
-      auto [shape, use] = shape_of(static_cast<LayerRole>(r));
-      check_tensor(w.desc(*id), shape, use);
+      auto [shape, how] = shape_of(static_cast<LayerRole>(r));
+      check_tensor(w.desc(*id), shape, how);
       lt.id[static_cast<size_t>(r)] = *id;
+      use(*id);
     }
   }
+
+  // A tensor the graph does not read would change nothing here but something in the model's own
+  // math (a bias, a norm, a frequency table): refuse rather than answer differently.
+  for (size_t i = 0; i < used.size(); ++i) {
+    if (used[i]) continue;
+    PrintableStyle style;
+    style.max_bytes = 96;
+    style.unprintable = Unprintable::kNonAscii;
+    throw Error(codes::kUnsupportedModelFeature, "model has tensor " + printable(w.tensors()[i].name, style) +
+                                                     ", which the " + hp_.arch + " graph does not use");
+  }
+}
+
+void ModelImpl::read_rope_freqs(int id) {
+  weights::WeightSource& w = *weights_;
+  const weights::TensorDesc& d = w.desc(id);
+  std::vector<uint8_t> scratch(w.rows_need_scratch() ? d.row_bytes : 0);
+  const uint8_t* row = w.read_rows(id, 0, 1, scratch);
+  rope_freqs_.resize(static_cast<size_t>(d.ne[0]));
+  kernels::dequantize_row(d.type, row, rope_freqs_.data(), d.ne[0]);
+  for (float f : rope_freqs_)
+    if (!std::isfinite(f) || !(f > 0.0f))
+      throw Error(codes::kInvalidModel, "tensor " + d.name + " has a factor that is not a positive number");
 }
 
 size_t ModelImpl::max_act_bytes(int n_tokens) const {

@@ -43,12 +43,15 @@ class ModelImpl final : public Model {
   int tok_embd() const { return tok_embd_; }
   int output_norm() const { return output_norm_; }
   int output() const { return output_; }  // token_embd when the head is tied
+  // rope_freqs.weight as floats ([n_rot/2] divisors), empty when the model has none.
+  const std::vector<float>& rope_freqs() const { return rope_freqs_; }
 
   // Largest activation row (bytes) any matmul input needs for `n_tokens` tokens.
   size_t max_act_bytes(int n_tokens) const;
 
  private:
   void resolve_tensors();
+  void read_rope_freqs(int id);
 
   ModelInfo info_;
   HParams hp_;
@@ -61,6 +64,7 @@ class ModelImpl final : public Model {
   std::unique_ptr<std::mutex> compute_mu_;
   std::vector<LayerTensors> layers_;
   int tok_embd_ = -1, output_norm_ = -1, output_ = -1;
+  std::vector<float> rope_freqs_;
 };
 
 }  // namespace a3s::power::engine

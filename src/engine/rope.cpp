@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
+
+#include "a3s/power/error.h"
 
 namespace a3s::power::engine {
 namespace {
@@ -22,14 +25,17 @@ float yarn_ramp(float low, float high, int i0) {
 
 }  // namespace
 
-Rope::Rope(const HParams& hp)
+Rope::Rope(const HParams& hp, std::vector<float> freq_factors)
     : style_(hp.rope_style),
       n_rot_(hp.n_rot),
       head_dim_(hp.head_dim),
       theta_scale_(hp.n_rot > 0 ? std::pow(hp.rope_base, -2.0f / static_cast<float>(hp.n_rot)) : 1.0f),
       freq_scale_(hp.rope_freq_scale),
       ext_factor_(hp.yarn_ext_factor),
-      attn_factor_(hp.yarn_attn_factor) {
+      attn_factor_(hp.rope_attn_factor),
+      freq_factors_(std::move(freq_factors)) {
+  if (!freq_factors_.empty() && freq_factors_.size() != static_cast<size_t>(n_rot_ / 2))
+    throw Error(codes::kInternal, "rope: one frequency factor per rotated pair");
   if (n_rot_ > 0) {
     const float start = std::floor(yarn_corr_dim(n_rot_, hp.n_ctx_orig, hp.yarn_beta_fast, hp.rope_base));
     const float end = std::ceil(yarn_corr_dim(n_rot_, hp.n_ctx_orig, hp.yarn_beta_slow, hp.rope_base));
@@ -39,8 +45,10 @@ Rope::Rope(const HParams& hp)
 }
 
 void Rope::angles(int pos, float* cache) const {
-  float theta_extrap = static_cast<float>(pos);
+  float theta_base = static_cast<float>(pos);
   for (int i0 = 0; i0 < n_rot_; i0 += 2) {
+    const float theta_extrap =
+        freq_factors_.empty() ? theta_base : theta_base / freq_factors_[static_cast<size_t>(i0 / 2)];
     const float theta_interp = freq_scale_ * theta_extrap;
     float theta = theta_interp;
     float mscale = attn_factor_;
@@ -51,7 +59,7 @@ void Rope::angles(int pos, float* cache) const {
     }
     cache[i0] = std::cos(theta) * mscale;
     cache[i0 + 1] = std::sin(theta) * mscale;
-    theta_extrap *= theta_scale_;
+    theta_base *= theta_scale_;
   }
 }
 

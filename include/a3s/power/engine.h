@@ -96,7 +96,9 @@ struct ModelInfo {
 class Model {
  public:
   // Loads a GGUF model (weights memory-mapped). Throws Error: "io_error", "invalid_model",
-  // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture".
+  // "unsupported_tensor_type" (names tensor and type), "unsupported_architecture",
+  // "unsupported_model_feature" (names a tensor the architecture's graph does not use, or a metadata
+  // key that changes the computation and is not implemented, e.g. an unsupported rope scaling type).
   // Encrypted models: load_model() in src/engine/load.h.
   static std::shared_ptr<Model> load(const std::string& path, const ModelOptions& opts = {});
   // Loads a GGUF file that is already open (mapped, or a decrypted image in memory that the File

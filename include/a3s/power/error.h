@@ -20,6 +20,7 @@ enum class ErrorCode {
   kInvalidModel,             // "invalid_model"              400, 2: corrupt / unsupported GGUF
   kUnsupportedType,          // "unsupported_tensor_type"    400, 2
   kUnsupportedArch,          // "unsupported_architecture"   400, 2
+  kUnsupportedModelFeature,  // "unsupported_model_feature"  400, 2: a tensor or metadata key the graph does not compute
   kModelNotFound,            // "model_not_found"            404, 2
   kIo,                       // "io_error"                   400, 2: unreadable file etc.
   kContextLengthExceeded,    // "context_length_exceeded"    400, 2
@@ -77,6 +78,7 @@ inline constexpr ErrorCode kInvalidArgument = ErrorCode::kInvalidArgument;
 inline constexpr ErrorCode kInvalidModel = ErrorCode::kInvalidModel;
 inline constexpr ErrorCode kUnsupportedType = ErrorCode::kUnsupportedType;
 inline constexpr ErrorCode kUnsupportedArch = ErrorCode::kUnsupportedArch;
+inline constexpr ErrorCode kUnsupportedModelFeature = ErrorCode::kUnsupportedModelFeature;
 inline constexpr ErrorCode kModelNotFound = ErrorCode::kModelNotFound;
 inline constexpr ErrorCode kIo = ErrorCode::kIo;
 inline constexpr ErrorCode kContextLengthExceeded = ErrorCode::kContextLengthExceeded;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/derived_models.h"
 #include "support/loopback_http_server.h"
 #include "support/http_client.h"
 #include "support/server_process.h"
@@ -452,6 +453,21 @@ TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
               (missing.status == 200 && missing.body.find("\"error\"") != std::string::npos))
       << missing.status << " " << missing.body;
   EXPECT_EQ(s.stop(), 0);
+}
+
+// A model with something the engine does not compute (here a tensor the graph does not use) stops
+// the server at startup with the tensor's name, exit 2, before it listens.
+TEST(E2EConfig, AModelWithAnUnusedTensorRefusesToStart) {
+  TempDir dir;
+  const std::string path = dir.path() + "/extra.gguf";
+  testing::write_derived_model(testdata_dir() + "/models/tiny-llama-f32.gguf",
+                               {.name = "extra", .base = "tiny-llama-f32",
+                                .tensors = {{"blk.2.attn_output.bias", std::vector<float>(256, 1.0f)}}},
+                               path);
+  ServerProcess s({"--model", path});
+  EXPECT_FALSE(s.ready());
+  EXPECT_EQ(s.stop(), 2) << s.log();
+  EXPECT_NE(s.log().find("blk.2.attn_output.bias"), std::string::npos) << s.log();
 }
 
 TEST(E2EConfig, NonLoopbackWithoutKeysRefusesToStart) {

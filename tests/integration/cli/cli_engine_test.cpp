@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/derived_models.h"
 #include "support/gguf_patch.h"
 #include "cli_run.h"
 
@@ -75,6 +76,30 @@ TEST(CliGenerate, BadInputExitsTwoWithOneLine) {
   CliRun u = run({"generate", "--model", dir.file("mamba.gguf"), "--prompt", "hello"});
   expect_one_line_error(u, 2);
   EXPECT_NE(u.err.find("architecture"), std::string::npos) << u.err;
+}
+
+// What the engine does not compute is refused by name, exit 2, one line: a tensor the graph does not
+// use and an unsupported rope scaling type.
+TEST(CliGenerate, ModelFeaturesTheEngineDoesNotComputeAreRefusedByName) {
+  TempDir dir;
+  const std::string base = testing::model_path("tiny-llama-f32");
+  testing::write_derived_model(
+      base, {.name = "extra", .base = "tiny-llama-f32", .tensors = {{"blk.0.attn_output.bias", std::vector<float>(256, 1.0f)}}},
+      dir.file("extra.gguf"));
+  testing::write_derived_model(
+      base, {.name = "longrope", .base = "tiny-llama-f32", .keys = {{"llama.rope.scaling.type", testing::string_value("longrope")}}},
+      dir.file("longrope.gguf"));
+  for (bool generate : {true, false}) {
+    auto invoke = [&](const std::string& model) {
+      return generate ? run({"generate", "--model", model, "--prompt", "hello"}) : run({"run", model, "hello"});
+    };
+    CliRun extra = invoke(dir.file("extra.gguf"));
+    expect_one_line_error(extra, 2);
+    EXPECT_NE(extra.err.find("blk.0.attn_output.bias"), std::string::npos) << extra.err;
+    CliRun rope = invoke(dir.file("longrope.gguf"));
+    expect_one_line_error(rope, 2);
+    EXPECT_NE(rope.err.find("rope scaling \"longrope\""), std::string::npos) << rope.err;
+  }
 }
 
 TEST(CliLogits, WritesRowsTimesVocabFloatsMatchingReference) {

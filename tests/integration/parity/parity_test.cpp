@@ -1,4 +1,6 @@
-// Parity with llama.cpp (CPU build) on every model in ../shared/testdata/models and prompts p1..p3:
+// Parity with llama.cpp (CPU build) on every model in ../shared/testdata/models and prompts p1..p3,
+// and on the derived models of support/derived_models.h (rope_freqs, linear and YaRN rope scaling;
+// references in tests/data/reference/, written to a temporary directory when first used):
 //   Tokens: the prompt tokenizes to the reference `prompt_tokens`.
 //   Logits: evaluating the reference sequence gives per-row relative L2 error ≤ 2e-3 (F32),
 //           1e-2 (F16/BF16), 5e-2 (quantized) against the reference logits.
@@ -19,6 +21,8 @@
 
 #include "a3s/power/engine.h"
 #include "engine/generator.h"
+#include "support/derived_models.h"
+#include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power {
@@ -27,11 +31,27 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kData = A3S_TESTDATA_DIR;
+const std::string kRepoReferences = std::string(A3S_SOURCE_DIR) + "/tests/data/reference";
 
 struct ParityCase {
   std::string model;  // file stem
   int prompt;         // 1..3
+  bool derived = false;  // a derived model (reference in the repository)
 };
+
+std::string reference_base(const ParityCase& c) {
+  return (c.derived ? kRepoReferences : kData + "/reference") + "/" + c.model + ".p" + std::to_string(c.prompt);
+}
+
+// The file of a shared model, or of a derived one (written once per test binary run).
+std::string model_file(const std::string& name) {
+  const testing::DerivedModel* d = testing::find_derived_model(name);
+  if (!d) return kData + "/models/" + name + ".gguf";
+  static testing::TempDir dir;
+  const std::string path = dir.path() + "/" + name + ".gguf";
+  if (!fs::exists(path)) testing::write_derived_model(kData + "/models/" + d->base + ".gguf", *d, path);
+  return path;
+}
 
 std::vector<ParityCase> all_cases() {
   std::vector<std::string> models;
@@ -43,12 +63,17 @@ std::vector<ParityCase> all_cases() {
   for (const auto& m : models)
     for (int p = 1; p <= 3; ++p)
       if (fs::exists(kData + "/reference/" + m + ".p" + std::to_string(p) + ".json")) cases.push_back({m, p});
+  for (const testing::DerivedModel& d : testing::derived_models())
+    for (int p = 1; p <= 3; ++p)
+      if (fs::exists(kRepoReferences + "/" + d.name + ".p" + std::to_string(p) + ".json"))
+        cases.push_back({d.name, p, true});
   return cases;
 }
 
 enum class Kind { F32, Half, Q8_0, Quantized };
 
-Kind kind_of(const std::string& model) {
+Kind kind_of(std::string model) {
+  if (const testing::DerivedModel* d = testing::find_derived_model(model)) model = d->base;
   auto ends = [&](const std::string& s) {
     return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0;
   };
@@ -77,7 +102,7 @@ struct Reference {
 };
 
 Reference load_reference(const ParityCase& c) {
-  const std::string base = kData + "/reference/" + c.model + ".p" + std::to_string(c.prompt);
+  const std::string base = reference_base(c);
   std::ifstream jf(base + ".json");
   const nlohmann::json j = nlohmann::json::parse(jf);
   Reference r;
@@ -104,7 +129,7 @@ Reference load_reference(const ParityCase& c) {
 std::shared_ptr<Model> model_for(const std::string& name, WeightsMode weights = WeightsMode::Resident) {
   static std::map<std::pair<std::string, WeightsMode>, std::shared_ptr<Model>> cache;
   auto& m = cache[{name, weights}];
-  if (!m) m = Model::load(kData + "/models/" + name + ".gguf", {.n_threads = 2, .weights = weights});
+  if (!m) m = Model::load(model_file(name), {.n_threads = 2, .weights = weights});
   return m;
 }
 
@@ -130,18 +155,23 @@ TEST_P(Parity, PromptTokens) {
             ref.prompt_tokens);
 }
 
-// Per-row relative L2 error of `got` ([rows, n_vocab]) against the reference; returns the worst row.
+// Relative L2 error ‖got − ref‖₂ / ‖ref‖₂ of row r of `got` ([rows, n_vocab]).
+double row_error(const Reference& ref, std::span<const float> got, int r) {
+  double num = 0, den = 0;
+  for (int i = 0; i < ref.n_vocab; ++i) {
+    const double a = got[static_cast<size_t>(r) * ref.n_vocab + i],
+                 b = ref.logits[static_cast<size_t>(r) * ref.n_vocab + i];
+    num += (a - b) * (a - b);
+    den += b * b;
+  }
+  return std::sqrt(num / den);
+}
+
+// Per-row relative L2 error of `got` against the reference, each within `tol`; returns the worst row.
 double check_rows(const Reference& ref, std::span<const float> got, double tol, const char* how) {
   double worst = 0;
   for (int r = 0; r < ref.logits_rows; ++r) {
-    double num = 0, den = 0;
-    for (int i = 0; i < ref.n_vocab; ++i) {
-      const double a = got[static_cast<size_t>(r) * ref.n_vocab + i],
-                   b = ref.logits[static_cast<size_t>(r) * ref.n_vocab + i];
-      num += (a - b) * (a - b);
-      den += b * b;
-    }
-    const double e = std::sqrt(num / den);
+    const double e = row_error(ref, got, r);
     worst = std::max(worst, e);
     if (std::getenv("A3S_PARITY_VERBOSE"))
       std::cout << "[          ]   " << how << " row " << r << ": " << e << "\n";
@@ -228,6 +258,28 @@ TEST_P(Parity, GreedyTokens) {
     EXPECT_EQ(res.tokens, expect);
     EXPECT_EQ(res.finish, ended_on_eog ? FinishReason::Stop : FinishReason::Length);
   }
+}
+
+// The derived models' features matter: their base model (the same weights without the feature)
+// misses the reference by far more than the tolerance, so an engine that ignored rope_freqs or the
+// rope scaling keys would fail the checks above.
+TEST(ParityDerived, TheBaseModelMissesTheDerivedReference) {
+  int checked = 0;
+  for (const ParityCase& c : all_cases()) {
+    if (!c.derived) continue;
+    const Reference ref = load_reference(c);
+    const std::string base = testing::find_derived_model(c.model)->base;
+    std::vector<Token> seq = ref.prompt_tokens;
+    seq.insert(seq.end(), ref.greedy_tokens.begin(), ref.greedy_tokens.end());
+    seq.resize(static_cast<size_t>(ref.logits_rows));
+    Context ctx(model_for(base), {.n_ctx = 256});
+    auto got = ctx.eval(seq, /*all_logits=*/true);
+    double worst = 0;
+    for (int r = 0; r < ref.logits_rows; ++r) worst = std::max(worst, row_error(ref, got, r));
+    EXPECT_GT(worst, 4 * tolerance(kind_of(c.model))) << c.model << " p" << c.prompt;
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Parity, ::testing::ValuesIn(all_cases()), [](const auto& info) {

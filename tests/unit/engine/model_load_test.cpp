@@ -6,6 +6,8 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "load_error.h"
+#include "support/derived_models.h"
 #include "support/gguf_patch.h"
 
 namespace a3s::power {
@@ -13,16 +15,7 @@ namespace {
 
 using testing::TempDir;
 
-// Loads and returns the error (code, message); fails the test when loading succeeds.
-std::pair<std::string, std::string> load_error(const std::string& path) {
-  try {
-    Model::load(path, {.n_threads = 1});
-  } catch (const Error& e) {
-    return {e.code(), e.what()};
-  }
-  ADD_FAILURE() << "load succeeded";
-  return {};
-}
+using testing::load_error;
 
 std::string patched(const TempDir& dir, const std::string& model, const std::function<void(std::vector<uint8_t>&)>& fn) {
   auto b = testing::read_bytes(testing::model_path(model));
@@ -90,10 +83,15 @@ TEST(ModelLoad, BadOptionsAreInvalidArgument) {
 }
 
 TEST(ModelLoad, TiedEmbeddingsServeAsOutputHead) {
-  // Renaming output.weight away makes the model use token_embd.weight as its head; the model must
-  // still load and produce finite logits.
+  // Without output.weight the model uses token_embd.weight as its head; the model must still load
+  // and produce finite logits. (Renaming output.weight instead leaves a tensor the graph does not
+  // use: refused.)
   TempDir dir;
-  auto path = patched(dir, "stories260K", [](auto& b) { testing::patch_tensor_name(b, "output.weight", "outpux.weight"); });
+  auto renamed = patched(dir, "stories260K", [](auto& b) { testing::patch_tensor_name(b, "output.weight", "outpux.weight"); });
+  EXPECT_EQ(load_error(renamed).first, code_string(codes::kUnsupportedModelFeature));
+  const std::string path = dir.file("tied.gguf");
+  testing::write_derived_model(testing::model_path("stories260K"),
+                               {.name = "tied", .base = "stories260K", .removed = {"output.weight"}}, path);
   auto m = Model::load(path, {.n_threads = 1});
   Context ctx(m, {.n_ctx = 8});
   const std::vector<Token> t = {1, 403};

@@ -11,6 +11,7 @@
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "crypto_test_util.h"
+#include "support/derived_models.h"
 #include "wipe_log.h"
 #include "engine/load.h"
 
@@ -41,11 +42,13 @@ std::string error_code_of(const std::function<void()>& f, std::string* message =
   return "";
 }
 
+struct FromPath {};
+
 struct Encrypted {
   TempDir dir;
   std::string plain, enc, key;
-  explicit Encrypted(const std::string& model)
-      : plain(model_path(model)), enc(dir.file("m.enc")), key(dir.file("k")) {
+  explicit Encrypted(const std::string& model) : Encrypted(FromPath{}, model_path(model)) {}
+  Encrypted(FromPath, std::string plain_path) : plain(std::move(plain_path)), enc(dir.file("m.enc")), key(dir.file("k")) {
     write_bytes(key, std::vector<uint8_t>(kKeyHexA, kKeyHexA + 64));
     encrypt_to(plain, enc, key_a(), 1u << 16);
   }
@@ -82,6 +85,26 @@ TEST(EncryptedLoad, LogitsAreBitwiseIdenticalInEveryMode) {
       EXPECT_EQ(m->info().path, e.enc);
       EXPECT_EQ(m->info().file_size, read_bytes(e.plain).size());
     }
+  }
+}
+
+// Llama 3.1+ rope_freqs comes from the decrypted bytes in every mode: the logits equal the
+// plaintext model's, which differ from those of the same weights without the factors.
+TEST(EncryptedLoad, RopeFreqsApplyInEveryMode) {
+  TempDir src;
+  const testing::DerivedModel& d = *testing::find_derived_model("tiny-llama-f32-rope-freqs");
+  const std::string plain = src.file("rope.gguf");
+  testing::write_derived_model(model_path(d.base), d, plain);
+  Encrypted e(FromPath{}, plain);
+  const std::vector<Token> tokens = {1, 403, 407, 10, 300, 12, 77, 5};
+  const auto ref = logits_of(load_model(e.plain, one_thread()), tokens);
+  const auto without = logits_of(load_model(model_path(d.base), one_thread()), tokens);
+  ASSERT_EQ(without.size(), ref.size());
+  EXPECT_NE(std::memcmp(without.data(), ref.data(), ref.size() * sizeof(float)), 0);
+  for (DecryptMode mode : {DecryptMode::File, DecryptMode::Memory, DecryptMode::Stream}) {
+    const auto got = logits_of(load_model(e.enc, e.options(mode)), tokens);
+    ASSERT_EQ(got.size(), ref.size());
+    EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << to_string(mode);
   }
 }
 
