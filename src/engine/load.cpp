@@ -1,18 +1,15 @@
 #include "engine/load.h"
 
-#include "a3s/power/error.h"
-#include "base/setting_names.h"
+#include "engine/residency.h"
 
 namespace a3s::power {
 
 std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& opts) {
   const weights::IntegrityOptions& integrity = opts.integrity;
-  if (integrity.needs_digest() && opts.model.weights == WeightsMode::Stream && !weights::is_encrypted_model_file(path)) {
-    // Refused before a possibly large file is read: streamed weights would be re-read from disk.
-    throw Error(codes::kInvalidArgument, weights::integrity_subject(path, integrity) +
-                                             ": integrity checks need resident weights or encrypted streaming (" +
-                                             setting(Setting::kModelDecrypt, "stream") + ")");
-  }
+  // Refused before a possibly large file is read: a measured plaintext image cannot be streamed.
+  if (integrity.needs_digest() && !weights::is_encrypted_model_file(path))
+    engine::residency_for(engine::WeightBytes::kMeasuredImage, opts.model.weights,
+                          weights::integrity_subject(path, integrity));
   weights::OpenedModel opened = weights::open_model_file(path, opts.decrypt, integrity);
   std::optional<EncryptionInfo> enc;
   if (opened.encrypted) {

@@ -6,7 +6,8 @@
 // With `integrity` (model/integrity/integrity.h) the plaintext digest is measured on the bytes that are
 // served and checked against the pin / signature before the model is parsed (info().integrity); a
 // plaintext model then needs resident weights (--weights stream → Error "invalid_argument" before the
-// file is read; auto choosing stream → the same error after).
+// file is read; auto choosing stream → the same error after). Every decrypt × weights × integrity
+// combination is decided in engine/residency.h.
 //
 // Errors: Model::load's ("io_error", "invalid_model", ...) and open_model_file's
 // ("model_key_error", "model_key_mismatch", "decryption_failed", "integrity_error",

@@ -7,11 +7,11 @@
 #include <map>
 
 #include "a3s/power/error.h"
-#include "base/setting_names.h"
 #include "base/printable.h"
 #include "base/process_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/model_impl.h"
+#include "engine/residency.h"
 #include "model/gguf/gguf_file.h"
 #include "kernels/kernels.h"
 #include "tokenizer/tokenizer.h"
@@ -247,37 +247,18 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
                                              std::string(supported_archs()) + ")");
   }
 
-  // Where the tensor bytes are: a decrypted image is already resident (and counted in the RSS), and
-  // cannot be streamed by plain reads from the encrypted file; stream decryption has no image and
-  // must stream.
-  ModelOptions plan_opts = opts;
-  uint64_t image_bytes = 0;
+  // Where the tensor bytes are decides the residencies that work (engine/residency.h): a decrypted
+  // or measured image is already resident (and counted in the RSS); stream decryption has no image.
   if (file->header_only() != (tensor_bytes != nullptr)) throw Error(codes::kInternal, "model bytes: bad setup");
-  if (tensor_bytes) {
-    if (opts.weights == WeightsMode::Resident) {
-      throw Error(codes::kInvalidArgument,
-                  setting(Setting::kModelDecrypt, "stream") + " decrypts the weights layer by layer: it needs " +
-                      setting(Setting::kWeights, "stream") + " or auto, not resident");
-    }
-    plan_opts.weights = WeightsMode::Stream;
-  } else if (encryption) {
-    if (opts.weights == WeightsMode::Stream) {
-      throw Error(codes::kInvalidArgument,
-                  setting(Setting::kWeights, "stream") + " with an encrypted model needs " +
-                      setting(Setting::kModelDecrypt, "stream") +
-                      " (its plaintext image is resident in the memory and file modes)");
-    }
-    plan_opts.weights = WeightsMode::Resident;
-    image_bytes = file->bytes().size();
-  } else if (integrity && integrity->plaintext_image) {
-    // Measured plaintext: resident in the image that was hashed, never re-read from the file.
-    if (opts.weights == WeightsMode::Stream) {
-      throw Error(codes::kInvalidArgument,
-                  integrity->subject + ": integrity checks need resident weights or encrypted streaming (" +
-                      setting(Setting::kModelDecrypt, "stream") + ")");
-    }
-    image_bytes = file->bytes().size();
-  }
+  const WeightBytes bytes = tensor_bytes                                   ? WeightBytes::kStreamDecrypted
+                            : encryption                                   ? WeightBytes::kDecryptedImage
+                            : integrity && integrity->plaintext_image      ? WeightBytes::kMeasuredImage
+                                                                           : WeightBytes::kPlainFile;
+  const std::string subject = integrity ? integrity->subject : std::string();
+  ModelOptions plan_opts = opts;
+  plan_opts.weights = residency_for(bytes, opts.weights, subject);
+  const uint64_t image_bytes =
+      bytes == WeightBytes::kDecryptedImage || bytes == WeightBytes::kMeasuredImage ? file->bytes().size() : 0;
   const uint64_t rss = current_rss_bytes();
   const uint64_t baseline = (rss > image_bytes ? rss - image_bytes : 0) + kBaselineMargin;
   const std::vector<weights::TensorDesc> descs = weights::tensor_descs(*file);
@@ -301,11 +282,7 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
   const int output_id = find_desc(arch->output).value_or(*embd);
   const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline);
-  if (plan.weights == WeightsMode::Stream && integrity && integrity->plaintext_image) {
-    throw Error(codes::kInvalidArgument,
-                integrity->subject + ": integrity checks need resident weights or encrypted streaming (" +
-                    setting(Setting::kModelDecrypt, "stream") + "), and the model does not fit the memory budget resident");
-  }
+  check_planned_residency(bytes, plan.weights, subject);
   std::unique_ptr<weights::WeightSource> weights;
   if (plan.weights == WeightsMode::Stream) {
     std::vector<uint64_t> offsets;
