@@ -1,5 +1,6 @@
 #include "a3s-power/decrypt_flags.h"
 
+#include "a3s/power/error.h"
 #include "model/encrypted/key_provider.h"
 
 namespace a3s::power::cli {
@@ -15,7 +16,11 @@ void add_decrypt_flags(CLI::App* cmd, DecryptFlags& flags) {
 
 weights::DecryptOptions decrypt_options(const DecryptFlags& flags) {
   weights::DecryptOptions o;
-  if (!flags.mode.empty()) o.mode = *weights::parse_decrypt_mode(flags.mode);
+  if (!flags.mode.empty()) {
+    const std::optional<DecryptMode> mode = parse_decrypt_mode(flags.mode);
+    if (!mode) throw Error(codes::kInvalidArgument, "--decrypt must be one of file, memory, stream");
+    o.mode = *mode;
+  }
   if (!flags.key_file.empty()) o.key = crypto::file_key_provider(flags.key_file);
   o.required = !flags.key_file.empty() || !flags.mode.empty();
   return o;

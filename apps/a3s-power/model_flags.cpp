@@ -18,7 +18,9 @@ ModelOptions model_options(const ModelFlags& f) {
   if (f.threads < 0 || f.threads > 1024) throw Error(codes::kInvalidArgument, "--threads must be in 0..1024");
   ModelOptions o;
   o.n_threads = f.threads;
-  o.weights = parse_weights_mode(f.weights).value_or(WeightsMode::Auto);
+  const std::optional<WeightsMode> weights = parse_weights_mode(f.weights);
+  if (!weights) throw Error(codes::kInvalidArgument, "--weights must be one of auto, resident, stream");
+  o.weights = *weights;
   if (!f.memory_budget.empty()) {
     const auto b = parse_memory_size(f.memory_budget);
     if (!b) throw Error(codes::kInvalidArgument, "--memory-budget must be a size such as 256M or 2G");

@@ -19,7 +19,7 @@
 
 #include "crypto/sha256.h"
 #include "attestation/report_data.h"
-#include "attestation/tee_policy.h"
+#include "a3s/power/settings.h"
 
 namespace a3s::power::tee {
 

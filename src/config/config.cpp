@@ -82,12 +82,16 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
   if (cli.port) set_port(cfg, *cli.port, hcl::SourcePos{"--port", 0, 0});
   if (cli.threads) set_threads(cfg, *cli.threads, hcl::SourcePos{"--threads", 0, 0});
   if (cli.ctx_size) set_ctx_size(cfg, *cli.ctx_size, hcl::SourcePos{"--ctx-size", 0, 0});
-  if (cli.weights) cfg.weights = *cli.weights;
+  if (cli.weights) {
+    const std::optional<WeightsMode> w = parse_weights_mode(*cli.weights);
+    if (!w) throw Error(codes::kConfig, "--weights: must be one of auto, resident, stream");
+    cfg.weights = *w;
+  }
   if (cli.memory_budget_mb) cfg.memory_budget_mb = *cli.memory_budget_mb;
   if (cli.model_decrypt) {
-    const std::string& m = *cli.model_decrypt;
-    if (m != "file" && m != "memory" && m != "stream") throw Error(codes::kConfig, "--decrypt: must be one of file, memory, stream");
-    cfg.model_decrypt = m;
+    const std::optional<DecryptMode> m = parse_decrypt_mode(*cli.model_decrypt);
+    if (!m) throw Error(codes::kConfig, "--decrypt: must be one of file, memory, stream");
+    cfg.model_decrypt = *m;
   }
   if (cli.model_key_file) {
     if (cli.model_key_file->empty()) throw Error(codes::kConfig, "--model-key-file: empty path");
@@ -112,7 +116,7 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
 
 // Effective privacy settings from what the sources set (config.h).
 void derive_privacy(Config& cfg) {
-  if (cfg.tee_mode && cfg.tee_policy == "strict" && cfg.redact_logs_setting == false) {
+  if (cfg.tee_mode && cfg.tee_policy == TeePolicy::kStrict && cfg.redact_logs_setting == false) {
     throw Error(codes::kConfig,
                 "'redact_logs' cannot be false when tee_mode is on with tee_policy \"strict\"");
   }
@@ -162,17 +166,17 @@ nlohmann::json Config::effective_json() const {
   j["ctx_size"] = ctx_size;
   j["threads"] = threads;
   j["batch_size"] = batch_size;
-  j["weights"] = weights;
+  j["weights"] = to_string(weights);
   j["memory_budget_mb"] = memory_budget_mb;
   j["chat_template_fallback"] = chat_template_fallback;
   j["log_level"] = log_level;
   j["offline"] = offline;
   j["tee_mode"] = tee_mode;
-  j["tee_policy"] = tee_policy;
+  j["tee_policy"] = to_string(tee_policy);
   j["tee_device_root"] = tee_device_root;
   j["redact_logs"] = redact_logs;
   j["suppress_token_metrics"] = suppress_token_metrics;
-  j["model_decrypt"] = model_decrypt;
+  j["model_decrypt"] = to_string(model_decrypt);
   j["tls_port"] = tls_port;
   j["ratls"] = ratls;
   j["ratls_cert_lifetime_seconds"] = ratls_cert_lifetime_seconds;

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "a3s/power/settings.h"
+
 namespace a3s::power::config {
 
 struct ApiKey {
@@ -49,14 +51,14 @@ struct Config {
   int ctx_size = 0;                    // per-request context (tokens); 0 → model default
   int threads = 0;                     // engine threads; 0 → physical cores
   int batch_size = 512;                // prefill batch (tokens)
-  std::string weights = "auto";        // weight residency: auto | resident | stream
+  WeightsMode weights = WeightsMode::Auto;  // weight residency: auto | resident | stream
   uint64_t memory_budget_mb = 0;       // memory the model may use (MiB); 0 = no budget
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
   bool tee_mode = false;               // TEE layer on: attestation, privacy policy (docs/tee.md);
                                        // `a3s-power decrypt` refuses to run when it is on
-  std::string tee_policy = "strict";
+  TeePolicy tee_policy = TeePolicy::kStrict;
   std::string tee_device_root = "/";   // where /sys/kernel/config/tsm and /dev/* are looked up
   // Privacy policy (docs/privacy.md). The *_setting fields hold what the sources set (nullopt: not
   // set); load() derives the effective values below, which every consumer reads:
@@ -68,7 +70,7 @@ struct Config {
   bool suppress_token_metrics = false;  // effective: token counts leave the process rounded to 10
   // Encrypted models: "memory" (locked RAM) | "file" (sealed memfd) | "stream" (per tensor, with
   // layer streaming).
-  std::string model_decrypt = "memory";
+  DecryptMode model_decrypt = DecryptMode::Memory;
   ModelKeySource model_key_source;     // encrypted models: where the key comes from
   // Model integrity (docs/model-integrity.md): the required SHA-256 of a model's plaintext GGUF
   // bytes per served name (`model_hashes` and `model_hash` blocks), and the Ed25519 public key whose
@@ -95,7 +97,7 @@ struct CliOverrides {
   std::vector<std::string> models;  // NAME | PATH | NAME=PATH
   std::optional<int> threads;
   std::optional<int> ctx_size;
-  std::optional<std::string> weights;            // --weights
+  std::optional<std::string> weights;            // --weights (parsed by load(): an unknown value is an error)
   std::optional<uint64_t> memory_budget_mb;      // --memory-budget (rounded up to MiB)
   std::optional<std::string> model_decrypt;   // --decrypt
   std::optional<std::string> model_key_file;  // --model-key-file

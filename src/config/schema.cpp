@@ -290,9 +290,9 @@ const std::vector<Setting>& settings() {
       c.batch_size = static_cast<int>(as_int(v, x.key, 1, 65536));
     });
     add("weights", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::string& w = as_string(v, x.key);
-      if (w != "auto" && w != "resident" && w != "stream") fail(v.pos, quoted(x.key) + " must be one of auto, resident, stream");
-      c.weights = w;
+      const std::optional<WeightsMode> w = parse_weights_mode(as_string(v, x.key));
+      if (!w) fail(v.pos, quoted(x.key) + " must be one of auto, resident, stream");
+      c.weights = *w;
     });
     add("memory_budget_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.memory_budget_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
@@ -329,9 +329,9 @@ const std::vector<Setting>& settings() {
       c.suppress_token_metrics_setting = as_bool(v, x.key);
     });
     add("tee_policy", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::string& p = as_string(v, x.key);
-      if (p != "strict" && p != "development") fail(v.pos, quoted(x.key) + " must be one of strict, development");
-      c.tee_policy = p;
+      const std::optional<TeePolicy> p = parse_tee_policy(as_string(v, x.key));
+      if (!p) fail(v.pos, quoted(x.key) + " must be one of strict, development");
+      c.tee_policy = *p;
     });
     add("tee_device_root", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& r = as_string(v, x.key);
@@ -339,12 +339,12 @@ const std::vector<Setting>& settings() {
       c.tee_device_root = r;
     });
     add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::string& m = as_string(v, x.key);
-      if (m != "file" && m != "memory" && m != "stream") fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
-      c.model_decrypt = m;
+      const std::optional<DecryptMode> m = parse_decrypt_mode(as_string(v, x.key));
+      if (!m) fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
+      c.model_decrypt = *m;
     });
     add("in_memory_decrypt", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.model_decrypt = as_bool(v, x.key) ? "memory" : "file";
+      c.model_decrypt = as_bool(v, x.key) ? DecryptMode::Memory : DecryptMode::File;
     }, "model_decrypt");
     add("model_key_source", KeyType::Object, [](Config& c, const Value& v, const Ctx& x) {
       c.model_key_source = key_source(v, x);

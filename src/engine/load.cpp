@@ -14,7 +14,7 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadOptions& op
   std::optional<EncryptionInfo> enc;
   if (opened.encrypted) {
     EncryptionInfo e;
-    e.decrypt_mode = weights::to_string(opened.mode);
+    e.decrypt_mode = to_string(opened.mode);
     e.plaintext_sha256 = opened.plaintext_sha256;
     e.ciphertext_sha256 = opened.ciphertext_sha256;
     e.key_id = opened.key_id;

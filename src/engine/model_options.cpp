@@ -8,21 +8,6 @@
 
 namespace a3s::power {
 
-std::string_view to_string(WeightsMode m) {
-  switch (m) {
-    case WeightsMode::Resident: return "resident";
-    case WeightsMode::Stream: return "stream";
-    case WeightsMode::Auto: return "auto";
-  }
-  return "auto";
-}
-
-std::optional<WeightsMode> parse_weights_mode(std::string_view s) {
-  for (WeightsMode m : {WeightsMode::Resident, WeightsMode::Stream, WeightsMode::Auto})
-    if (s == to_string(m)) return m;
-  return std::nullopt;
-}
-
 std::optional<uint64_t> parse_memory_size(std::string_view s) {
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);

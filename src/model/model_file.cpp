@@ -31,25 +31,6 @@ long long elapsed_ms(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-const char* to_string(DecryptMode m) {
-  switch (m) {
-    case DecryptMode::File:
-      return "file";
-    case DecryptMode::Memory:
-      return "memory";
-    case DecryptMode::Stream:
-      return "stream";
-  }
-  return "memory";
-}
-
-std::optional<DecryptMode> parse_decrypt_mode(std::string_view s) {
-  if (s == "file") return DecryptMode::File;
-  if (s == "memory") return DecryptMode::Memory;
-  if (s == "stream") return DecryptMode::Stream;
-  return std::nullopt;
-}
-
 bool is_encrypted_model_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;

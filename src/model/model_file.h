@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 
+#include "a3s/power/settings.h"
 #include "model/integrity/integrity.h"
 
 namespace a3s::power::gguf {
@@ -43,10 +44,7 @@ namespace a3s::power::weights {
 
 class ByteReader;
 
-enum class DecryptMode { File, Memory, Stream };
-const char* to_string(DecryptMode m);
-// "file" | "memory" | "stream"; nullopt for anything else.
-std::optional<DecryptMode> parse_decrypt_mode(std::string_view s);
+// DecryptMode (file / memory / stream) is in a3s/power/settings.h.
 
 struct DecryptOptions {
   DecryptMode mode = DecryptMode::Memory;

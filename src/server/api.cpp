@@ -6,7 +6,7 @@
 
 #include "server/api_error.h"
 #include "server/attestation.h"
-#include "attestation/tee_policy.h"
+#include "a3s/power/settings.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 
@@ -183,7 +183,7 @@ json Api::tee_health() const {
   return {{"enabled", true},
           {"type", attestor_->tee_type()},
           {"provider", attestor_->provider_name()},
-          {"policy", tee::to_string(attestor_->policy())},
+          {"policy", to_string(attestor_->policy())},
           {"verifiable", attestor_->verifiable()},
           {"models_verified", verified}};
 }

@@ -15,7 +15,7 @@ namespace {
 std::unique_ptr<tee::EvidenceProvider> detect_for(const config::Config& cfg) {
   tee::DetectOptions o;
   o.root = cfg.tee_device_root;
-  o.policy = tee::parse_tee_policy(cfg.tee_policy);
+  o.policy = cfg.tee_policy;
   return tee::detect_provider(o);
 }
 
@@ -41,7 +41,7 @@ std::string measurement_of(const tee::Evidence& e, const tee::ReportData& report
 Attestor::Attestor(const config::Config& cfg) : Attestor(cfg, detect_for(cfg)) {}
 
 Attestor::Attestor(const config::Config& cfg, std::unique_ptr<tee::EvidenceProvider> provider)
-    : provider_(std::move(provider)), policy_(tee::parse_tee_policy(cfg.tee_policy)) {
+    : provider_(std::move(provider)), policy_(cfg.tee_policy) {
   const std::string settings = cfg.effective_json().dump();
   config_sha256_ = crypto::sha256({reinterpret_cast<const uint8_t*>(settings.data()), settings.size()});
   provider_name_ = provider_->name();
@@ -83,7 +83,7 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDes
 
   nlohmann::json j;
   j["tee_type"] = e.tee_type;
-  j["policy"] = tee::to_string(policy_);
+  j["policy"] = to_string(policy_);
   j["evidence_format"] = e.format;
   j["report"] = crypto::base64_encode(e.raw);
   j["report_data"] = to_hex(report_data);

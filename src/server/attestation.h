@@ -32,7 +32,7 @@
 #include "runtime/model_runtime.h"
 #include "tee/evidence.h"
 #include "attestation/report_data.h"
-#include "attestation/tee_policy.h"
+#include "a3s/power/settings.h"
 
 namespace a3s::power::server {
 
@@ -52,7 +52,7 @@ class Attestor {
 
   const std::string& tee_type() const { return tee_type_; }
   bool verifiable() const { return verifiable_; }
-  tee::TeePolicy policy() const { return policy_; }
+  TeePolicy policy() const { return policy_; }
   const std::string& provider_name() const { return provider_name_; }
   // SHA-256 of the effective non-secret configuration as /health shows it under "settings": its
   // compact JSON text (keys sorted, no whitespace; Config::effective_json().dump()).
@@ -63,7 +63,7 @@ class Attestor {
 
   std::unique_ptr<tee::EvidenceProvider> provider_;
   std::mutex mu_;  // the provider is not thread-safe
-  tee::TeePolicy policy_;
+  TeePolicy policy_;
   crypto::Sha256Digest config_sha256_{};
   std::string tee_type_;
   std::string provider_name_;

@@ -43,10 +43,10 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   eo.n_batch = cfg.batch_size;
   eo.n_ctx = cfg.ctx_size;
   eo.n_parallel = cfg.max_concurrent_requests;
-  eo.weights = parse_weights_mode(cfg.weights).value_or(WeightsMode::Auto);
+  eo.weights = cfg.weights;
   eo.memory_budget = cfg.memory_budget_mb * 1024 * 1024;
   eo.chat_template_fallback = cfg.chat_template_fallback;
-  eo.decrypt.mode = weights::parse_decrypt_mode(cfg.model_decrypt).value_or(weights::DecryptMode::Memory);
+  eo.decrypt.mode = cfg.model_decrypt;
   if (!cfg.model_key_source.file.empty()) {
     eo.decrypt.key = crypto::file_key_provider(cfg.model_key_source.file);
   } else if (!cfg.model_key_source.env.empty()) {
@@ -161,7 +161,7 @@ uint16_t Server::start() {
     // Before the models load: a strict server without attestation hardware stops here.
     attestor = std::make_shared<Attestor>(impl_->cfg);
     spdlog::info("tee: {} evidence from {} (policy {}{})", attestor->tee_type(), attestor->provider_name(),
-                 tee::to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
+                 to_string(attestor->policy()), attestor->verifiable() ? "" : ", not remotely verifiable");
     impl_->api.set_attestor(attestor);
   }
   if (impl_->cfg.ratls && !attestor) throw Error(codes::kConfig, "'ratls' needs tee_mode = true");

@@ -16,7 +16,7 @@
 
 #include "tee/device_ioctl.h"
 #include "tee/evidence.h"
-#include "attestation/tee_policy.h"
+#include "a3s/power/settings.h"
 
 namespace a3s::power::tee {
 

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "a3s/power/settings.h"
+
 namespace a3s::power {
 
 using Token = int32_t;
@@ -31,15 +33,7 @@ class KvCache;
 const KvCache& kv_cache_of(const Context& ctx);  // internal: src/engine/context_inspect.h
 }  // namespace engine
 
-// Where model weights live while the model is loaded (docs/layer-streaming.md).
-enum class WeightsMode {
-  Resident,  // the GGUF file is memory-mapped
-  Stream,    // block tensors are read from storage when used (two reusable buffers, prefetch)
-  Auto,      // Stream when the model does not fit memory_budget, else Resident
-};
-// "resident", "stream", "auto"; parse returns nullopt for anything else.
-std::string_view to_string(WeightsMode m);
-std::optional<WeightsMode> parse_weights_mode(std::string_view s);
+// WeightsMode (where weights live: resident / stream / auto) is in a3s/power/settings.h.
 // "256M", "1.5G", "300000000" (bytes; K/M/G/T suffixes are binary: M = 2^20), nullopt when malformed
 // or zero.
 std::optional<uint64_t> parse_memory_size(std::string_view s);

@@ -198,6 +198,18 @@ TEST(ConfigLoad, CliValuesAreRangeChecked) {
   EXPECT_EQ(with([](CliOverrides& c) { c.models = {"=x"}; }),
             "--model: a model NAME=PATH needs both a name and a path");
   EXPECT_EQ(with([](CliOverrides& c) { c.models = {"a=/x", "a=/y"}; }), "--model: duplicate model name 'a'");
+  // Enumerated settings are parsed here, once: an unknown spelling is an error, never a default.
+  EXPECT_EQ(with([](CliOverrides& c) { c.weights = "Stream"; }), "--weights: must be one of auto, resident, stream");
+  EXPECT_EQ(with([](CliOverrides& c) { c.model_decrypt = "disk"; }), "--decrypt: must be one of file, memory, stream");
+  {
+    CliOverrides typed;
+    typed.weights = "stream";
+    typed.model_decrypt = "file";
+    const Config c = load(typed, env);
+    EXPECT_EQ(c.weights, WeightsMode::Stream);
+    EXPECT_EQ(c.model_decrypt, DecryptMode::File);
+    EXPECT_EQ(c.tee_policy, TeePolicy::kStrict);
+  }
   // Port 0 (ephemeral) is allowed.
   CliOverrides cli;
   cli.port = 0;

@@ -337,21 +337,21 @@ TEST(ConfigSchema, ApiKeyErrorsNeverEchoTheKey) {
 TEST(ConfigSchema, EncryptedModelKeys) {
   Config d = apply_text("port = 1\n");
   EXPECT_FALSE(d.tee_mode);
-  EXPECT_EQ(d.model_decrypt, "memory");
+  EXPECT_STREQ(to_string(d.model_decrypt), "memory");
   EXPECT_TRUE(d.model_key_source.env.empty());
   EXPECT_TRUE(d.model_key_source.file.empty());
 
   Config c = apply_text("tee_mode = true\nmodel_decrypt = \"file\"\nmodel_key_source = { env = \"MY_KEY\" }\n");
   EXPECT_TRUE(c.tee_mode);
-  EXPECT_EQ(c.model_decrypt, "file");
+  EXPECT_STREQ(to_string(c.model_decrypt), "file");
   EXPECT_EQ(c.model_key_source.env, "MY_KEY");
-  EXPECT_EQ(apply_text("in_memory_decrypt = true\n").model_decrypt, "memory");
-  EXPECT_EQ(apply_text("in_memory_decrypt = false\n").model_decrypt, "file");
+  EXPECT_STREQ(to_string(apply_text("in_memory_decrypt = true\n").model_decrypt), "memory");
+  EXPECT_STREQ(to_string(apply_text("in_memory_decrypt = false\n").model_decrypt), "file");
   Config f = apply_text("model_key_source = { file = \"~/keys/m.key\" }\n");
   EXPECT_EQ(f.model_key_source.file, "/home/tester/keys/m.key");
   EXPECT_TRUE(f.model_key_source.env.empty());
 
-  EXPECT_EQ(apply_text("model_decrypt = \"stream\"\n").model_decrypt, "stream");
+  EXPECT_STREQ(to_string(apply_text("model_decrypt = \"stream\"\n").model_decrypt), "stream");
   EXPECT_EQ(apply_error("model_decrypt = \"disk\"\n"), "c.hcl:1:17: 'model_decrypt' must be one of file, memory, stream");
   EXPECT_EQ(apply_error("model_decrypt = \"file\"\nin_memory_decrypt = true\n"),
             "c.hcl:2:1: 'in_memory_decrypt' and 'model_decrypt' set the same setting (first at 1:1)");

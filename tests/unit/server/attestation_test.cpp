@@ -21,7 +21,7 @@ namespace {
 config::Config development_config() {
   config::Config c;
   c.tee_mode = true;
-  c.tee_policy = "development";
+  c.tee_policy = TeePolicy::kDevelopment;
   c.tee_device_root = "/nonexistent-tee-root";
   return c;
 }
@@ -48,12 +48,12 @@ TEST(Attestor, DevelopmentPolicyWithoutHardwareUsesSimulatedEvidence) {
   EXPECT_EQ(a.tee_type(), "simulated");
   EXPECT_EQ(a.provider_name(), "simulated");
   EXPECT_FALSE(a.verifiable());
-  EXPECT_EQ(a.policy(), tee::TeePolicy::kDevelopment);
+  EXPECT_EQ(a.policy(), TeePolicy::kDevelopment);
 }
 
 TEST(Attestor, StrictPolicyWithoutHardwareRefusesToStart) {
   config::Config c = development_config();
-  c.tee_policy = "strict";
+  c.tee_policy = TeePolicy::kStrict;
   try {
     Attestor a(c);
     FAIL() << "a strict attestor started without attestation hardware";

@@ -18,7 +18,7 @@
 namespace a3s::power::crypto::test {
 namespace {
 
-using weights::DecryptMode;
+
 
 LoadOptions one_thread() {
   LoadOptions o;

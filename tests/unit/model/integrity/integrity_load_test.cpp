@@ -13,7 +13,7 @@
 namespace a3s::power::integrity_test {
 namespace {
 
-using weights::DecryptMode;
+
 
 LoadOptions with_pin(const std::optional<crypto::Sha256Digest>& pin) {
   LoadOptions o;
@@ -199,7 +199,7 @@ TEST(IntegrityLoad, EncryptedModelsUseTheAuthenticatedPlaintextDigest) {
   const SigningKey key(4);
   key.sign_file(e.plain, e.enc + ".sig");  // the .sig of x.enc is the plaintext's
   for (const DecryptMode mode : {DecryptMode::Memory, DecryptMode::File, DecryptMode::Stream}) {
-    SCOPED_TRACE(weights::to_string(mode));
+    SCOPED_TRACE(to_string(mode));
     LoadOptions o = e.options(mode);
     o.integrity.pin = plain_digest;
     o.integrity.signing_key = key.pub;

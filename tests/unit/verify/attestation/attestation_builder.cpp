@@ -29,7 +29,7 @@ tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model) {
   c.signature = tee::SignatureStatus::kAbsent;
   c.runtime_version = "0.1.0";
   c.config_sha256.fill(0x42);
-  c.tee_policy = tee::TeePolicy::kDevelopment;
+  c.tee_policy = TeePolicy::kDevelopment;
   return c;
 }
 
@@ -44,7 +44,7 @@ nlohmann::json response_for(const tee::Evidence& ev, const tee::Claims& claims) 
   const snp::Report parsed = snp::parse_report(ev.raw);
   nlohmann::json j;
   j["tee_type"] = ev.tee_type;
-  j["policy"] = tee::to_string(claims.tee_policy);
+  j["policy"] = to_string(claims.tee_policy);
   j["evidence_format"] = ev.format;
   j["report"] = crypto::base64_encode(ev.raw);
   j["report_data"] = to_hex(rd);
