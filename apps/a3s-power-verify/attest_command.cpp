@@ -18,6 +18,7 @@
 #include "a3s-power-verify/nonce_arg.h"
 #include "a3s-power-verify/ratls_fetch.h"
 #include "a3s-power-verify/read_file.h"
+#include "a3s-power-verify/report_output.h"
 #include "a3s-power-verify/time_arg.h"
 
 namespace a3s::power::verify::cli {
@@ -138,12 +139,7 @@ int run_attest(const AttestArgs& a) {
   const AttestationResult result =
       a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
               : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
-  if (a.format == "json") {
-    std::printf("%s\n", attestation_json(result).c_str());
-  } else {
-    std::fputs(attestation_text(result).c_str(), stdout);
-  }
-  std::fflush(stdout);
+  print_verdict(a.format, attestation_json(result), attestation_text(result));
   if (result.accepted) return kExitAccepted;
   std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),
                client::one_line(result.message).c_str());

@@ -10,10 +10,7 @@ namespace a3s::power::verify::cli {
 std::string attestation_json(const AttestationResult& r) {
   nlohmann::ordered_json j;
   j["accepted"] = r.accepted;
-  if (!r.accepted) {
-    j["failed_step"] = r.failed_step;
-    j["message"] = r.message;
-  }
+  add_rejection(j, r.accepted, r.failed_step, r.message);
   j["tee_type"] = r.tee_type;
   j["evidence_format"] = r.evidence_format;
   j["simulated"] = r.simulated;

@@ -66,12 +66,7 @@ int run_report(const ReportArgs& a) {
   const OnlineUse online = apply_online(a.online, evidence, opt);
 
   const Report report = verify_evidence(evidence, opt);
-  if (a.format == "json") {
-    std::printf("%s\n", report_json(report).c_str());
-  } else {
-    std::fputs(report_text(report).c_str(), stdout);
-  }
-  std::fflush(stdout);
+  print_verdict(a.format, report_json(report), report_text(report));
   if (report.accepted) return kExitAccepted;
   online.forget_after(report.failed_step);
   std::fprintf(stderr, "rejected: %s: %s\n", report.failed_step.c_str(), report.message.c_str());

@@ -1,8 +1,10 @@
 #include "a3s-power-verify/report_output.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace a3s::power::verify::cli {
+
 std::string describe_skipped(TeeType tee, const std::string& check) {
   if (check == "tcb") return "tcb (signatures and certificate chains only)";
   if (check == "crl")
@@ -11,14 +13,27 @@ std::string describe_skipped(TeeType tee, const std::string& check) {
   return check;
 }
 
+void add_rejection(nlohmann::ordered_json& j, bool accepted, const std::string& failed_step,
+                   const std::string& message) {
+  if (accepted) return;
+  j["failed_step"] = failed_step;
+  j["message"] = message;
+}
+
+void print_verdict(const std::string& format, const std::string& json, const std::string& text) {
+  if (format == "json") {
+    std::printf("%s\n", json.c_str());
+  } else {
+    std::fputs(text.c_str(), stdout);
+  }
+  std::fflush(stdout);
+}
+
 std::string report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["accepted"] = r.accepted;
   j["tee_type"] = std::string(to_string(r.tee_type));
-  if (!r.accepted) {
-    j["failed_step"] = r.failed_step;
-    j["message"] = r.message;
-  }
+  add_rejection(j, r.accepted, r.failed_step, r.message);
   j["measurement"] = r.measurement;
   j["report_data"] = r.report_data;
   j["tcb_status"] = r.tcb_status;

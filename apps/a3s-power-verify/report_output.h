@@ -1,6 +1,7 @@
 // How a3s-power-verify prints a verification Report.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "a3s/power/verify.h"
@@ -16,6 +17,15 @@ std::string report_json(const Report& report);
 // A few "key: value" lines, each ending in '\n': verdict and TEE, measurement, report_data,
 // tcb_status, and what was skipped.
 std::string report_text(const Report& report);
+
+// The keys only a rejected verdict has, in both JSON outputs: "failed_step" and "message", added to
+// `j` when `accepted` is false.
+void add_rejection(nlohmann::ordered_json& j, bool accepted, const std::string& failed_step,
+                   const std::string& message);
+
+// Writes a verdict to stdout, `json` and a newline for --format json and `text` otherwise, and
+// flushes it.
+void print_verdict(const std::string& format, const std::string& json, const std::string& text);
 
 // A skipped check (Report::skipped: "tcb", "crl") with what it means for evidence of type `tee`.
 std::string describe_skipped(TeeType tee, const std::string& check);

@@ -10,7 +10,6 @@
 // The API key comes from --api-key, else $A3S_POWER_API_KEY (prefer the variable: command lines
 // are visible to other users). Errors: the server's error → "error: <message>", exit 1 (an
 // interactive session prints it and goes on); no connection → exit 2; bad flags → exit 2.
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +21,7 @@
 #include "a3s-power/conversation_loop.h"
 #include "http_client/http_client.h"
 #include "a3s-power/line_reader.h"
+#include "a3s-power/server_flags.h"
 #include "http_client/server_error.h"
 
 namespace a3s::power::cli {
@@ -30,20 +30,12 @@ namespace {
 struct ChatOptions {
   std::string model;
   std::vector<std::string> prompt;
-  std::string url = "http://127.0.0.1:11434";
-  std::optional<std::string> api_key;
-  std::string ca_file;
+  ServerFlags server;
   std::optional<std::string> system;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   std::optional<uint64_t> seed;
 };
-
-std::string api_key_from(const std::optional<std::string>& flag) {
-  if (flag) return *flag;
-  const char* env = std::getenv("A3S_POWER_API_KEY");
-  return env != nullptr ? std::string(env) : std::string();
-}
 
 void run_chat(const ChatOptions& o) {
   if (o.model.empty()) throw Error(codes::kInvalidArgument, "the model name is empty");
@@ -51,9 +43,7 @@ void run_chat(const ChatOptions& o) {
     throw Error(codes::kInvalidArgument, "--temperature must be between 0 and 2");
   }
   if (o.max_tokens && *o.max_tokens < 1) throw Error(codes::kInvalidArgument, "-n must be at least 1");
-  client::ClientOptions co{.url = client::ServerUrl::parse(o.url), .api_key = api_key_from(o.api_key)};
-  co.ca_file = o.ca_file;
-  auto http = std::make_shared<client::HttpClient>(std::move(co));
+  auto http = std::make_shared<client::HttpClient>(client_options(o.server));
 
   client::LoopOptions lo;
   lo.system = o.system;
@@ -90,10 +80,7 @@ void add_chat_command(CLI::App& root) {
   sub->add_option("model", o->model, "Model name as the server knows it")->required();
   sub->add_option("prompt", o->prompt,
                   "Prompt (one turn, then exit); without it: interactive or one turn per line");
-  sub->add_option("--url", o->url, "Server URL (https, or http to a loopback host)")->capture_default_str();
-  sub->add_option("--api-key", o->api_key, "API key (default: $A3S_POWER_API_KEY)");
-  sub->add_option("--cacert", o->ca_file,
-                  "CA certificates (PEM) to trust for https (default: the system store)");
+  add_server_flags(sub, o->server);
   sub->add_option("--system", o->system, "System message");
   sub->add_option("--temperature", o->temperature, "Sampling temperature 0..2 (default: the server's)");
   sub->add_option("-n,--max-tokens", o->max_tokens, "Maximum tokens per reply (default: the server's)");

@@ -39,6 +39,31 @@ std::size_t width_of(const std::string& s) {
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+// The models of a server answer: each object of the answer's array `key` with a non-empty string
+// `name_key` becomes a ModelStatus with its name and loaded flag, and `fill` adds the rest. Throws
+// ServerError when the answer is not an object holding that array.
+template <class Fill>
+std::vector<ModelStatus> models_of(const nlohmann::json& answer, const std::string& endpoint, const char* key,
+                                   const char* name_key, Fill fill) {
+  const std::string unexpected = "unexpected " + endpoint + " answer";
+  if (!answer.is_object()) throw ServerError(200, "", unexpected + " (not a JSON object)");
+  auto list = answer.find(key);
+  if (list == answer.end() || !list->is_array()) {
+    throw ServerError(200, "", unexpected + " (no \"" + key + "\" array)");
+  }
+  std::vector<ModelStatus> out;
+  for (const auto& m : *list) {
+    if (!m.is_object()) continue;
+    ModelStatus s;
+    s.name = string_field(m, name_key);
+    if (s.name.empty()) continue;
+    s.loaded = bool_field(m, "loaded");
+    fill(m, s);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string human_size(uint64_t bytes) {
@@ -59,44 +84,17 @@ std::string human_size(uint64_t bytes) {
 }
 
 std::vector<ModelStatus> models_from_health(const nlohmann::json& health) {
-  if (!health.is_object()) throw ServerError(200, "", "unexpected /health answer (not a JSON object)");
-  auto models = health.find("models");
-  if (models == health.end() || !models->is_array()) {
-    throw ServerError(200, "", "unexpected /health answer (no \"models\" array)");
-  }
-  std::vector<ModelStatus> out;
-  for (const auto& m : *models) {
-    if (!m.is_object()) continue;
-    ModelStatus s;
-    s.name = string_field(m, "name");
-    if (s.name.empty()) continue;
-    s.loaded = bool_field(m, "loaded");
+  return models_of(health, "/health", "models", "name", [](const nlohmann::json& m, ModelStatus& s) {
     s.architecture = string_field(m, "architecture");
     s.file_type = string_field(m, "file_type");
     s.size_bytes = number_field<uint64_t>(m, "size_bytes");
     s.n_ctx = number_field<int64_t>(m, "n_ctx");
     s.n_ctx_train = number_field<int64_t>(m, "n_ctx_train");
-    out.push_back(std::move(s));
-  }
-  return out;
+  });
 }
 
 std::vector<ModelStatus> models_from_list(const nlohmann::json& list) {
-  if (!list.is_object()) throw ServerError(200, "", "unexpected /v1/models answer (not a JSON object)");
-  auto data = list.find("data");
-  if (data == list.end() || !data->is_array()) {
-    throw ServerError(200, "", "unexpected /v1/models answer (no \"data\" array)");
-  }
-  std::vector<ModelStatus> out;
-  for (const auto& m : *data) {
-    if (!m.is_object()) continue;
-    ModelStatus s;
-    s.name = string_field(m, "id");
-    if (s.name.empty()) continue;
-    s.loaded = bool_field(m, "loaded");
-    out.push_back(std::move(s));
-  }
-  return out;
+  return models_of(list, "/v1/models", "data", "id", [](const nlohmann::json&, ModelStatus&) {});
 }
 
 std::vector<ModelStatus> fetch_model_status(HttpClient& client) {

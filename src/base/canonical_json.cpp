@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
-#include "base/hex.h"
+#include "base/json_string.h"
 #include "base/utf8.h"
 
 namespace a3s::power {
@@ -46,41 +46,7 @@ std::u16string utf16_of(const std::string& s, const std::string& path) {
 
 void write_string(const std::string& s, const std::string& path, std::string& out) {
   (void)utf16_of(s, path);  // validates
-  out.push_back('"');
-  for (const char c : s) {
-    const auto u = static_cast<uint8_t>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += to_hex(std::span<const uint8_t>(&u, 1));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
+  append_json_string(out, s);
 }
 
 void write_value(const nlohmann::json& v, const std::string& path, std::string& out) {

@@ -4,49 +4,11 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "base/json_string.h"
 #include "chat/py_value.h"
 
 namespace a3s::power::chat::py {
 namespace {
-
-void write_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
 
 void write(std::string& out, const Json& v, std::optional<int> indent, int level) {
   auto newline = [&](int lvl) {
@@ -78,7 +40,7 @@ void write(std::string& out, const Json& v, std::optional<int> indent, int level
       return;
     }
     case Json::value_t::string:
-      write_string(out, v.get_ref<const std::string&>());
+      append_json_string(out, v.get_ref<const std::string&>());
       return;
     case Json::value_t::array: {
       if (v.empty()) {
@@ -108,7 +70,7 @@ void write(std::string& out, const Json& v, std::optional<int> indent, int level
         if (!first) out += indent ? "," : ", ";
         first = false;
         if (indent) newline(level + 1);
-        write_string(out, k);
+        append_json_string(out, k);
         out += ": ";
         write(out, e, indent, level + 1);
       }

@@ -216,6 +216,19 @@ std::array<uint8_t, 32> signing_key(const Value& v, const std::string& key) {
   return k;
 }
 
+// A string that must be one of `choices`; the error lists them, the empty string as "".
+const std::string& as_choice(const Value& v, const std::string& key,
+                             const std::vector<std::string>& choices) {
+  const std::string& s = as_string(v, key);
+  if (std::find(choices.begin(), choices.end(), s) == choices.end()) {
+    std::string list;
+    for (size_t i = 0; i < choices.size(); ++i)
+      list += (i == 0 ? "" : ", ") + (choices[i].empty() ? "\"\"" : choices[i]);
+    fail(v.pos, quoted(key) + " must be one of " + list);
+  }
+  return s;
+}
+
 const std::vector<std::string>& template_families() {
   static const std::vector<std::string> f = {"",        "chatml", "llama2", "llama3", "mistral",
                                              "gemma",   "phi3",   "deepseek", "plain"};
@@ -241,6 +254,28 @@ const std::vector<Setting>& settings() {
       s.push_back(Setting{KeyInfo{name, env_name_of(name), type, supported},
                           canonical.empty() ? name : canonical, std::move(apply)});
     };
+    // A boolean key stored as is in one field of Config (a bool or an optional<bool>).
+    auto add_bool = [&add](const std::string& name, auto Config::*field) {
+      add(name, KeyType::Bool,
+          [field](Config& c, const Value& v, const Ctx& x) { c.*field = as_bool(v, x.key); });
+    };
+    // A string key that must be one of `choices`, stored as is in one field of Config.
+    auto add_choice = [&add](const std::string& name, std::string Config::*field,
+                             std::vector<std::string> choices) {
+      add(name, KeyType::String,
+          [field, choices = std::move(choices)](Config& c, const Value& v, const Ctx& x) {
+            c.*field = as_choice(v, x.key, choices);
+          });
+    };
+    // An enumerated key (a3s/power/settings.h): one of `choices`, parsed into its enum.
+    auto add_enum = [&add](const std::string& name, auto Config::*field, auto parse, std::vector<std::string> choices) {
+      add(name, KeyType::String,
+          [field, parse, choices = std::move(choices)](Config& c, const Value& v, const Ctx& x) {
+            const auto value = parse(as_choice(v, x.key, choices));
+            if (!value) fail(v.pos, quoted(x.key) + " has a value the server does not know");
+            c.*field = *value;
+          });
+    };
     auto host = [](Config& c, const Value& v, const Ctx& x) {
       set_host_impl(c, as_string(v, x.key), v.pos, x.key);
     };
@@ -258,12 +293,8 @@ const std::vector<Setting>& settings() {
     add("api_keys", KeyType::StringList, [](Config& c, const Value& v, const Ctx& x) {
       c.api_keys = raw_key_list(v, x.key);
     });
-    add("allow_unauthenticated", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.allow_unauthenticated = as_bool(v, x.key);
-    });
-    add("metrics_public", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.metrics_public = as_bool(v, x.key);
-    });
+    add_bool("allow_unauthenticated", &Config::allow_unauthenticated);
+    add_bool("metrics_public", &Config::metrics_public);
     add("max_concurrent_requests", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.max_concurrent_requests = static_cast<int>(as_int(v, x.key, 1, 1024));
     });
@@ -289,60 +320,25 @@ const std::vector<Setting>& settings() {
     add("batch_size", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.batch_size = static_cast<int>(as_int(v, x.key, 1, 65536));
     });
-    add("weights", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::optional<WeightsMode> w = parse_weights_mode(as_string(v, x.key));
-      if (!w) fail(v.pos, quoted(x.key) + " must be one of auto, resident, stream");
-      c.weights = *w;
-    });
+    add_enum("weights", &Config::weights, parse_weights_mode, {"auto", "resident", "stream"});
     add("memory_budget_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.memory_budget_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
     });
-    add("chat_template_fallback", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::string& f = as_string(v, x.key);
-      const auto& fams = template_families();
-      if (std::find(fams.begin(), fams.end(), f) == fams.end()) {
-        fail(v.pos, quoted(x.key) +
-                        " must be one of \"\", chatml, llama2, llama3, mistral, gemma, phi3, deepseek, plain");
-      }
-      c.chat_template_fallback = f;
-    });
-    add("log_level", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::string& l = as_string(v, x.key);
-      const auto& levels = log_levels();
-      if (std::find(levels.begin(), levels.end(), l) == levels.end()) {
-        fail(v.pos, quoted(x.key) + " must be one of trace, debug, info, warn, error, off");
-      }
-      c.log_level = l;
-    });
-    add("offline", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.offline = as_bool(v, x.key);
-    });
+    add_choice("chat_template_fallback", &Config::chat_template_fallback, template_families());
+    add_choice("log_level", &Config::log_level, log_levels());
+    add_bool("offline", &Config::offline);
 
-    add("tee_mode", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.tee_mode = as_bool(v, x.key);
-    });
+    add_bool("tee_mode", &Config::tee_mode);
     // As configured; config::load derives the effective redact_logs / suppress_token_metrics.
-    add("redact_logs", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.redact_logs_setting = as_bool(v, x.key);
-    });
-    add("suppress_token_metrics", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
-      c.suppress_token_metrics_setting = as_bool(v, x.key);
-    });
-    add("tee_policy", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::optional<TeePolicy> p = parse_tee_policy(as_string(v, x.key));
-      if (!p) fail(v.pos, quoted(x.key) + " must be one of strict, development");
-      c.tee_policy = *p;
-    });
+    add_bool("redact_logs", &Config::redact_logs_setting);
+    add_bool("suppress_token_metrics", &Config::suppress_token_metrics_setting);
+    add_enum("tee_policy", &Config::tee_policy, parse_tee_policy, {"strict", "development"});
     add("tee_device_root", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
       const std::string& r = as_string(v, x.key);
       if (r.empty() || r.front() != '/') fail(v.pos, quoted(x.key) + " must be an absolute path");
       c.tee_device_root = r;
     });
-    add("model_decrypt", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
-      const std::optional<DecryptMode> m = parse_decrypt_mode(as_string(v, x.key));
-      if (!m) fail(v.pos, quoted(x.key) + " must be one of file, memory, stream");
-      c.model_decrypt = *m;
-    });
+    add_enum("model_decrypt", &Config::model_decrypt, parse_decrypt_mode, {"file", "memory", "stream"});
     add("in_memory_decrypt", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) {
       c.model_decrypt = as_bool(v, x.key) ? DecryptMode::Memory : DecryptMode::File;
     }, "model_decrypt");
@@ -358,7 +354,7 @@ const std::vector<Setting>& settings() {
     add("tls_port", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.tls_port = static_cast<int>(as_int(v, x.key, 0, 65535));
     });
-    add("ratls", KeyType::Bool, [](Config& c, const Value& v, const Ctx& x) { c.ratls = as_bool(v, x.key); });
+    add_bool("ratls", &Config::ratls);
     add("ratls_cert_lifetime_seconds", KeyType::Number, [](Config& c, const Value& v, const Ctx& x) {
       const double t = as_number(v, x.key);
       if (!(t >= 1.0 && t <= 366.0 * 86400.0))

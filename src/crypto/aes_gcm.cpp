@@ -18,6 +18,22 @@ int checked_len(size_t n) {
   return static_cast<int>(n);
 }
 
+// One message through `ctx` up to (not including) the tag: the nonce, the AAD and the text. `enc` is 1
+// to encrypt and 0 to decrypt; `what` names the failure of the text step.
+void cipher_text(EVP_CIPHER_CTX* ctx, int enc, const GcmNonce& nonce, std::span<const uint8_t> aad,
+                 std::span<const uint8_t> in, std::span<uint8_t> out, const char* what) {
+  if (out.size() != in.size()) fail("output size differs from input size");
+  int len = 0;
+  if (EVP_CipherInit_ex(ctx, nullptr, nullptr, nullptr, nonce.data(), enc) != 1) fail("nonce setup failed");
+  if (!aad.empty() && EVP_CipherUpdate(ctx, nullptr, &len, aad.data(), checked_len(aad.size())) != 1)
+    fail("AAD failed");
+  if (!in.empty()) {
+    if (EVP_CipherUpdate(ctx, out.data(), &len, in.data(), checked_len(in.size())) != 1 ||
+        static_cast<size_t>(len) != in.size())
+      fail(what);
+  }
+}
+
 }  // namespace
 
 AesGcm::AesGcm(const ModelKey& key, Direction dir) : ctx_(EVP_CIPHER_CTX_new()), dir_(dir) {
@@ -52,16 +68,8 @@ AesGcm AesGcm::clone() const {
 GcmTag AesGcm::seal(const GcmNonce& nonce, std::span<const uint8_t> aad, std::span<const uint8_t> in,
                     std::span<uint8_t> out) {
   if (dir_ != Direction::Seal) fail("seal on an open context");
-  if (out.size() != in.size()) fail("output size differs from input size");
+  cipher_text(ctx_, 1, nonce, aad, in, out, "encryption failed");
   int len = 0;
-  if (EVP_CipherInit_ex(ctx_, nullptr, nullptr, nullptr, nonce.data(), 1) != 1) fail("nonce setup failed");
-  if (!aad.empty() && EVP_CipherUpdate(ctx_, nullptr, &len, aad.data(), checked_len(aad.size())) != 1)
-    fail("AAD failed");
-  if (!in.empty()) {
-    if (EVP_CipherUpdate(ctx_, out.data(), &len, in.data(), checked_len(in.size())) != 1 ||
-        static_cast<size_t>(len) != in.size())
-      fail("encryption failed");
-  }
   if (EVP_CipherFinal_ex(ctx_, out.data() + in.size(), &len) != 1 || len != 0) fail("finalisation failed");
   GcmTag tag{};
   if (EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, static_cast<int>(tag.size()), tag.data()) != 1)
@@ -72,21 +80,13 @@ GcmTag AesGcm::seal(const GcmNonce& nonce, std::span<const uint8_t> aad, std::sp
 bool AesGcm::open(const GcmNonce& nonce, std::span<const uint8_t> aad, std::span<const uint8_t> in,
                   std::span<uint8_t> out, const GcmTag& tag) {
   if (dir_ != Direction::Open) fail("open on a seal context");
-  if (out.size() != in.size()) fail("output size differs from input size");
-  int len = 0;
-  if (EVP_CipherInit_ex(ctx_, nullptr, nullptr, nullptr, nonce.data(), 0) != 1) fail("nonce setup failed");
-  if (!aad.empty() && EVP_CipherUpdate(ctx_, nullptr, &len, aad.data(), checked_len(aad.size())) != 1)
-    fail("AAD failed");
-  if (!in.empty()) {
-    if (EVP_CipherUpdate(ctx_, out.data(), &len, in.data(), checked_len(in.size())) != 1 ||
-        static_cast<size_t>(len) != in.size())
-      fail("decryption failed");
-  }
+  cipher_text(ctx_, 0, nonce, aad, in, out, "decryption failed");
   GcmTag expected = tag;  // the ctrl takes a non-const pointer
   if (EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_SET_TAG, static_cast<int>(expected.size()), expected.data()) !=
       1)
     fail("cannot set the tag");
   // The tag comparison inside EVP_CipherFinal_ex is constant-time.
+  int len = 0;
   return EVP_CipherFinal_ex(ctx_, out.data() + in.size(), &len) == 1;
 }
 

@@ -29,4 +29,49 @@ void CurlHeaders::append(const std::string& line) {
   list_.reset(next);
 }
 
+void set_transfer_options(CURL* c, const TransferOptions& o) {
+  curl_easy_setopt(c, CURLOPT_URL, o.url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, o.protocols);
+  if (o.max_redirects > 0) {
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, o.max_redirects);
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+  } else {
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  }
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, o.verify_peer ? 1L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, o.verify_peer ? 2L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSLVERSION, o.tls_version);
+  if (!o.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, o.ca_file.c_str());
+  if (o.fresh_connection) {
+    curl_easy_setopt(c, CURLOPT_SSL_SESSIONID_CACHE, 0L);
+    curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+  }
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  if (o.no_proxy) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+  if (o.connect_timeout_ms > 0) curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.timeout_ms);
+  if (o.stall_timeout_s > 0) {
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o.stall_timeout_s);
+  }
+  curl_easy_setopt(c, CURLOPT_USERAGENT, o.user_agent);
+  if (o.headers != nullptr) curl_easy_setopt(c, CURLOPT_HTTPHEADER, o.headers->get());
+}
+
+void set_receivers(CURL* c, curl_write_callback on_header, curl_write_callback on_body, void* user) {
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, user);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, user);
+}
+
+std::string_view trim_header_text(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace a3s::power::client

@@ -86,13 +86,6 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // One header line of the response ("Name: value\r\n"; the status line and the blank line too).
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
@@ -105,7 +98,8 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   const auto colon = line.find(':');
   if (colon == std::string_view::npos) return n;
   try {
-    t.headers.emplace_back(lowercase(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+    t.headers.emplace_back(lowercase(trim_header_text(line.substr(0, colon))),
+                           std::string(trim_header_text(line.substr(colon + 1))));
   } catch (...) {
     t.failure = std::current_exception();
     return 0;
@@ -149,19 +143,17 @@ HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_
 void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, long total_timeout_ms) {
   CURL* c = curl_.get();
   curl_easy_reset(c);  // keeps the connection cache
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!opts_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, opts_.ca_file.c_str());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  TransferOptions o;
+  o.url = url;
+  o.protocols = "http,https";
+  o.ca_file = opts_.ca_file;
   // A loopback server is always reached directly; remote ones honour the proxy environment.
-  if (is_loopback_host(opts_.url.host())) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, opts_.connect_timeout_ms);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total_timeout_ms);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "a3s-power-client");
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  o.no_proxy = is_loopback_host(opts_.url.host());
+  o.connect_timeout_ms = opts_.connect_timeout_ms;
+  o.timeout_ms = total_timeout_ms;
+  o.user_agent = "a3s-power-client";
+  o.headers = &headers;
+  set_transfer_options(c, o);
 }
 
 void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
@@ -213,10 +205,7 @@ HttpResponse HttpClient::get(std::string_view path) {
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  set_receivers(c, on_header, on_body, &t);
   const CURLcode rc = curl_easy_perform(c);
   if (t.failure) std::rethrow_exception(t.failure);
   if (t.body_too_large) throw ServerError(t.status, "", "the server's answer is too large");

@@ -1,6 +1,5 @@
 #include "store/http_download.h"
 
-#include <curl/curl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,11 +7,10 @@
 #include <cerrno>
 #include <charconv>
 #include <exception>
-#include <memory>
-#include <mutex>
 
 #include "a3s/power/error.h"
 #include "base/syscall.h"
+#include "http_client/curl_handle.h"
 #include "store/file_io.h"
 
 namespace a3s::power::store {
@@ -22,14 +20,6 @@ constexpr uint64_t kProgressStep = 1u << 20;      // report about once per MiB
 constexpr uint64_t kMaxDiscardedBody = 1u << 20;  // error bodies we read and drop
 constexpr ErrorCode kSizeLimit = codes::kSizeLimitExceeded;
 
-void global_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-      throw Error(codes::kInternal, "cannot initialise libcurl");
-  });
-}
-
 std::optional<uint64_t> parse_u64(std::string_view s) {
   uint64_t v = 0;
   if (s.empty()) return std::nullopt;
@@ -38,19 +28,12 @@ std::optional<uint64_t> parse_u64(std::string_view s) {
   return v;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // "bytes <first>-<last>/<total|*>" or "bytes */<total>".
 struct ContentRange {
   std::optional<uint64_t> first, last, total;
 };
 std::optional<ContentRange> parse_content_range(std::string_view v) {
-  v = trim(v);
+  v = client::trim_header_text(v);
   if (v.substr(0, 6) != "bytes ") return std::nullopt;
   v.remove_prefix(6);
   const size_t slash = v.find('/');
@@ -132,7 +115,7 @@ size_t on_header(char* buf, size_t size, size_t n, void* ud) {
   auto* t = static_cast<Transfer*>(ud);
   const size_t len = size * n;
   try {
-    const std::string_view line = trim(std::string_view(buf, len));
+    const std::string_view line = client::trim_header_text(std::string_view(buf, len));
     if (line.substr(0, 5) == "HTTP/") {
       const size_t sp = line.find(' ');
       const auto code = sp == std::string_view::npos ? std::nullopt : parse_u64(line.substr(sp + 1, 3));
@@ -150,7 +133,7 @@ size_t on_header(char* buf, size_t size, size_t n, void* ud) {
     std::string name(line.substr(0, colon));
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = client::trim_header_text(line.substr(colon + 1));
     if (name == "content-length") t->content_length = parse_u64(value);
     if (name == "content-range") t->content_range = std::string(value);
     return len;
@@ -191,40 +174,27 @@ size_t on_body(char* buf, size_t size, size_t n, void* ud) {
   }
 }
 
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-
 enum class Attempt { kDone, kRestart };
 
 Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) throw Error(codes::kInternal, "cannot create a libcurl handle");
+  const client::CurlEasy curl = client::make_curl_easy();
   CURL* c = curl.get();
   const std::string range = std::to_string(t.start) + "-";
-  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, req.allow_plain_http ? "http,https" : "https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-  curl_easy_setopt(c, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);  // abort when stalled for a minute
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "a3s-power");
-  if (req.allow_plain_http) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+  client::TransferOptions o;
+  o.url = req.url;
+  o.protocols = req.allow_plain_http ? "http,https" : "https";
+  o.max_redirects = 10;
+  o.tls_version = CURL_SSLVERSION_TLSv1_2;
+  o.no_proxy = req.allow_plain_http;
+  o.connect_timeout_ms = 30'000;
+  o.stall_timeout_s = 60;  // abort when stalled for a minute
+  client::set_transfer_options(c, o);
   if (!req.bearer_token.empty()) {
     curl_easy_setopt(c, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BEARER));
     curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, req.bearer_token.c_str());
   }
   if (t.start > 0) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  client::set_receivers(c, &on_header, &on_body, &t);
 
   const CURLcode rc = curl_easy_perform(c);
   if (t.callback_exception) std::rethrow_exception(t.callback_exception);
@@ -268,7 +238,7 @@ Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
 
 DownloadResult download_to_file(const DownloadRequest& req) {
   if (req.fd < 0 || req.hasher == nullptr) throw Error(codes::kInternal, "download without a staging file");
-  global_init_once();
+  client::curl_global_init_once();
   uint64_t start = req.resume_from;
   for (int i = 0; i < 2; ++i) {
     Transfer t;

@@ -39,6 +39,21 @@ class VocabTokenizer : public Tokenizer {
   // The bytes a normal token stands for.
   virtual std::string normal_piece(Token t) const = 0;
 
+  // Appends the token of `piece`, the result of a merge; a piece that is not in the vocabulary
+  // becomes one token per byte, `byte_token(byte)`, leaving out the bytes for which it is negative.
+  template <class ByteToken>
+  void push_piece(std::string_view piece, ByteToken&& byte_token, std::vector<Token>& out) const {
+    const Token t = vocab_.find(piece);
+    if (t >= 0) {
+      out.push_back(t);
+      return;
+    }
+    for (const char c : piece) {
+      const Token bt = byte_token(c);
+      if (bt >= 0) out.push_back(bt);
+    }
+  }
+
  private:
   Vocab vocab_;
   SpecialTokenMatcher specials_;

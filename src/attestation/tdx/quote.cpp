@@ -53,6 +53,17 @@ class Reader {
   throw TdxQuoteError(steps::kMalformedEvidence, "TDX quote: " + message);
 }
 
+// A 32-bit size field that must cover exactly the rest of the signature data after it.
+uint32_t size_filling_rest(Reader& sr, const char* field) {
+  const size_t off = sr.offset();
+  const uint32_t size = sr.u32(field);
+  if (size != sr.remaining()) {
+    malformed(std::string(field) + " " + std::to_string(size) + " at offset " + std::to_string(off) +
+              " does not fill the signature data (" + std::to_string(sr.remaining()) + " bytes left)");
+  }
+  return size;
+}
+
 QuoteHeader parse_header(Reader& r) {
   QuoteHeader h;
   h.version = r.u16("header.version");
@@ -163,13 +174,7 @@ TdxQuote parse_tdx_quote(std::span<const uint8_t> bytes) {
     malformed("certification data type " + std::to_string(cert_type) + " at offset " +
               std::to_string(cert_type_off) + " is not 6 (QE report certification data)");
   }
-  size_t cert_size_off = sr.offset();
-  uint32_t cert_size = sr.u32("certification data size");
-  if (cert_size != sr.remaining()) {
-    malformed("certification data size " + std::to_string(cert_size) + " at offset " +
-              std::to_string(cert_size_off) + " does not fill the signature data (" +
-              std::to_string(sr.remaining()) + " bytes left)");
-  }
+  (void)size_filling_rest(sr, "certification data size");
   auto qe = sr.take(kQeReportSize, "QE report");
   q.qe_report_bytes.assign(qe.begin(), qe.end());
   q.qe_report = parse_qe_report(qe);
@@ -179,13 +184,7 @@ TdxQuote parse_tdx_quote(std::span<const uint8_t> bytes) {
   q.qe_auth_data.assign(auth.begin(), auth.end());
 
   q.pck_cert_data_type = sr.u16("PCK certification data type");
-  size_t pck_size_off = sr.offset();
-  uint32_t pck_size = sr.u32("PCK certification data size");
-  if (pck_size != sr.remaining()) {
-    malformed("PCK certification data size " + std::to_string(pck_size) + " at offset " +
-              std::to_string(pck_size_off) + " does not fill the signature data (" +
-              std::to_string(sr.remaining()) + " bytes left)");
-  }
+  const uint32_t pck_size = size_filling_rest(sr, "PCK certification data size");
   auto pck = sr.take(pck_size, "PCK certification data");
   q.pck_cert_data.assign(pck.begin(), pck.end());
 

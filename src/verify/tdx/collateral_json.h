@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
@@ -38,6 +39,22 @@ class CollateralJson {
     auto t = parse_iso8601_utc(text(obj, name));
     if (!t) bad(std::string("field \"") + name + "\" is not an ISO 8601 UTC time");
     return *t;
+  }
+
+  // Parses `object_text`, which must be a JSON object whose "id" is `id` and whose "version" is `version`,
+  // and fills the fields every collateral object begins with: out.id, out.version, out.issue_date
+  // ("issueDate") and out.next_update ("nextUpdate"). Returns the object for the remaining fields.
+  json parse_header(std::string_view object_text, const char* id, int version, CollateralHeader& out) const {
+    json j = json::parse(object_text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) bad("not a JSON object");
+    out.id = text(j, "id");
+    if (out.id != id) bad("id \"" + out.id + "\" is not \"" + id + "\"");
+    const json& v = field(j, "version");
+    if (!v.is_number_integer() || v.get<int>() != version) bad("version is not " + std::to_string(version));
+    out.version = version;
+    out.issue_date = date(j, "issueDate");
+    out.next_update = date(j, "nextUpdate");
+    return j;
   }
 
   // Exactly N bytes of hex.

@@ -21,16 +21,8 @@ uint16_t u16(const json& obj, const char* name) {
 }  // namespace
 
 QeIdentity parse_qe_identity(std::string_view enclave_identity_object) {
-  json j = json::parse(enclave_identity_object, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) kJson.bad("not a JSON object");
   QeIdentity id;
-  id.id = kJson.text(j, "id");
-  if (id.id != "TD_QE") kJson.bad("id \"" + id.id + "\" is not \"TD_QE\"");
-  const json& version = kJson.field(j, "version");
-  if (!version.is_number_integer() || version.get<int>() != 2) kJson.bad("version is not 2");
-  id.version = 2;
-  id.issue_date = kJson.date(j, "issueDate");
-  id.next_update = kJson.date(j, "nextUpdate");
+  const json j = kJson.parse_header(enclave_identity_object, "TD_QE", 2, id);
   id.misc_select = kJson.hex<4>(j, "miscselect");
   id.misc_select_mask = kJson.hex<4>(j, "miscselectMask");
   id.attributes = kJson.hex<16>(j, "attributes");

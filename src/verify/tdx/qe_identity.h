@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "verify/tdx/collateral_fields.h"
+
 namespace a3s::power::verify::tdx {
 
 struct QeTcbLevel {
@@ -20,11 +22,7 @@ struct QeTcbLevel {
   std::string status;
 };
 
-struct QeIdentity {
-  std::string id;
-  int version = 0;
-  std::time_t issue_date = 0;                 // Unix seconds
-  std::time_t next_update = 0;                // Unix seconds
+struct QeIdentity : CollateralHeader {
   std::array<uint8_t, 4> misc_select{};       // report-order bytes; the QE report's MISCSELECT & mask
   std::array<uint8_t, 4> misc_select_mask{};  // must equal misc_select
   std::array<uint8_t, 16> attributes{};       // ATTRIBUTES & mask must equal this

@@ -37,16 +37,8 @@ std::array<uint8_t, 16> components(const json& tcb, const char* name) {
 }  // namespace
 
 TdxTcbInfo parse_tdx_tcb_info(std::string_view tcb_info_object) {
-  json j = json::parse(tcb_info_object, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) kJson.bad("not a JSON object");
   TdxTcbInfo info;
-  info.id = kJson.text(j, "id");
-  if (info.id != "TDX") kJson.bad("id \"" + info.id + "\" is not \"TDX\"");
-  const json& version = kJson.field(j, "version");
-  if (!version.is_number_integer() || version.get<int>() != 3) kJson.bad("version is not 3");
-  info.version = 3;
-  info.issue_date = kJson.date(j, "issueDate");
-  info.next_update = kJson.date(j, "nextUpdate");
+  const json j = kJson.parse_header(tcb_info_object, "TDX", 3, info);
   info.fmspc = kJson.hex<6>(j, "fmspc");
   info.pce_id = kJson.hex<2>(j, "pceId");
   if (j.contains("tdxModule")) {

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "verify/tdx/collateral_fields.h"
+
 namespace a3s::power::verify::tdx {
 
 struct TdxModuleIdentity {
@@ -44,11 +46,7 @@ struct TdxTcbLevel {
   std::string tcb_date;
 };
 
-struct TdxTcbInfo {
-  std::string id;
-  int version = 0;
-  std::time_t issue_date = 0;   // Unix seconds
-  std::time_t next_update = 0;  // Unix seconds
+struct TdxTcbInfo : CollateralHeader {
   std::array<uint8_t, 6> fmspc{};
   std::array<uint8_t, 2> pce_id{};
   std::optional<TdxModuleIdentity> tdx_module;

@@ -1,0 +1,28 @@
+// The flags every command that talks to a running `a3s-power serve` shares (chat, ps):
+//   --url URL       the server (https, or http to a loopback host; default http://127.0.0.1:11434)
+//   --api-key KEY   the API key (default: $A3S_POWER_API_KEY; prefer the variable: command lines are
+//                   visible to other users)
+//   --cacert PEM    CA certificates to trust for https instead of the system store
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "http_client/http_client.h"
+
+namespace a3s::power::cli {
+
+struct ServerFlags {
+  std::string url = "http://127.0.0.1:11434";
+  std::optional<std::string> api_key;
+  std::string ca_file;
+};
+
+void add_server_flags(CLI::App* cmd, ServerFlags& flags);
+
+// The options of the HttpClient: the parsed URL (throws Error(codes::kInvalidArgument) for one the
+// client refuses), the API key of --api-key, else of $A3S_POWER_API_KEY, else none, and the CA file.
+client::ClientOptions client_options(const ServerFlags& flags);
+
+}  // namespace a3s::power::cli
