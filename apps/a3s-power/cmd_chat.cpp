@@ -20,8 +20,8 @@
 #include "http_client/chat_stream.h"
 #include "a3s-power/conversation_loop.h"
 #include "http_client/http_client.h"
-#include "a3s-power/line_reader.h"
 #include "a3s-power/server_flags.h"
+#include "chat/messages.h"
 #include "http_client/server_error.h"
 
 namespace a3s::power::cli {
@@ -51,25 +51,14 @@ void run_chat(const ChatOptions& o) {
   auto respond = [http, o](const client::Turn& t) {
     client::ChatRequest req;
     req.model = o.model;
-    req.messages = t.messages;
+    req.messages = chat::to_json(t.messages);
     req.temperature = o.temperature;
     req.max_tokens = o.max_tokens;
     req.seed = o.seed;
     return client::stream_chat(*http, req, t.emit, t.cancel).content;
   };
   client::ConversationLoop loop(lo, respond);
-  if (!o.prompt.empty()) {
-    std::string prompt;
-    for (const auto& p : o.prompt) prompt += (prompt.empty() ? "" : " ") + p;
-    loop.one_shot(prompt);
-    return;
-  }
-  client::LineReader in(0);
-  if (client::stdin_is_terminal()) {
-    loop.interactive(in);
-  } else {
-    loop.lines(in);
-  }
+  client::run_conversation(loop, o.prompt, client::PipedInput::kLines);
 }
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,11 +25,11 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
+#include "chat/messages.h"
 #include "a3s-power/command.h"
 #include "a3s-power/decrypt_flags.h"
 #include "a3s-power/model_flags.h"
 #include "a3s-power/conversation_loop.h"
-#include "a3s-power/line_reader.h"
 #include "engine/generator.h"
 #include "engine/load.h"
 #include "runtime/prompt_builder.h"
@@ -96,7 +95,7 @@ class LocalChat {
   }
 
  private:
-  std::vector<Token> encode(const nlohmann::json& messages) const {
+  std::vector<Token> encode(const chat::Messages& messages) const {
     std::vector<Token> tokens = runtime::PromptBuilder(model_->tokenizer(), *template_).chat(messages);
     if (tokens.empty()) throw Error(codes::kInvalidArgument, "the prompt is empty");
     return tokens;
@@ -116,18 +115,7 @@ void run_run(const RunOptions& o) {
   client::LoopOptions lo;
   lo.system = o.system;
   client::ConversationLoop loop(lo, [local](const client::Turn& t) { return local->reply(t); });
-  if (!o.prompt.empty()) {
-    std::string prompt;
-    for (const auto& p : o.prompt) prompt += (prompt.empty() ? "" : " ") + p;
-    loop.one_shot(prompt);
-    return;
-  }
-  client::LineReader in(0);
-  if (client::stdin_is_terminal()) {
-    loop.interactive(in);
-  } else {
-    loop.whole_input(in);
-  }
+  client::run_conversation(loop, o.prompt, client::PipedInput::kWholeInput);
 }
 
 }  // namespace

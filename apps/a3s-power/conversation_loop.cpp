@@ -54,12 +54,12 @@ ConversationLoop::ConversationLoop(LoopOptions opts, Responder respond)
 }
 
 void ConversationLoop::reset() {
-  messages_ = nlohmann::json::array();
-  if (opts_.system) messages_.push_back({{"role", "system"}, {"content", *opts_.system}});
+  messages_.clear();
+  if (opts_.system) messages_.push_back(chat::text_message(chat::Role::kSystem, *opts_.system));
 }
 
 std::string ConversationLoop::turn(const std::string& text, const std::atomic<bool>* cancel) {
-  messages_.push_back({{"role", "user"}, {"content", text}});
+  messages_.push_back(chat::text_message(chat::Role::kUser, text));
   bool emitted = false;
   const std::function<void(std::string_view)> emit = [this, &emitted](std::string_view t) {
     if (!t.empty()) emitted = true;
@@ -69,11 +69,11 @@ std::string ConversationLoop::turn(const std::string& text, const std::atomic<bo
   try {
     reply = respond_(Turn{messages_, cancel, emit});
   } catch (...) {
-    messages_.erase(messages_.size() - 1);  // the failed turn is not part of the conversation
+    messages_.pop_back();                // the failed turn is not part of the conversation
     if (emitted) opts_.out("\n");           // end the partial reply before the error is shown
     throw;
   }
-  messages_.push_back({{"role", "assistant"}, {"content", reply}});
+  messages_.push_back(chat::text_message(chat::Role::kAssistant, reply));
   return reply;
 }
 
@@ -187,6 +187,23 @@ void ConversationLoop::interactive(LineReader& in) {
     }
     flag.store(false);  // a Ctrl+C only stopped this reply
     opts_.out("\n\n");
+  }
+}
+
+void run_conversation(ConversationLoop& loop, const std::vector<std::string>& prompt, PipedInput piped) {
+  if (!prompt.empty()) {
+    std::string text;
+    for (const auto& p : prompt) text += (text.empty() ? "" : " ") + p;
+    loop.one_shot(text);
+    return;
+  }
+  LineReader in(0);
+  if (stdin_is_terminal()) {
+    loop.interactive(in);
+  } else if (piped == PipedInput::kWholeInput) {
+    loop.whole_input(in);
+  } else {
+    loop.lines(in);
   }
 }
 

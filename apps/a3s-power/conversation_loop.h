@@ -1,6 +1,6 @@
 // A conversation with a model on the command line, shared by `run` (engine in process) and `chat`
-// (over the HTTP API). The loop keeps the history (an OpenAI "messages" array, starting with the
-// system message when one is given) and asks a Responder for each assistant reply.
+// (over the HTTP API). The loop keeps the history (chat::Messages, starting with the system message
+// when one is given) and asks a Responder for each assistant reply.
 //
 // Input modes:
 //   one_shot     the prompt came on the command line: one turn, the reply and "\n" on stdout;
@@ -19,18 +19,19 @@
 
 #include <atomic>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "a3s/power/error.h"
 #include "a3s-power/line_reader.h"
+#include "chat/messages.h"
 
 namespace a3s::power::client {
 
 struct Turn {
-  const nlohmann::json& messages;                     // the conversation, ending with the new user message
+  const chat::Messages& messages;                     // the conversation, ending with the new user message
   const std::atomic<bool>* cancel;                    // raised by Ctrl+C (interactive only, else null)
   const std::function<void(std::string_view)>& emit;  // writes reply text to stdout as it arrives
 };
@@ -56,7 +57,7 @@ class ConversationLoop {
   void lines(LineReader& in);
   void interactive(LineReader& in);
 
-  const nlohmann::json& messages() const { return messages_; }
+  const chat::Messages& messages() const { return messages_; }
 
  private:
   enum class Command { None, Bye, Handled };
@@ -67,8 +68,16 @@ class ConversationLoop {
 
   LoopOptions opts_;
   Responder respond_;
-  nlohmann::json messages_;
+  chat::Messages messages_;
 };
+
+// What `run` and `chat` do with standard input that is not a terminal.
+enum class PipedInput { kWholeInput, kLines };
+
+// One conversation as `run` and `chat` hold it: `prompt` given (words of the command line) → one
+// turn of the words joined with " "; else stdin a terminal → interactive; else `piped`
+// (whole_input or lines). Errors as the mode raises them.
+void run_conversation(ConversationLoop& loop, const std::vector<std::string>& prompt, PipedInput piped);
 
 // Writes all of `text` to stdout (fd 1), retrying after interruptions. Throws Error(codes::kIo).
 void write_stdout(std::string_view text);

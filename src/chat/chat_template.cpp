@@ -58,16 +58,16 @@ class BuiltinTemplate final : public ChatTemplate {
   std::string variant() const override { return info_.name; }
   bool supports_tools() const override { return info_.presents_tools; }
 
-  std::string render(const nlohmann::json& messages, const RenderOptions& opts) const override {
-    return render_ordered(nlohmann::ordered_json(messages), opts);
-  }
+  using ChatTemplate::render;
 
-  std::string render_ordered(const nlohmann::ordered_json& messages,
-                             const RenderOptions& opts) const override {
-    nlohmann::ordered_json normalized = normalize_messages(messages);
+  std::string render(const Messages& messages, const RenderOptions& opts) const override {
+    if (messages.empty()) {
+      throw FieldError(codes::kInvalidRequest, "messages", "messages must contain at least one message");
+    }
+    nlohmann::ordered_json view = to_json(messages);  // the form the renderers read
     validate_tools(opts.tools);
-    if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(normalized, info_.arguments);
-    const RenderContext ctx{normalized,
+    if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(view, info_.arguments);
+    const RenderContext ctx{view,
                             opts.tools.is_null() ? nullptr : &opts.tools,
                             opts.bos_token,
                             opts.eos_token,
@@ -83,6 +83,14 @@ class BuiltinTemplate final : public ChatTemplate {
 };
 
 }  // namespace
+
+std::string ChatTemplate::render(const nlohmann::json& messages, const RenderOptions& opts) const {
+  return render(parse_messages(messages, MessagePolicy::kTemplate), opts);
+}
+
+std::string ChatTemplate::render_ordered(const nlohmann::ordered_json& messages, const RenderOptions& opts) const {
+  return render(parse_messages(messages, MessagePolicy::kTemplate), opts);
+}
 
 std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::string>& template_source,
                                                    const std::string& fallback_family) {

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "chat/field_error.h"
+#include "chat/messages.h"
 
 namespace a3s::power::chat {
 
@@ -43,18 +45,6 @@ struct RenderOptions {
   bool adapt_tool_call_arguments = false;
 };
 
-// An Error that names the request field at fault (the OpenAI error "param"): "messages" or "tools".
-// Its message never contains user text.
-class FieldError : public Error {
- public:
-  FieldError(ErrorCode code, std::string param, const std::string& message)
-      : Error(code, message), param_(std::move(param)) {}
-  const std::string& param() const noexcept { return param_; }
-
- private:
-  std::string param_;
-};
-
 // Instances are immutable after create(): render() may be called concurrently from any thread.
 class ChatTemplate {
  public:
@@ -76,23 +66,21 @@ class ChatTemplate {
   // Whether this variant reproduces the template's tool rendering (tools, tool_calls, tool role).
   virtual bool supports_tools() const { return false; }
 
-  // messages: JSON array of {"role": "system"|"user"|"assistant"|"tool", "content": string |
-  // [ {type:"text", text:"..."} ] (texts are concatenated) | null (assistant with tool_calls only),
-  // optional "tool_calls" (assistant only), "tool_call_id", "name"}.
-  // Throws FieldError(codes::kInvalidRequest, "messages") for a malformed conversation (the
-  // message names the index and field, never the text); FieldError(codes::kUnsupportedField) for
-  // content parts other than text or tool features the family cannot reproduce; and
-  // Error(codes::kInvalidRequest) with the template's own message when the template rejects the
-  // conversation (e.g. Gemma's "TemplateError: System role not supported" — the text Python would
-  // print for the exception: its type, ": ", its message). Object keys come out in nlohmann::json's
-  // sorted order; use render_ordered() to keep the client's key order in `tojson` output.
-  virtual std::string render(const nlohmann::json& messages, const RenderOptions& opts) const = 0;
-  // Same, keeping object key order (byte-exact `tojson` of tool calls). The default converts to
-  // nlohmann::json and calls render(); the built-in templates override it.
-  virtual std::string render_ordered(const nlohmann::ordered_json& messages,
-                                     const RenderOptions& opts) const {
-    return render(nlohmann::json(messages), opts);
-  }
+  // messages: the parsed conversation (chat/messages.h); the renderer reads it through to_json.
+  // Throws FieldError(codes::kInvalidRequest, "messages") when it is empty,
+  // FieldError(codes::kUnsupportedField) for tool features the family cannot reproduce,
+  // FieldError(codes::kInvalidRequest, "tools") for malformed tools, and Error(codes::kInvalidRequest)
+  // with the template's own message when the template rejects the conversation (e.g. Gemma's
+  // "TemplateError: System role not supported" — the text Python would print for the exception:
+  // its type, ": ", its message). Never user text.
+  virtual std::string render(const Messages& messages, const RenderOptions& opts) const = 0;
+
+  // A JSON messages array (the shape in chat/messages.h): parse_messages(messages,
+  // MessagePolicy::kTemplate), then render(). Throws its FieldErrors as well. render() of
+  // nlohmann::json sees object keys in sorted order; render_ordered() keeps the given key order
+  // (byte-exact `tojson` of tool calls).
+  std::string render(const nlohmann::json& messages, const RenderOptions& opts) const;
+  std::string render_ordered(const nlohmann::ordered_json& messages, const RenderOptions& opts) const;
 };
 
 }  // namespace a3s::power::chat

@@ -27,14 +27,16 @@ void wipe_vector(std::vector<T>& v) noexcept {
 }
 
 // Wipes every string value in `j` (object keys are immutable in nlohmann::json and are not wiped),
-// then sets j to null. Iterative: a deeply nested body cannot exhaust the stack.
-inline void wipe_json(nlohmann::json& j) {
-  std::vector<nlohmann::json*> todo{&j};
+// then sets j to null. Iterative: a deeply nested body cannot exhaust the stack. Json is
+// nlohmann::json or nlohmann::ordered_json.
+template <typename Json>
+void wipe_json(Json& j) {
+  std::vector<Json*> todo{&j};
   while (!todo.empty()) {
-    nlohmann::json* v = todo.back();
+    Json* v = todo.back();
     todo.pop_back();
     if (v->is_string()) {
-      wipe_string(v->get_ref<std::string&>());
+      wipe_string(v->template get_ref<std::string&>());
     } else if (v->is_array() || v->is_object()) {
       for (auto& child : *v) todo.push_back(&child);
     }

@@ -7,8 +7,24 @@
 
 namespace a3s::power::runtime {
 
+namespace {
+
+void wipe_messages(chat::Messages& messages) {
+  for (chat::Message& m : messages) {
+    if (m.content) privacy::wipe_string(*m.content);
+    if (m.name) privacy::wipe_string(*m.name);
+    if (m.tool_call_id) privacy::wipe_string(*m.tool_call_id);
+    if (m.tool_calls) {
+      for (auto& call : *m.tool_calls) privacy::wipe_json(call);
+    }
+    privacy::wipe_json(m.extra);
+  }
+}
+
+}  // namespace
+
 CompletionRequest::~CompletionRequest() {
-  if (messages) privacy::wipe_json(*messages);
+  if (messages) wipe_messages(*messages);
   privacy::wipe_string(prompt);
   for (auto& s : stop) privacy::wipe_string(s);
 }

@@ -8,9 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "a3s/power/error.h"
+#include "chat/messages.h"
 #include "sampling/sampler.h"
 #include "runtime/model_runtime.h"
 #include "runtime/slot.h"
@@ -20,7 +19,7 @@ namespace a3s::power::runtime {
 // The request's text (messages, prompt, stop strings) is wiped when the object is destroyed.
 struct CompletionRequest {
   std::string model;                       // served model name
-  std::optional<nlohmann::json> messages;  // chat: [{role, content: string}]; else `prompt` is used
+  std::optional<chat::Messages> messages;  // chat (chat/messages.h); else `prompt` is used
   std::string prompt;                      // text completion
   SamplingParams sampling;
   std::optional<int> max_tokens;           // none → until EOG, a stop string or the context is full

@@ -95,7 +95,7 @@ class EngineRuntime final : public ModelRuntime {
 
   const ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const nlohmann::json& messages) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages) const override {
     if (!template_) throw *template_error_;
     return PromptBuilder(model_->tokenizer(), *template_).chat(messages);
   }

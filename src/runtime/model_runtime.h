@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "chat/messages.h"
 #include "engine/generator.h"
 
 namespace a3s::power::runtime {
@@ -55,12 +54,12 @@ class ModelRuntime {
 
   virtual const ModelDescription& description() const = 0;
 
-  // Chat messages (JSON array of {role, content: string}) → prompt tokens: renders the model's chat
+  // Chat messages (chat/messages.h) → prompt tokens: renders the model's chat
   // template with a generation prompt, and adds BOS only when the model wants one and the rendered
   // text does not already start with the BOS text. Special-token text in the template is parsed.
   // Throws Error(codes::kInvalidRequest) when the template rejects the conversation and
   // Error(codes::kUnsupportedChatTemplate) when the model's template is not supported.
-  virtual std::vector<Token> chat_prompt(const nlohmann::json& messages) const = 0;
+  virtual std::vector<Token> chat_prompt(const chat::Messages& messages) const = 0;
 
   // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
   // parsed (user text cannot inject control tokens).

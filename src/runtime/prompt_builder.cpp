@@ -25,7 +25,7 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
   render_.add_generation_prompt = true;
 }
 
-std::vector<Token> PromptBuilder::chat(const nlohmann::json& messages) const {
+std::vector<Token> PromptBuilder::chat(const chat::Messages& messages) const {
   std::string text = template_.render(messages, render_);
   privacy::WipeOnExit wipe_text(text);  // the rendered conversation
   // A template that writes the BOS text itself must not get a second BOS from the tokenizer.

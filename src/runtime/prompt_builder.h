@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "a3s/power/engine.h"
 #include "chat/chat_template.h"
+#include "chat/messages.h"
 
 namespace a3s::power::runtime {
 
@@ -26,7 +25,7 @@ class PromptBuilder {
   // Both must outlive the builder.
   PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplate& chat_template);
 
-  std::vector<Token> chat(const nlohmann::json& messages) const;
+  std::vector<Token> chat(const chat::Messages& messages) const;
 
  private:
   const Tokenizer& tokenizer_;

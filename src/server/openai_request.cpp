@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "chat/messages.h"
 #include "server/api_error.h"
 
 namespace a3s::power::server {
@@ -193,66 +194,15 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
   }
 }
 
-// Message content: a string, or an array of {type:"text", text} parts (joined with "\n").
-std::string content_text(const json& content, const std::string& where) {
-  if (content.is_string()) return content.get<std::string>();
-  if (!content.is_array()) bad(where, "'" + where + "' must be a string or an array of content parts");
-  std::string text;
-  for (size_t i = 0; i < content.size(); ++i) {
-    const json& part = content[i];
-    std::string pw = where + "[" + std::to_string(i) + "]";
-    if (!part.is_object()) bad(pw, "'" + pw + "' must be an object");
-    auto type = part.find("type");
-    if (type == part.end() || !type->is_string()) bad(pw + ".type", "'" + pw + ".type' is required");
-    if (*type != "text") unsupported(pw + ".type", "only text content parts are available");
-    for (auto it = part.begin(); it != part.end(); ++it) {
-      if (it.key() != "type" && it.key() != "text") {
-        throw ApiError(codes::kUnsupportedField, "'" + pw + "' has an unknown field", pw);
-      }
-    }
-    auto t = part.find("text");
-    if (t == part.end() || !t->is_string()) bad(pw + ".text", "'" + pw + ".text' must be a string");
-    if (i > 0) text += "\n";
-    text += t->get<std::string>();
-  }
-  return text;
-}
-
-json normalize_messages(const json& body) {
+// The messages under the API's policy (chat/messages.h): the same fields, errors and params as
+// every other field of the body.
+chat::Messages messages_of(const json& body) {
   if (!is_given(body, "messages")) bad("messages", "'messages' is required");
-  const json& msgs = body["messages"];
-  if (!msgs.is_array()) bad("messages", "'messages' must be an array");
-  if (msgs.empty()) bad("messages", "'messages' must not be empty");
-  json out = json::array();
-  for (size_t i = 0; i < msgs.size(); ++i) {
-    const json& m = msgs[i];
-    std::string w = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) bad(w, "'" + w + "' must be an object");
-    auto role = m.find("role");
-    if (role == m.end() || !role->is_string()) bad(w + ".role", "'" + w + ".role' is required");
-    std::string r = role->get<std::string>();
-    if (r == "developer") r = "system";  // OpenAI's newer name for system instructions
-    if (r == "tool" || r == "function") unsupported(w + ".role", "tool messages are not available");
-    if (r != "system" && r != "user" && r != "assistant")
-      bad(w + ".role", "'" + w + ".role' is not a valid role");
-    for (auto it = m.begin(); it != m.end(); ++it) {
-      const std::string& k = it.key();
-      if (k == "role" || k == "content" || k == "name") continue;
-      if (it->is_null()) continue;
-      if (k == "tool_calls" || k == "function_call" || k == "tool_call_id") {
-        unsupported(w + "." + k, "tool calling is not available");
-      }
-      if (k == "audio" || k == "refusal") unsupported(w + "." + k, "only text messages are available");
-      throw ApiError(codes::kUnsupportedField, "'" + w + "' has an unknown field", w);
-    }
-    if (m.contains("name") && !m["name"].is_null() && !m["name"].is_string()) {
-      bad(w + ".name", "'" + w + ".name' must be a string");
-    }
-    auto content = m.find("content");
-    if (content == m.end() || content->is_null()) bad(w + ".content", "'" + w + ".content' is required");
-    out.push_back({{"role", r}, {"content", content_text(*content, w + ".content")}});
+  try {
+    return chat::parse_messages(body["messages"], chat::MessagePolicy::kApi);
+  } catch (const chat::FieldError& e) {
+    throw ApiError(e.kind(), e.what(), e.param());
   }
-  return out;
 }
 
 }  // namespace
@@ -273,7 +223,7 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
-  out.request.messages = normalize_messages(body);
+  out.request.messages = messages_of(body);
   return out;
 }
 

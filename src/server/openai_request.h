@@ -9,6 +9,10 @@
 // response_format, n > 1, …) and any other field are refused: Error "unsupported_field" with the
 // field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
 //
+// messages are parsed by chat::parse_messages under MessagePolicy::kApi (chat/messages.h): roles
+// system, user, assistant and developer (= system), content a string or text parts joined with
+// "\n", an optional name; tool messages and tool fields are refused as unsupported_field.
+//
 // Every error is an ApiError (HTTP 400) whose message names the field, never its value.
 #pragma once
 

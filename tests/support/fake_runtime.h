@@ -95,13 +95,14 @@ class FakeRuntime final : public runtime::ModelRuntime {
 
   const runtime::ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const nlohmann::json& messages) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages) const override {
     std::string text;
     for (const auto& m : messages) {
-      if (m["role"] == "system" && m["content"] == "reject me") {
+      const std::string content = m.content.value_or("");
+      if (m.role == chat::Role::kSystem && content == "reject me") {
         throw Error(codes::kInvalidRequest, "the template rejects this conversation");
       }
-      text += m["role"].get<std::string>() + ": " + m["content"].get<std::string>() + "\n";
+      text += std::string(chat::role_name(m.role)) + ": " + content + "\n";
     }
     text += "assistant:";
     return text_prompt(text);

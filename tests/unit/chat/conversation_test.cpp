@@ -1,5 +1,6 @@
 // Validation of messages and tools: clear errors naming the field, never the text, and no crash.
 #include "chat/conversation.h"
+#include "chat/messages.h"
 
 #include <gtest/gtest.h>
 
@@ -105,25 +106,84 @@ TEST(Tools, MalformedToolsAreRejected) {
   }
 }
 
-TEST(Normalize, TextPartsAreConcatenatedAndNullToolCallsDropped) {
-  const auto out = normalize_messages(ojson::parse(
+TEST(ParseMessages, TextPartsAreJoinedWithNewlinesAndNullToolCallsDropped) {
+  const auto out = to_json(parse_messages(ojson::parse(
       R"([{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"x":1},)"
       R"({"role":"assistant","content":"c","tool_calls":null},)"
-      R"({"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":{}}}]}])"));
-  EXPECT_EQ(out[0]["content"], "ab");
+      R"({"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":{}}}]}])"),
+      MessagePolicy::kTemplate));
+  EXPECT_EQ(out[0]["content"], "a\nb");
   EXPECT_EQ(out[0]["x"], 1);
   EXPECT_FALSE(out[1].contains("tool_calls"));
   EXPECT_TRUE(out[2]["content"].is_null());
 }
 
-TEST(Normalize, KeyOrderIsKept) {
-  const auto out = normalize_messages(ojson::parse(R"([{"role":"user","content":"a","zeta":1,"alpha":2}])"));
+TEST(ParseMessages, KeyOrderIsKept) {
+  const auto out = to_json(
+      parse_messages(ojson::parse(R"([{"role":"user","content":"a","zeta":1,"alpha":2}])"), MessagePolicy::kTemplate));
   std::string keys;
   for (const auto& [k, v] : out[0].items()) keys += k + ",";
   EXPECT_EQ(keys, "role,content,zeta,alpha,");
 }
 
-TEST(Normalize, TemplateErrorsNeverContainMessageText) {
+// The HTTP API's policy: the exact field as param, the API's refusals, developer taken as system.
+FieldError api_error(const char* messages) {
+  try {
+    parse_messages(json::parse(messages), MessagePolicy::kApi);
+  } catch (const FieldError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a FieldError";
+  return FieldError(codes::kInternal, "none", "none");
+}
+
+TEST(ParseMessages, ApiPolicyNamesTheExactFieldAndRefusesTools) {
+  struct Case {
+    const char* messages;
+    const char* code;
+    const char* param;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"([])", "invalid_request_error", "messages", "'messages' must not be empty"},
+      {R"([{"role":"tool","content":"SECRET-PROMPT-TEXT","tool_call_id":"1"}])", "unsupported_field",
+       "messages[0].role", "'messages[0].role' is not supported: tool messages are not available"},
+      {R"([{"role":"assistant","content":"x","tool_calls":[]}])", "unsupported_field", "messages[0].tool_calls",
+       "'messages[0].tool_calls' is not supported: tool calling is not available"},
+      {R"([{"role":"user","content":"x","SECRET-PROMPT-TEXT":1}])", "unsupported_field", "messages[0]",
+       "'messages[0]' has an unknown field"},
+      {R"([{"role":"user","content":[{"type":"text","text":"a","SECRET-PROMPT-TEXT":1}]}])", "unsupported_field",
+       "messages[0].content[0]", "'messages[0].content[0]' has an unknown field"},
+      {R"([{"role":"user","content":[{"type":"image_url"}]}])", "unsupported_field", "messages[0].content[0].type",
+       "'messages[0].content[0].type' is not supported: only text content parts are available"},
+      {R"([{"role":"user","content":null}])", "invalid_request_error", "messages[0].content",
+       "'messages[0].content' is required"},
+      {R"([{"role":"user","content":"x","name":5}])", "invalid_request_error", "messages[0].name",
+       "'messages[0].name' must be a string"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.messages);
+    const FieldError e = api_error(c.messages);
+    EXPECT_EQ(e.code(), c.code);
+    EXPECT_EQ(e.param(), c.param);
+    EXPECT_STREQ(e.what(), c.message);
+    EXPECT_EQ(std::string(e.what()).find(kSecret), std::string::npos);
+  }
+}
+
+TEST(ParseMessages, ApiPolicyTakesDeveloperAsSystemAndKeepsTheName) {
+  const Messages m = parse_messages(
+      json::parse(R"([{"role":"developer","content":"s","name":"n","refusal":null},)"
+                  R"({"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}])"),
+      MessagePolicy::kApi);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].role, Role::kSystem);
+  EXPECT_EQ(m[0].name, "n");
+  EXPECT_TRUE(m[0].extra.empty()) << "a null field counts as not given";
+  EXPECT_EQ(m[1].content, "a\nb");
+}
+
+TEST(ParseMessages, TemplateErrorsNeverContainMessageText) {
   // Gemma rejects the system role; Mistral rejects a bad tool call id: messages are fixed texts.
   const auto gemma = ChatTemplate::create(testing::template_source("google-gemma-2-2b-it"));
   try {

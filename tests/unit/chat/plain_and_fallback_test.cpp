@@ -34,9 +34,9 @@ TEST(Plain, SingleUserMessageIsTheRawText) {
   const auto t = ChatTemplate::create(std::nullopt);
   EXPECT_EQ(t->render(conv(R"([{"role":"user","content":"Once upon a time"}])"), opts()), "Once upon a time");
   EXPECT_EQ(t->render(conv(R"([{"role":"user","content":[{"type":"text","text":"Once upon"},)"
-                           R"({"type":"text","text":" a time"}]}])"),
+                           R"({"type":"text","text":"a time"}]}])"),
                       opts(false)),
-            "Once upon a time");
+            "Once upon\na time");  // text parts are joined with "\n"
 }
 
 TEST(Plain, ConversationsUseRoleLines) {

@@ -23,7 +23,7 @@ int count(const std::vector<Token>& tokens, Token t) {
   return n;
 }
 
-const nlohmann::json kConversation = nlohmann::json::array({{{"role", "user"}, {"content", "Once upon a time"}}});
+const chat::Messages kConversation = {chat::text_message(chat::Role::kUser, "Once upon a time")};
 
 TEST(PromptBuilder, APlainConversationGetsOneBosFromTheTokenizer) {
   const auto tok = stories_tokenizer();
@@ -58,7 +58,7 @@ TEST(PromptBuilder, AMalformedConversationIsTheTemplatesError) {
   const auto tok = stories_tokenizer();
   const auto plain = chat::ChatTemplate::create(std::nullopt);
   try {
-    PromptBuilder(*tok, *plain).chat(nlohmann::json::array());
+    PromptBuilder(*tok, *plain).chat(chat::Messages{});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), codes::kInvalidRequest);

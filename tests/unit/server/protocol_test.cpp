@@ -48,7 +48,7 @@ TEST(OpenAIRequest, ChatDefaultsFollowOpenAI) {
   EXPECT_FALSE(p.request.max_tokens.has_value());
   EXPECT_FALSE(p.stream);
   ASSERT_TRUE(p.request.messages.has_value());
-  EXPECT_EQ((*p.request.messages)[0]["content"], "hi");
+  EXPECT_EQ((*p.request.messages)[0].content, "hi");
 }
 
 TEST(OpenAIRequest, ChatAcceptsEveryAllowedField) {
@@ -77,8 +77,8 @@ TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
                    {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "a"}}, {{"type", "text"}, {"text", "b"}}}}}};
   ParsedCompletion p = chat(b);
   EXPECT_EQ(*p.request.max_tokens, 3);
-  EXPECT_EQ((*p.request.messages)[0]["role"], "system");
-  EXPECT_EQ((*p.request.messages)[1]["content"], "a\nb");
+  EXPECT_EQ((*p.request.messages)[0].role, chat::Role::kSystem);
+  EXPECT_EQ((*p.request.messages)[1].content, "a\nb");
 }
 
 TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {

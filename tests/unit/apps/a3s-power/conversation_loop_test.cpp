@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s-power/line_reader.h"
+#include "chat/messages.h"
 
 namespace a3s::power::client {
 namespace {
@@ -41,7 +42,7 @@ struct Harness {
     o.err = [this](std::string_view t) { err += t; };
     o.fatal = [](const Error& e) { return e.code() == "server_unreachable"; };
     return ConversationLoop(o, [this](const Turn& t) {
-      seen.push_back(t.messages);
+      seen.push_back(nlohmann::json(chat::to_json(t.messages)));
       if (static_cast<int>(seen.size()) == fail_on_turn) throw Error(fail_code, "boom");
       std::string reply = "reply" + std::to_string(seen.size());
       t.emit(reply);
@@ -58,7 +59,7 @@ TEST(ConversationLoop, OneShot) {
   ASSERT_EQ(h.seen.size(), 1u);
   EXPECT_EQ(h.seen[0], nlohmann::json::parse(R"([{"role":"user","content":"Once upon a time"}])"));
   EXPECT_EQ(loop.messages().size(), 2u);
-  EXPECT_EQ(loop.messages()[1]["content"], "reply1");
+  EXPECT_EQ(loop.messages()[1].content, "reply1");
 }
 
 TEST(ConversationLoop, SystemMessageComesFirst) {
