@@ -3,82 +3,53 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
 
 namespace a3s::power::testing {
 
-std::string bin_dir() {
-  const char* e = std::getenv("A3S_BIN_DIR");
-  return e && *e ? e : A3S_BIN_DIR;
-}
-
-std::string testdata_dir() {
-  const char* e = std::getenv("A3S_TESTDATA");
-  return e && *e ? e : A3S_TESTDATA_DIR;
-}
-
-std::string stories_model() { return testdata_dir() + "/models/stories260K.gguf"; }
-
-ServerProcess::ServerProcess(std::vector<std::string> args, std::map<std::string, std::string> env) {
+ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env) {
   log_path_ = home_.path() + "/server.log";
-  std::vector<std::string> argv_s = {bin_dir() + "/a3s-power", "serve", "--port", "0"};
+  std::vector<std::string> full_args = {"serve", "--port", "0"};
   if (std::find(args.begin(), args.end(), "--host") == args.end()) {
-    argv_s.push_back("--host");
-    argv_s.push_back("127.0.0.1");
+    full_args.push_back("--host");
+    full_args.push_back("127.0.0.1");
   }
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  full_args.insert(full_args.end(), args.begin(), args.end());
 
-  std::map<std::string, std::string> full;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) full[kv.substr(0, eq)] = kv.substr(eq + 1);
+  EnvChanges changes;
+  for (char** e = environ; e && *e; ++e) {  // start clean
+    const std::string kv = *e;
+    if (kv.rfind("A3S_POWER_", 0) == 0) changes[kv.substr(0, kv.find('='))] = std::nullopt;
   }
-  for (auto it = full.begin(); it != full.end();) {
-    it = it->first.rfind("A3S_POWER_", 0) == 0 ? full.erase(it) : std::next(it);  // start clean
-  }
-  full["A3S_POWER_HOME"] = home_.path() + "/home";
-  for (auto& [k, v] : env) full[k] = v;
-  std::vector<std::string> env_s;
-  for (auto& [k, v] : full) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  changes["A3S_POWER_HOME"] = home_.path() + "/home";
+  for (auto& [k, v] : env) changes[k] = v;
 
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  int rc = ::posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out[1]);
-  if (rc != 0) {
+  ChildStdio stdio;
+  stdio.out_fd = out[1];
+  stdio.err = log_path_;
+  try {
+    pid_ = spawn_process(bin_path("a3s-power"), full_args, child_environment(changes), stdio);
+  } catch (const std::exception&) {
     ::close(out[0]);
+    ::close(out[1]);
     pid_ = -1;
     return;
   }
-  // Read stdout until the listening line (or exit / 60 s).
+  ::close(out[1]);
+  // Read stdout until the listening line (or exit / a 120 s hang guard).
   std::string buf;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < deadline) {
     pollfd p{out[0], POLLIN, 0};
     if (::poll(&p, 1, 100) <= 0) {
@@ -122,30 +93,13 @@ std::string ServerProcess::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + path;
 }
 
-std::string ServerProcess::log() const {
-  std::ifstream f(log_path_);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string ServerProcess::log() const { return read_text_file(log_path_); }
 
 int ServerProcess::stop() {
   if (pid_ <= 0) return exit_status_;
   ::kill(pid_, SIGTERM);
-  int st = 0;
-  for (int i = 0; i < 3000; ++i) {  // up to 30 s, then SIGKILL
-    pid_t r = ::waitpid(pid_, &st, WNOHANG);
-    if (r == pid_) {
-      exit_status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      pid_ = -1;
-      return exit_status_;
-    }
-    ::usleep(10'000);
-  }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, &st, 0);
+  exit_status_ = wait_for_exit(pid_, std::chrono::seconds(30));  // then SIGKILL
   pid_ = -1;
-  exit_status_ = -1;
   return exit_status_;
 }
 

@@ -1,30 +1,28 @@
 // Starts the real `a3s-power serve` binary on an ephemeral loopback port for end-to-end tests:
 // waits for its "listening on http://HOST:PORT" line, keeps its stderr in a log file, and stops it
-// with SIGTERM (graceful shutdown) when done.
+// with SIGTERM (graceful shutdown) when done. Spawning and waiting are support/process.h's.
 #pragma once
 
+#include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/test_data.h"
 
 #include <sys/types.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 namespace a3s::power::testing {
-
-std::string bin_dir();       // $A3S_BIN_DIR, else the build's A3S_BIN_DIR
-std::string testdata_dir();  // $A3S_TESTDATA, else the build's A3S_TESTDATA_DIR
-std::string stories_model(); // testdata/models/stories260K.gguf
 
 // A fresh private directory under $TMPDIR (removed by the destructor).
 using TempDir = ::a3s::power::testing::TempDir;  // support/temp_dir.h
 
 class ServerProcess {
  public:
-  // Runs `a3s-power serve --port 0 [--host 127.0.0.1 unless args has --host] <args>` with `env` added to the environment
-  // (A3S_POWER_HOME defaults to a private temporary directory).
-  explicit ServerProcess(std::vector<std::string> args, std::map<std::string, std::string> env = {});
+  // Runs `a3s-power serve --port 0 [--host 127.0.0.1 unless args has --host] <args>` in an
+  // environment without A3S_POWER_* variables, then `env` applied (A3S_POWER_HOME defaults to a
+  // private temporary directory).
+  explicit ServerProcess(std::vector<std::string> args, EnvChanges env = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
@@ -33,7 +31,7 @@ class ServerProcess {
   int port() const { return port_; }
   int tls_port() const { return tls_port_; }  // the RA-TLS listener's port (ratls = true), else 0
   pid_t pid() const { return pid_; }
-  std::string url(const std::string& path) const;
+  std::string url(const std::string& path = "") const;
   std::string log() const;  // stderr so far (for failure messages)
   const std::string& listening_line() const { return line_; }
 

@@ -22,7 +22,7 @@
 #include "support/http_client.h"
 #include "support/mitm_certificate.h"
 #include "support/server_process.h"
-#include "support/shell_command.h"
+#include "support/process.h"
 #include "a3s/power/verify_attestation.h"
 #include "crypto/openssl.h"
 #include "base/hex.h"
@@ -208,9 +208,9 @@ class RatlsE2E : public ::testing::Test {
 };
 
 TEST_F(RatlsE2E, VerifierAcceptsTheCertificateAndTheNonceFlowOverTheSameConnection) {
-  const CommandResult ok = run_command(verify_command(server_->tls_port()) + " --allow-simulated", false);
-  ASSERT_EQ(ok.exit_code, 0) << ok.output << server_->log();
-  const json accepted = json::parse(ok.output);
+  const ProcessResult ok = run_shell(verify_command(server_->tls_port()) + " --allow-simulated", false);
+  ASSERT_EQ(ok.status, 0) << ok.out << server_->log();
+  const json accepted = json::parse(ok.out);
   EXPECT_EQ(accepted["accepted"], true);
   std::vector<std::string> names;
   for (const auto& c : accepted["checks"]) names.push_back(c["name"]);
@@ -253,9 +253,9 @@ TEST_F(RatlsE2E, TlsPortServesTheSameRoutesAndItsAttestationBindsTheConnectionKe
 }
 
 TEST_F(RatlsE2E, SimulatedEvidenceIsRejectedWithoutAllowSimulated) {
-  const CommandResult strict = run_command(verify_command(server_->tls_port()), false);
-  EXPECT_EQ(strict.exit_code, 3) << strict.output;
-  EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
+  const ProcessResult strict = run_shell(verify_command(server_->tls_port()), false);
+  EXPECT_EQ(strict.status, 3) << strict.out;
+  EXPECT_EQ(json::parse(strict.out)["failed_step"], "simulated_evidence") << strict.out;
 }
 
 TEST_F(RatlsE2E, RatlsNeedsAnHttpsUrl) {
@@ -263,30 +263,30 @@ TEST_F(RatlsE2E, RatlsNeedsAnHttpsUrl) {
       bin_dir() + "/a3s-power-verify --ratls --url http://127.0.0.1:" + std::to_string(server_->port()) +
       " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
       " --allow-simulated";
-  const CommandResult r = run_command(cmd);
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--ratls needs an https:// URL"), std::string::npos) << r.output;
+  const ProcessResult r = run_shell(cmd);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--ratls needs an https:// URL"), std::string::npos) << r.out;
   // Without --ratls, https keeps normal certificate verification: the self-signed certificate fails.
   const std::string pki = bin_dir() +
                           "/a3s-power-verify --url https://127.0.0.1:" + std::to_string(server_->tls_port()) +
                           " --model stories260K --expected-hash sha256:" + file_sha256_hex(stories_model()) +
                           " --allow-simulated";
-  EXPECT_EQ(run_command(pki).exit_code, 2);
+  EXPECT_EQ(run_shell(pki).status, 2);
 }
 
 TEST_F(RatlsE2E, ManInTheMiddleWithAnotherKeyIsRejected) {
   auto genuine = peer_certificate(server_->tls_port());
   ASSERT_TRUE(genuine);
   MitmProxy mitm(mitm_identity(genuine.get(), /*copy_evidence=*/true), server_->tls_port());
-  const CommandResult r = run_command(verify_command(mitm.port()) + " --allow-simulated", false);
-  EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_EQ(json::parse(r.output)["failed_step"], "tls_key_mismatch") << r.output;
+  const ProcessResult r = run_shell(verify_command(mitm.port()) + " --allow-simulated", false);
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_EQ(json::parse(r.out)["failed_step"], "tls_key_mismatch") << r.out;
   EXPECT_EQ(mitm.relayed(), 1) << "the man in the middle relayed the real server's answer";
 
   MitmProxy plain(mitm_identity(genuine.get(), /*copy_evidence=*/false), server_->tls_port());
-  const CommandResult missing = run_command(verify_command(plain.port()) + " --allow-simulated", false);
-  EXPECT_EQ(missing.exit_code, 3) << missing.output;
-  EXPECT_EQ(json::parse(missing.output)["failed_step"], "ratls_extension_missing") << missing.output;
+  const ProcessResult missing = run_shell(verify_command(plain.port()) + " --allow-simulated", false);
+  EXPECT_EQ(missing.status, 3) << missing.out;
+  EXPECT_EQ(json::parse(missing.out)["failed_step"], "ratls_extension_missing") << missing.out;
 }
 
 TEST(RatlsE2ERotation, ANewConnectionAfterExpiryGetsANewKeyWhoseEvidenceVerifies) {
@@ -308,8 +308,8 @@ TEST(RatlsE2ERotation, ANewConnectionAfterExpiryGetsANewKeyWhoseEvidenceVerifies
   const verify::AttestationResult renewed = verify::verify_ratls_certificate(second_der, p);
   EXPECT_TRUE(renewed.accepted) << renewed.failed_step << ": " << renewed.message;
   EXPECT_EQ(verify::verify_ratls_certificate(first_der, p).failed_step, "ratls_certificate_expired");
-  const CommandResult ok = run_command(verify_command(s.tls_port()) + " --allow-simulated", false);
-  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const ProcessResult ok = run_shell(verify_command(s.tls_port()) + " --allow-simulated", false);
+  EXPECT_EQ(ok.status, 0) << ok.out;
 }
 
 TEST(RatlsE2EConfig, BadRatlsConfigurationsDoNotStart) {
@@ -323,11 +323,11 @@ TEST(RatlsE2EConfig, BadRatlsConfigurationsDoNotStart) {
   };
   for (const auto& [text, message] : cases) {
     const std::string cfg = dir.write("bad.hcl", text);
-    const CommandResult r =
-        run_command(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
-    EXPECT_EQ(r.exit_code, 2) << text << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find("listening on"), std::string::npos) << r.output;
+    const ProcessResult r =
+        run_shell(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+    EXPECT_EQ(r.status, 2) << text << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("listening on"), std::string::npos) << r.out;
   }
 }
 

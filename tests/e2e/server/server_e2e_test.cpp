@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "support/derived_models.h"
-#include "support/loopback_http_server.h"
+#include "support/gguf_builder.h"
+#include "support/fake_http_server.h"
 #include "support/http_client.h"
 #include "support/server_process.h"
 #include "a3s/power/engine.h"
@@ -409,7 +409,7 @@ TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
   ServerProcess s({"--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
   std::ifstream model_file(stories_model(), std::ios::binary);
-  store::testing::LoopbackHttpServer origin(
+  FileHttpServer origin(
       std::string((std::istreambuf_iterator<char>(model_file)), std::istreambuf_iterator<char>()));
   const std::string source = origin.url();
   // A local path is refused over HTTP (no probing of the server's files), before any progress.

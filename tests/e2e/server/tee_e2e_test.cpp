@@ -12,7 +12,7 @@
 
 #include "support/http_client.h"
 #include "support/server_process.h"
-#include "support/shell_command.h"
+#include "support/process.h"
 #include "base/hex.h"
 #include "crypto/base64.h"
 #include "crypto/sha256.h"
@@ -146,22 +146,22 @@ TEST_F(TeeE2E, VerifierAcceptsSimulatedEvidenceOnlyWhenAllowed) {
   const std::string base = bin_dir() + "/a3s-power-verify --url http://127.0.0.1:" + std::to_string(server_->port()) +
                            " --model stories260K --format json --expected-hash sha256:";
   const std::string digest = file_sha256_hex(stories_model());
-  CommandResult ok = run_command(base + digest + " --allow-simulated", false);
-  EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  const json accepted = json::parse(ok.output);
+  ProcessResult ok = run_shell(base + digest + " --allow-simulated", false);
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  const json accepted = json::parse(ok.out);
   EXPECT_EQ(accepted["accepted"], true);
   EXPECT_EQ(accepted["simulated"], true);
   EXPECT_EQ(accepted["model_sha256"], digest);
 
-  CommandResult strict = run_command(base + digest, false);
-  EXPECT_EQ(strict.exit_code, 3) << strict.output;
-  EXPECT_EQ(json::parse(strict.output)["failed_step"], "simulated_evidence") << strict.output;
+  ProcessResult strict = run_shell(base + digest, false);
+  EXPECT_EQ(strict.status, 3) << strict.out;
+  EXPECT_EQ(json::parse(strict.out)["failed_step"], "simulated_evidence") << strict.out;
 
   std::string wrong = digest;
   wrong[0] = wrong[0] == '0' ? '1' : '0';
-  CommandResult mismatch = run_command(base + wrong + " --allow-simulated", false);
-  EXPECT_EQ(mismatch.exit_code, 3) << mismatch.output;
-  EXPECT_EQ(json::parse(mismatch.output)["failed_step"], "model_hash_mismatch") << mismatch.output;
+  ProcessResult mismatch = run_shell(base + wrong + " --allow-simulated", false);
+  EXPECT_EQ(mismatch.status, 3) << mismatch.out;
+  EXPECT_EQ(json::parse(mismatch.out)["failed_step"], "model_hash_mismatch") << mismatch.out;
 }
 
 TEST(TeeE2EConfig, AttestationWithoutTeeModeIs503) {
@@ -188,9 +188,9 @@ TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
   TempDir dir;
   const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
                                                      dir.path() + "\"\n");
-  const CommandResult r = run_command(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
-  const std::string& out = r.output;
-  EXPECT_EQ(r.exit_code, 2) << out;
+  const ProcessResult r = run_shell(bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  const std::string& out = r.out;
+  EXPECT_EQ(r.status, 2) << out;
   EXPECT_NE(out.find("no TEE evidence provider"), std::string::npos) << out;
   EXPECT_EQ(out.find("listening on"), std::string::npos) << out;
 }

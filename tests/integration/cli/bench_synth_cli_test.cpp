@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "cli_run.h"
 
 namespace a3s::power {
@@ -133,13 +133,13 @@ TEST(CliBench, OutputThatCannotBeWrittenIsAnError) {
   testing::TempDir dir;
   // Standard output open read-only: every write to it fails.
   for (const char* format : {"json", "md"}) {
-    const std::string cmd = quote(kBin) + " bench --model " + quote(kStories) + " -p 4 -n 0 -r 1 -o " + format +
-                            " 1</dev/null 2>" + quote(dir.file("err"));
-    const int rc = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(rc));
-    EXPECT_EQ(WEXITSTATUS(rc), 2) << format;
-    EXPECT_NE(slurp(dir.file("err")).find("error: cannot write to standard output"), std::string::npos)
-        << slurp(dir.file("err"));
+    const std::string cmd = testing::shell_quote(kBin) + " bench --model " + testing::shell_quote(kStories) +
+                            " -p 4 -n 0 -r 1 -o " + format + " 1</dev/null 2>" + testing::shell_quote(dir.file("err"));
+    const testing::ProcessResult r = testing::run_shell(cmd);
+    ASSERT_NE(r.status, -1) << "killed by a signal";
+    EXPECT_EQ(r.status, 2) << format;
+    EXPECT_NE(testing::read_text_file(dir.file("err")).find("error: cannot write to standard output"), std::string::npos)
+        << testing::read_text_file(dir.file("err"));
   }
 }
 

@@ -11,8 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "support/derived_models.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "cli_run.h"
 
 namespace a3s::power {

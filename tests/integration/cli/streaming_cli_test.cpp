@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "cli_run.h"
 
 namespace a3s::power {

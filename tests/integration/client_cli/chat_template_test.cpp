@@ -8,10 +8,15 @@
 #include <sstream>
 
 #include "cli_process.h"
-#include "gguf_with_template.h"
+#include "support/gguf_builder.h"
 
 namespace a3s::power::client_cli {
 namespace {
+
+// A copy of `src` with tokenizer.chat_template = `jinja` added.
+void write_gguf_with_template(const std::string& src, const std::string& dst, const std::string& jinja) {
+  testing::write_model_copy(src, {{"tokenizer.chat_template", testing::string_value(jinja)}}, {}, {}, dst);
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

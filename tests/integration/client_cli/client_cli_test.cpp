@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_process.h"
+#include "support/fake_http_server.h"
 
 namespace a3s::power::client_cli {
 namespace {
@@ -260,21 +261,8 @@ TEST(CliChatAuth, KeyFromFlagOrEnvironment) {
 // ---------------------------------------------------------------------------------------------
 // no server
 
-// A loopback port with nothing listening: bind an ephemeral port, then close it.
-int dead_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST(CliNoServer, ChatAgainstAClosedPortExitsTwo) {
-  const std::string url = "http://127.0.0.1:" + std::to_string(dead_port());
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::unused_port());
   CliResult r = run_cli({"chat", "stories260K", "hi", "--url", url});
   expect_one_line_error(r, 2, "connection refused");
   CliResult lines = run_cli({"chat", "stories260K", "--url", url}, "hello\n");
@@ -283,7 +271,7 @@ TEST(CliNoServer, ChatAgainstAClosedPortExitsTwo) {
 }
 
 TEST(CliNoServer, PsAgainstAClosedPortExitsTwo) {
-  CliResult r = run_cli({"ps", "--url", "http://127.0.0.1:" + std::to_string(dead_port())});
+  CliResult r = run_cli({"ps", "--url", "http://127.0.0.1:" + std::to_string(testing::unused_port())});
   expect_one_line_error(r, 2, "connection refused");
 }
 

@@ -1,5 +1,5 @@
 // Parity with llama.cpp (CPU build) on every model in ../shared/testdata/models and prompts p1..p3,
-// and on the derived models of support/derived_models.h (rope_freqs, linear and YaRN rope scaling;
+// and on the derived models of support/gguf_builder.h (rope_freqs, linear and YaRN rope scaling;
 // references in tests/data/reference/, written to a temporary directory when first used):
 //   Tokens: the prompt tokenizes to the reference `prompt_tokens`.
 //   Logits: evaluating the reference sequence gives per-row relative L2 error ≤ 2e-3 (F32),
@@ -21,7 +21,7 @@
 
 #include "a3s/power/engine.h"
 #include "engine/generator.h"
-#include "support/derived_models.h"
+#include "support/gguf_builder.h"
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 

@@ -1,4 +1,4 @@
-// Writes every derived test model (support/derived_models.h) to a directory, for making their
+// Writes every derived test model (support/gguf_builder.h) to a directory, for making their
 // llama.cpp reference outputs (tests/data/reference/README.md):
 //   build/bin/write_derived_models OUT_DIR [TESTDATA_DIR]
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "support/derived_models.h"
+#include "support/gguf_builder.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 3) {

@@ -1,19 +1,16 @@
 // Pulling into the model store over loopback HTTP and from local paths.
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
 
 #include "a3s/power/error.h"
-#include "support/loopback_http_server.h"
+#include "support/fake_http_server.h"
+#include "support/process.h"
 #include "store/sha256_hasher.h"
 #include "store/store.h"
 #include "support/store_test_support.h"
-
-extern char** environ;
 
 namespace a3s::power::store {
 namespace {
@@ -21,7 +18,7 @@ namespace {
 using testing::dir_entries;
 using testing::kStoriesSha256;
 using testing::kStoriesSize;
-using testing::LoopbackHttpServer;
+using power::testing::FileHttpServer;
 using testing::ScopedEnv;
 using testing::TempDir;
 
@@ -47,7 +44,7 @@ class StorePullTest : public ::testing::Test {
   void SetUp() override {
     model_ = testing::read_file(testing::stories_path());
     ASSERT_EQ(model_.size(), kStoriesSize) << "missing test model " << testing::stories_path();
-    server_ = std::make_unique<LoopbackHttpServer>(model_);
+    server_ = std::make_unique<FileHttpServer>(model_);
   }
 
   std::string home() const { return tmp_.path() + "/home"; }
@@ -69,7 +66,7 @@ class StorePullTest : public ::testing::Test {
 
   TempDir tmp_;
   std::string model_;
-  std::unique_ptr<LoopbackHttpServer> server_;
+  std::unique_ptr<FileHttpServer> server_;
 };
 
 TEST_F(StorePullTest, PullWithCorrectPinWritesBlobAndManifest) {
@@ -109,7 +106,7 @@ TEST_F(StorePullTest, ConflictingPinsAreRejected) {
   PullOptions o;
   o.sha256 = kWrongSha;
   EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), o); }), code_string(codes::kInvalidArgument));
-  EXPECT_EQ(server_->requests(), 0);
+  EXPECT_EQ(server_->request_count(), 0);
 }
 
 TEST_F(StorePullTest, WrongPinIsRejectedAndNothingIsLeft) {
@@ -149,7 +146,7 @@ TEST_F(StorePullTest, InterruptedDownloadResumesWithRange) {
   const auto ranges = server_->range_headers();
   ASSERT_EQ(ranges.size(), 1u);
   EXPECT_EQ(ranges[0], "bytes=400000-");
-  EXPECT_EQ(server_->requests(), 2);
+  EXPECT_EQ(server_->request_count(), 2);
   EXPECT_EQ(server_->full_bodies_sent(), 0);  // neither response carried the whole file
   expect_stories_blob(s);
   EXPECT_TRUE(dir_entries(staging()).empty());
@@ -220,7 +217,7 @@ TEST_F(StorePullTest, ConcurrentPullsOfTheSameBlobDownloadOnce) {
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r, std::string("sha256:") + kStoriesSha256);
   EXPECT_EQ(server_->full_bodies_sent(), 1);
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
   EXPECT_EQ(s.list().size(), 3u);
   EXPECT_EQ(dir_entries(blobs()).size(), 1u);
   EXPECT_TRUE(dir_entries(staging()).empty());
@@ -241,7 +238,7 @@ TEST_F(StorePullTest, ConcurrentUnpinnedPullsOfTheSameUrlDownloadOnce) {
   }
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r, std::string("sha256:") + kStoriesSha256);
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
 }
 
 TEST_F(StorePullTest, ConcurrentPullsFromTwoProcessesDownloadOnce) {
@@ -252,18 +249,15 @@ TEST_F(StorePullTest, ConcurrentPullsFromTwoProcessesDownloadOnce) {
     const std::string helper = A3S_STORE_PULL_HELPER;
     const std::string ref = pinned_url();
     const std::string h = home();
-    std::vector<char*> argv = {const_cast<char*>(helper.c_str()), const_cast<char*>(h.c_str()),
-                               const_cast<char*>(ref.c_str()), const_cast<char*>(name.c_str()), nullptr};
-    pid_t pid = 0;
-    ASSERT_EQ(::posix_spawn(&pid, helper.c_str(), nullptr, nullptr, argv.data(), environ), 0);
-    pids.push_back(pid);
+    power::testing::ChildStdio inherited;
+    inherited.out = inherited.err = "";  // the helper writes to the test's own output
+    pids.push_back(power::testing::spawn_process(helper, {h, ref, name}, power::testing::child_environment({}), inherited));
   }
   for (pid_t pid : pids) {
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "helper status " << status;
+    const int status = power::testing::wait_for_exit(pid, std::chrono::minutes(5));
+    EXPECT_EQ(status, 0) << "helper exit status " << status;
   }
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
   EXPECT_EQ(server_->full_bodies_sent(), 1);
   Store s(home());
   EXPECT_TRUE(s.find("proc0").has_value());
@@ -278,19 +272,19 @@ TEST_F(StorePullTest, PinnedBlobAlreadyPresentIsNotDownloaded) {
   o.name = "again";
   const Manifest m = s.pull(server_->url("/elsewhere/other.gguf") + "@sha256:" + kStoriesSha256, o);
   EXPECT_EQ(m.digest, std::string("sha256:") + kStoriesSha256);
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
 }
 
 TEST_F(StorePullTest, RepullOfSameSourceIsANoOpUnlessForced) {
   Store s(home());
   const Manifest first = s.pull(server_->url(), {});
   const Manifest second = s.pull(server_->url(), {});
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
   EXPECT_EQ(second.created, first.created);
   PullOptions o;
   o.force = true;
   s.pull(server_->url(), o);
-  EXPECT_EQ(server_->requests(), 2);
+  EXPECT_EQ(server_->request_count(), 2);
   EXPECT_EQ(dir_entries(blobs()).size(), 1u);
 }
 
@@ -300,10 +294,10 @@ TEST_F(StorePullTest, OfflineFailsWhenAbsentAndSucceedsWhenPresent) {
   off.offline = true;
   EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), off); }), "offline");
   EXPECT_EQ(error_code_of([&] { s.pull(server_->url(), off); }), "offline");
-  EXPECT_EQ(server_->requests(), 0);
+  EXPECT_EQ(server_->request_count(), 0);
 
   s.pull(pinned_url(), {});
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
   EXPECT_EQ(s.pull(pinned_url(), off).name, "stories260K");    // pinned blob present
   EXPECT_EQ(s.pull(server_->url(), off).name, "stories260K");  // name present
   PullOptions other = off;
@@ -311,14 +305,14 @@ TEST_F(StorePullTest, OfflineFailsWhenAbsentAndSucceedsWhenPresent) {
   EXPECT_EQ(s.pull(pinned_url(), other).name, "other-name");  // pinned blob, new name
   // A pin that does not match the stored model fails closed.
   EXPECT_EQ(error_code_of([&] { s.pull(server_->url() + "@sha256:" + kWrongSha, off); }), "offline");
-  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(server_->request_count(), 1);
 }
 
 TEST_F(StorePullTest, OfflineEnvironmentVariableIsHonoured) {
   Store s(home());
   ScopedEnv env("A3S_POWER_OFFLINE", "1");
   EXPECT_EQ(error_code_of([&] { s.pull(pinned_url(), {}); }), "offline");
-  EXPECT_EQ(server_->requests(), 0);
+  EXPECT_EQ(server_->request_count(), 0);
 }
 
 TEST_F(StorePullTest, MaxBytesRefusesAnnouncedSize) {

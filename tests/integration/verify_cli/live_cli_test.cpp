@@ -7,15 +7,15 @@
 #include <unistd.h>
 
 #include "unit/verify/attestation/attestation_builder.h"
-#include "support/scripted_http_server.h"
+#include "support/fake_http_server.h"
 #include "base/hex.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {
 namespace {
 
-using client::testing::http_response;
-using client::testing::ScriptedHttpServer;
+using testing::http_response;
+using testing::ScriptedHttpServer;
 using namespace verify_attestation_testing;
 
 const tee::Nonce kNonce = test_nonce(21);
@@ -197,15 +197,7 @@ TEST(VerifyLive, HttpErrorsAreExit2WithStatusAndCode) {
 
 TEST(VerifyLive, UnreachableServerIsExit2) {
   // A port that was just free: nothing listens there.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::unused_port());
   const CliResult r = run_verify({"--url", url, "--model", kModel, "--expected-hash", model_digest_arg()});
   expect_one_line_error(r, 2);
   EXPECT_TRUE(r.out.empty()) << r.out;

@@ -1,5 +1,5 @@
 // a3s-power-verify report --online: the SEV-SNP VCEK from an AMD KDS and the TDX collateral from an
-// Intel PCS, both played by a loopback server (endorsement_server.h) serving the shared test data at
+// Intel PCS, both played by a loopback server (support/fake_http_server.h) serving the shared test data at
 // the paths the AMD and Intel specifications give; the endorsement cache; network failures.
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -8,14 +8,17 @@
 #include <fstream>
 #include <map>
 
-#include "endorsement_server.h"
 #include "attestation/simulated/local_key_hierarchy.h"
+#include "support/fake_http_server.h"
 #include "verify_cli_run.h"
 
 namespace a3s::power::verify_cli {
 namespace {
 
 namespace sev_snp = a3s::power::verify::sev_snp;
+using testing::HttpRoute;
+using testing::RoutedHttpServer;
+using testing::unused_port;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +70,7 @@ std::vector<std::string> snp_online_args(const std::string& kds_url, const std::
 }
 
 TEST(VerifyCliOnlineSnp, VcekFetchedFromKdsAndReportAccepted) {
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
   ScratchDir cache;
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
@@ -82,7 +85,7 @@ TEST(VerifyCliOnlineSnp, VcekFetchedFromKdsAndReportAccepted) {
 
 TEST(VerifyCliOnlineSnp, CrlIsFetchedByDefaultAndMustBeSignedByTheArk) {
   // A CRL from another issuer (Intel's sample root CA CRL) where AMD's belongs.
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}},
                          {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, read_text(attestation("tdx/rootCaCrl.der"))}}});
   ScratchDir cache;
@@ -93,7 +96,7 @@ TEST(VerifyCliOnlineSnp, CrlIsFetchedByDefaultAndMustBeSignedByTheArk) {
 }
 
 TEST(VerifyCliOnlineSnp, MissingCrlIsAnIoError) {
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
   ScratchDir cache;
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path(), /*with_crl=*/true));
@@ -102,7 +105,7 @@ TEST(VerifyCliOnlineSnp, MissingCrlIsAnIoError) {
 }
 
 TEST(VerifyCliOnlineSnp, SecondRunIsServedFromTheCache) {
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
   ScratchDir cache;
   ASSERT_EQ(run_verify(snp_online_args(kds.url(), cache.path())).status, 0);
@@ -121,7 +124,7 @@ TEST(VerifyCliOnlineSnp, CachedVcekIsUsedWithTheServerGone) {
   ScratchDir cache;
   std::string url;
   {
-    EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+    RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                      pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
     url = kds.url();
     ASSERT_EQ(run_verify(snp_online_args(url, cache.path())).status, 0);
@@ -133,7 +136,7 @@ TEST(VerifyCliOnlineSnp, CachedVcekIsUsedWithTheServerGone) {
 
 TEST(VerifyCliOnlineSnp, WrongCertificateServedIsRejectedByTheChainCheck) {
   // The ASK served where the VCEK belongs: it is not issued for this chip and did not sign the report.
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-cert-chain.pem"))}}});
   ScratchDir cache;
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
@@ -145,7 +148,7 @@ TEST(VerifyCliOnlineSnp, WrongCertificateServedIsRejectedByTheChainCheck) {
 
 TEST(VerifyCliOnlineSnp, AnEmptyCrlIsAFailureNotAMissingCrl) {
   // An empty 200 answer must not read as "no CRL given", which would skip the revocation check.
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}},
                          {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, ""}}});
   ScratchDir cache;
@@ -158,12 +161,12 @@ TEST(VerifyCliOnlineSnp, AnEmptyCrlIsAFailureNotAMissingCrl) {
 TEST(VerifyCliOnlineSnp, AnEmptyVcekIsAFailureAndIsNotCached) {
   ScratchDir cache;
   {
-    EndorsementServer empty({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {}, ""}}});
+    RoutedHttpServer empty({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {}, ""}}});
     const CliResult r = run_verify(snp_online_args(empty.url(), cache.path()));
     expect_one_line_error(r, 2);
     EXPECT_NE(r.err.find("empty answer"), std::string::npos) << r.err;
   }
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
   EXPECT_EQ(r.status, 0) << r.err;
@@ -174,14 +177,14 @@ TEST(VerifyCliOnlineSnp, EndorsementsOfARejectedRunAreFetchedAgainNextTime) {
   ScratchDir cache;
   {
     // A mirror serving the ASK where the VCEK belongs: rejected, and the entry is not kept.
-    EndorsementServer wrong({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+    RoutedHttpServer wrong({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                        pem_to_der(attestation("sev-snp/sev-gcp-cert-chain.pem"))}}});
     const CliResult r = run_verify(snp_online_args(wrong.url(), cache.path()));
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_EQ(parse_json_output(r)["failed_step"], "chain_invalid");
   }
   EXPECT_TRUE(std::filesystem::is_empty(cache.path()));
-  EndorsementServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
+  RoutedHttpServer kds({{expected_vcek_target(), {200, "application/x-x509-ca-cert", {},
                                                    pem_to_der(attestation("sev-snp/sev-gcp-vcek.pem"))}}});
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
   EXPECT_EQ(r.status, 0) << r.err;
@@ -198,7 +201,7 @@ TEST(VerifyCliOnlineSnp, ServerDownIsAnIoError) {
 }
 
 TEST(VerifyCliOnlineSnp, HttpErrorStatusIsAnIoError) {
-  EndorsementServer kds({});  // 404 for everything
+  RoutedHttpServer kds({});  // 404 for everything
   ScratchDir cache;
   const CliResult r = run_verify(snp_online_args(kds.url(), cache.path()));
   expect_one_line_error(r, 2);
@@ -208,7 +211,7 @@ TEST(VerifyCliOnlineSnp, HttpErrorStatusIsAnIoError) {
 }
 
 TEST(VerifyCliOnlineSnp, OfflineIsTheDefault) {
-  EndorsementServer kds({});
+  RoutedHttpServer kds({});
   const CliResult r = run_verify({"report", "--file", attestation("sev-snp/sev-gcp-reportdata.bin"), "--format", "json"});
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(parse_json_output(r)["failed_step"], "certificate_missing");
@@ -216,7 +219,7 @@ TEST(VerifyCliOnlineSnp, OfflineIsTheDefault) {
 }
 
 TEST(VerifyCliOnlineSnp, GivenVcekIsNotFetched) {
-  EndorsementServer kds({});
+  RoutedHttpServer kds({});
   ScratchDir cache;
   auto args = snp_online_args(kds.url(), cache.path());
   args.insert(args.end(), {"--vcek", attestation("sev-snp/sev-gcp-vcek.pem")});
@@ -263,7 +266,7 @@ struct LocalSnp {
     vcek_target = "/vcek/v1/Milan/" + lower_hex(spec.hw_id, 0, 64) + "?blSPL=03&teeSPL=00&snpSPL=20&ucodeSPL=209";
   }
 
-  std::map<std::string, Endpoint> routes(const std::vector<uint8_t>& crl) const {
+  std::map<std::string, HttpRoute> routes(const std::vector<uint8_t>& crl) const {
     return {{vcek_target, {200, "application/x-x509-ca-cert", {},
                            std::string(chain->vcek_der.begin(), chain->vcek_der.end())}},
             {"/vcek/v1/Milan/crl", {200, "application/pkix-crl", {}, std::string(crl.begin(), crl.end())}}};
@@ -277,7 +280,7 @@ struct LocalSnp {
 
 TEST(VerifyCliOnlineSnp, CrlFromKdsIsCheckedAgainstTheArk) {
   const LocalSnp local;
-  EndorsementServer kds(local.routes(local.chain->ark_crl({})));
+  RoutedHttpServer kds(local.routes(local.chain->ark_crl({})));
   ScratchDir cache;
   const CliResult r = run_verify(local.args(kds.url(), cache.path()));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -290,7 +293,7 @@ TEST(VerifyCliOnlineSnp, CrlFromKdsIsCheckedAgainstTheArk) {
 
 TEST(VerifyCliOnlineSnp, RevokedAskInTheFetchedCrlIsRejected) {
   const LocalSnp local;
-  EndorsementServer kds(local.routes(local.chain->ark_crl({local.chain->ask_der})));
+  RoutedHttpServer kds(local.routes(local.chain->ark_crl({local.chain->ask_der})));
   ScratchDir cache;
   const CliResult r = run_verify(local.args(kds.url(), cache.path()));
   expect_one_line_error(r, 3);
@@ -299,7 +302,7 @@ TEST(VerifyCliOnlineSnp, RevokedAskInTheFetchedCrlIsRejected) {
 
 TEST(VerifyCliOnlineSnp, ExpiredCrlIsNotCachedAndIsRejected) {
   const LocalSnp local;
-  EndorsementServer kds(local.routes(local.chain->ark_crl({}, -1)));
+  RoutedHttpServer kds(local.routes(local.chain->ark_crl({}, -1)));
   ScratchDir cache;
   EXPECT_EQ(parse_json_output(run_verify(local.args(kds.url(), cache.path())))["failed_step"], "collateral_expired");
   run_verify(local.args(kds.url(), cache.path()));
@@ -332,7 +335,7 @@ const char* kQeTarget = "/tdx/certification/v4/qe/identity";
 const char* kPckCrlTarget = "/sgx/certification/v4/pckcrl?ca=processor&encoding=der";
 const char* kRootCrlTarget = "/sgx/certification/v4/rootcacrl";
 
-std::map<std::string, Endpoint> pcs_routes(const std::string& tcb_info_json) {
+std::map<std::string, HttpRoute> pcs_routes(const std::string& tcb_info_json) {
   const std::string chain = url_encode(read_text(attestation("tdx/tcbSignChain.pem")));
   const std::string pck_chain = url_encode(read_text(attestation("tdx/pckSignChain.pem")));
   return {
@@ -363,7 +366,7 @@ void expect_same_report(const CliResult& online, const CliResult& offline) {
 }
 
 TEST(VerifyCliOnlineTdx, PcsCollateralGivesTheSameResultAsTheDirectory) {
-  EndorsementServer pcs(pcs_routes(read_text(attestation("tdx/tcbInfo.json"))));
+  RoutedHttpServer pcs(pcs_routes(read_text(attestation("tdx/tcbInfo.json"))));
   ScratchDir cache;
   const CliResult online =
       run_verify(sample_args({"--online", "--pcs-url", pcs.url(), "--cache-dir", cache.path()}));
@@ -379,7 +382,7 @@ TEST(VerifyCliOnlineTdx, PcsCollateralGivesTheSameResultAsTheDirectory) {
 }
 
 TEST(VerifyCliOnlineTdx, SecondRunIsServedFromTheCacheUntilNextUpdate) {
-  EndorsementServer pcs(pcs_routes(read_text(attestation("tdx/tcbInfo.json"))));
+  RoutedHttpServer pcs(pcs_routes(read_text(attestation("tdx/tcbInfo.json"))));
   ScratchDir cache;
   const auto args = sample_args({"--online", "--pcs-url", pcs.url(), "--cache-dir", cache.path()});
   const CliResult first = run_verify(args);
@@ -394,7 +397,7 @@ TEST(VerifyCliOnlineTdx, TamperedTcbInfoFailsLikeATamperedFile) {
   const auto pos = tcb.find("\"tcbEvaluationDataNumber\":0");
   ASSERT_NE(pos, std::string::npos);
   tcb.replace(pos, 27, "\"tcbEvaluationDataNumber\":9");
-  EndorsementServer pcs(pcs_routes(tcb));
+  RoutedHttpServer pcs(pcs_routes(tcb));
   ScratchDir cache, dir;
   for (const char* name : {"qeIdentity.json", "tcbSignChain.pem", "rootCaCrl.der", "intermediateCaCrl.der"})
     std::filesystem::copy_file(attestation(std::string("tdx/") + name), dir.path() + "/" + name);
@@ -410,7 +413,7 @@ TEST(VerifyCliOnlineTdx, TamperedTcbInfoFailsLikeATamperedFile) {
 TEST(VerifyCliOnlineTdx, MissingIssuerChainHeaderIsAnIoError) {
   auto routes = pcs_routes(read_text(attestation("tdx/tcbInfo.json")));
   routes[kTcbTarget].headers.clear();
-  EndorsementServer pcs(routes);
+  RoutedHttpServer pcs(routes);
   ScratchDir cache;
   const CliResult r = run_verify(sample_args({"--online", "--pcs-url", pcs.url(), "--cache-dir", cache.path()}));
   expect_one_line_error(r, 2);

@@ -1,4 +1,5 @@
-// Runs the real a3s-power-verify binary as a user would and captures stdout, stderr and exit status.
+// The a3s-power-verify tests: the real binary run as a user would (support/process.h captures stdout,
+// stderr and exit status), the shared attestation test data and the checks on its output.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,14 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
+#include "support/temp_dir.h"
+
 namespace a3s::power::verify_cli {
 
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
+using CliResult = testing::ProcessResult;
+using testing::expect_one_line_error;  // the run exited with `status` and wrote one line to stderr
 
-// a3s-power-verify with `args` (stdin is /dev/null).
+// a3s-power-verify with `args` (stdin empty), in the test process's environment.
 CliResult run_verify(const std::vector<std::string>& args);
 
 // Path of a file under ../shared/testdata/attestation/.
@@ -23,26 +25,19 @@ std::string attestation(const std::string& rel);
 
 std::vector<uint8_t> read_bytes(const std::string& path);
 
-// A temporary directory, removed with everything in it.
-class ScratchDir {
+// A temporary directory (support/temp_dir.h) that also writes binary files.
+class ScratchDir : public testing::TempDir {
  public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
+  ScratchDir() : TempDir("a3s-verify") {}
+  using TempDir::write;
   // Writes `bytes` to a file named `name` in the directory; returns its path.
-  std::string write(const std::string& name, const std::vector<uint8_t>& bytes) const;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  std::string write(const std::string& name, const std::vector<uint8_t>& bytes) const {
+    return TempDir::write(name, std::string(bytes.begin(), bytes.end()));
+  }
 };
 
 // stdout must be exactly one JSON object (and a newline).
 nlohmann::json parse_json_output(const CliResult& r);
-
-// The run exited with `status` and wrote exactly one line to stderr.
-void expect_one_line_error(const CliResult& r, int status);
 
 // The SEV-SNP report's documented values (testdata README).
 inline constexpr const char* kSnpMeasurement =

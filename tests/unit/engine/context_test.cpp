@@ -6,7 +6,7 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 
 namespace a3s::power {
 namespace {

@@ -11,7 +11,7 @@
 #include "engine/context_inspect.h"
 #include "engine/generator.h"
 #include "engine/kv_buffer.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power {

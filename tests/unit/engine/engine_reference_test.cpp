@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "a3s/power/engine.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "reference_model.h"
 
 namespace a3s::power {

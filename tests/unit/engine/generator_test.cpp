@@ -6,7 +6,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "engine/generator.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power {

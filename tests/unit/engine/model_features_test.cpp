@@ -10,7 +10,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "load_error.h"
-#include "support/derived_models.h"
+#include "support/gguf_builder.h"
 #include "support/temp_dir.h"
 
 namespace a3s::power::model_features_test {

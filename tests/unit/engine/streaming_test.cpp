@@ -13,7 +13,7 @@
 #include "engine/kv_cache.h"
 #include "engine/memory_plan.h"
 #include "model/gguf/gguf_file.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "kernels/kernels.h"
 #include "model/sources/mapped_weights.h"
 #include "model/sources/streaming_weights.h"

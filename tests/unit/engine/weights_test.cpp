@@ -3,7 +3,7 @@
 
 #include "a3s/power/error.h"
 #include "model/gguf/gguf_file.h"
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "model/sources/mapped_weights.h"
 
 namespace a3s::power::weights {

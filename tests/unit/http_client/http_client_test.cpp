@@ -12,7 +12,7 @@
 #include "a3s/power/error.h"
 #include "http_client/chat_stream.h"
 #include "http_client/server_error.h"
-#include "support/scripted_http_server.h"
+#include "support/fake_http_server.h"
 
 namespace a3s::power::client {
 namespace {
@@ -37,19 +37,6 @@ ChatRequest hello_request() {
 std::string delta_event(const std::string& text) {
   return "data: " + nlohmann::json{{"choices", {{{"index", 0}, {"delta", {{"content", text}}}}}}}.dump() +
          "\n\n";
-}
-
-// A port with nothing listening: bind an ephemeral port, then close it.
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
 }
 
 TEST(HttpClient, StreamsEventsSplitAnywhere) {
@@ -196,7 +183,7 @@ TEST(HttpClient, CancelFlagStopsAWaitingStream) {
 }
 
 TEST(HttpClient, ConnectionRefusedIsUnreachable) {
-  HttpClient http(ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:" + std::to_string(closed_port())),
+  HttpClient http(ClientOptions{.url = ServerUrl::parse("http://127.0.0.1:" + std::to_string(testing::unused_port())),
                                 .api_key = ""});
   try {
     stream_chat(http, hello_request(), {});

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "model/gguf/gguf_file.h"

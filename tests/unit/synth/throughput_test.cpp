@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 
-#include "support/gguf_patch.h"
+#include "support/gguf_builder.h"
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "base/process_memory.h"

@@ -1,7 +1,6 @@
 // Runs the built `a3s-power tokenize` binary (A3S_BIN_DIR): JSON output on a vocabulary-only GGUF,
 // exit status 2 with a single stderr line on bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -11,28 +10,15 @@
 #include <sstream>
 #include <string>
 
+#include "support/process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = a3s::power::testing::ProcessResult;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string quote(const std::string& s) { return a3s::power::testing::shell_quote(s); }
 
 class TokenizeCli : public ::testing::Test {
  protected:
@@ -45,15 +31,7 @@ class TokenizeCli : public ::testing::Test {
   void TearDown() override { fs::remove_all(tmp); }
 
   Result run(const std::string& args) {
-    const fs::path out = tmp / "out.txt", err = tmp / "err.txt";
-    const std::string cmd = quote(bin.string()) + " tokenize " + args + " >" + quote(out.string()) + " 2>" +
-                            quote(err.string());
-    const int rc = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return a3s::power::testing::run_process("/bin/sh", {"-c", quote(bin.string()) + " tokenize " + args});
   }
 
   static std::string vocab(const std::string& name) {

@@ -11,13 +11,13 @@
 namespace a3s::power {
 namespace {
 
-using test::GgufBuilder;
+using power::testing::MetadataGguf;
 
 const std::string kSpace = "\xE2\x96\x81";  // "▁"
 
 // A small SentencePiece vocabulary: <unk> <s> </s>, 256 byte tokens, a few pieces, one control and
 // one user-defined token.
-GgufBuilder spm_vocab() {
+MetadataGguf spm_vocab() {
   std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
   std::vector<float> scores = {0, 0, 0};
   std::vector<int32_t> types = {2, 3, 3};
@@ -41,7 +41,7 @@ GgufBuilder spm_vocab() {
   tokens.push_back("<tool>");
   scores.push_back(0);
   types.push_back(4);
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", tokens).f32s("tokenizer.ggml.scores", scores)
       .i32s("tokenizer.ggml.token_type", types);
   return b;
@@ -51,8 +51,8 @@ constexpr Token kSpmSpace = 259, kSpmA = 260, kSpmB = 261, kSpmSpaceA = 262, kSp
                 kSpmTool = 265;
 
 // A small byte-level BPE vocabulary ("Ġ" is the byte-level spelling of a space).
-GgufBuilder bpe_vocab(const std::string& pre, bool with_pre = true) {
-  GgufBuilder b;
+MetadataGguf bpe_vocab(const std::string& pre, bool with_pre = true) {
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "gpt2");
   if (with_pre) b.str("tokenizer.ggml.pre", pre);
   b.strs("tokenizer.ggml.tokens", {"a", "b", "c", "ab", "bc", "abc", "\xC4\xA0", "\xC4\xA0" "a", "<|endoftext|>"})
@@ -63,9 +63,9 @@ GgufBuilder bpe_vocab(const std::string& pre, bool with_pre = true) {
   return b;
 }
 
-std::unique_ptr<Tokenizer> from(const GgufBuilder& b) { return Tokenizer::from_gguf(*b.build()); }
+std::unique_ptr<Tokenizer> from(const MetadataGguf& b) { return Tokenizer::from_gguf(*b.build()); }
 
-void expect_load_error(const GgufBuilder& b, const std::string& needle) {
+void expect_load_error(const MetadataGguf& b, const std::string& needle) {
   try {
     from(b);
     FAIL() << "expected a load error containing: " << needle;
@@ -78,7 +78,7 @@ void expect_load_error(const GgufBuilder& b, const std::string& needle) {
 // ---- Loading errors ----
 
 TEST(TokenizerLoad, UnknownModelIsInvalidModelNamingIt) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "bert").strs("tokenizer.ggml.tokens", {"a"});
   expect_load_error(b, "'bert'");
 }
@@ -88,52 +88,52 @@ TEST(TokenizerLoad, UnknownPreTokenizerIsInvalidModel) {
 }
 
 TEST(TokenizerLoad, MissingModelKey) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.strs("tokenizer.ggml.tokens", {"a"});
   expect_load_error(b, "tokenizer.ggml.model");
 }
 
 TEST(TokenizerLoad, MissingTokens) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama");
   expect_load_error(b, "tokenizer.ggml.tokens");
 }
 
 TEST(TokenizerLoad, ScoresShorterThanTokens) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a"})
       .f32s("tokenizer.ggml.scores", {0, 0});
   expect_load_error(b, "tokenizer.ggml.scores");
 }
 
 TEST(TokenizerLoad, TokenTypesShorterThanTokens) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a"})
       .i32s("tokenizer.ggml.token_type", {2, 3});
   expect_load_error(b, "tokenizer.ggml.token_type");
 }
 
 TEST(TokenizerLoad, TokensOfWrongType) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama").i32s("tokenizer.ggml.tokens", {1, 2, 3});
   expect_load_error(b, "tokenizer.ggml.tokens");
 }
 
 TEST(TokenizerLoad, DuplicateTokenText) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a", "a"});
   expect_load_error(b, "duplicate token");
 }
 
 TEST(TokenizerLoad, GptTwoWithoutMerges) {
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "gpt-2").strs("tokenizer.ggml.tokens", {"a"});
   expect_load_error(b, "tokenizer.ggml.merges");
 }
 
 TEST(TokenizerLoad, AddBosWithoutBosToken) {
   // chatglm-bpe has no default BOS token, so asking for one is inconsistent metadata.
-  GgufBuilder c;
+  MetadataGguf c;
   c.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "chatglm-bpe")
       .strs("tokenizer.ggml.tokens", {"a", "b"}).strs("tokenizer.ggml.merges", {"a b"})
       .boolean("tokenizer.ggml.add_bos_token", true);
@@ -251,7 +251,7 @@ TEST(TokenizerSpecial, UserDefinedTokensAlwaysMatched) {
 
 TEST(TokenizerSpecial, LongerSpecialTextIsCarvedOutFirst) {
   // "aby" (3 bytes) is matched before "xa" (2 bytes) even though "xa" starts earlier.
-  GgufBuilder b;
+  MetadataGguf b;
   b.str("tokenizer.ggml.model", "llama")
       .strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "x", "xa", "aby"})
       .i32s("tokenizer.ggml.token_type", {2, 3, 3, 1, 4, 4})

@@ -5,7 +5,7 @@
 #include "a3s-power/model_status.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"
-#include "support/scripted_http_server.h"
+#include "support/fake_http_server.h"
 
 namespace a3s::power::client {
 namespace {

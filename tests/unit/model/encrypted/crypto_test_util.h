@@ -2,7 +2,9 @@
 // made from synthetic plaintext.
 #pragma once
 
+#include "support/gguf_builder.h"
 #include "support/temp_dir.h"
+#include "support/test_data.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,25 +24,12 @@
 
 namespace a3s::power::crypto::test {
 
-inline std::string testdata_dir() {
-  return A3S_TESTDATA_DIR;
-}
-inline std::string model_path(const std::string& name) {
-  return testdata_dir() + "/models/" + name + ".gguf";
-}
-
 using TempDir = ::a3s::power::testing::TempDir;  // support/temp_dir.h
-
-inline std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-inline void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
+// Test data paths (support/test_data.h) and whole-file bytes (support/gguf_builder.h).
+using ::a3s::power::testing::model_path;
+using ::a3s::power::testing::read_bytes;
+using ::a3s::power::testing::testdata_dir;
+using ::a3s::power::testing::write_bytes;
 
 inline std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

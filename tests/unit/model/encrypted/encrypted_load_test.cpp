@@ -11,7 +11,7 @@
 #include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "crypto_test_util.h"
-#include "support/derived_models.h"
+#include "support/gguf_builder.h"
 #include "wipe_log.h"
 #include "engine/load.h"
 

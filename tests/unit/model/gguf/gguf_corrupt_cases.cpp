@@ -17,8 +17,8 @@ Bytes header(uint32_t magic, uint32_t version) {
 }
 
 // One F32 tensor of 8 elements named `name`.
-GgufWriter one_tensor(const std::string& name = "w") {
-  GgufWriter w;
+RawGguf one_tensor(const std::string& name = "w") {
+  RawGguf w;
   w.kv_str("general.architecture", "llama");
   w.tensor(name, {8}, kF32T);
   return w;
@@ -72,37 +72,37 @@ std::vector<CorruptCase> corrupt_cases() {
     add("truncated-kv-count", b, bad, "truncated header metadata count");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.magic = 0x4c4d4747;  // "GGML"
     add("bad-magic", w.build(), bad, "bad magic");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.version = 1;
     add("version-1", w.build(), bad, "version 1 is not supported");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.version = 4;
     add("version-4", w.build(), bad, "unsupported GGUF version 4");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.version = 0x03000000;
     add("big-endian", w.build(), bad, "big-endian");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.kv_count = 1ull << 60;
     add("huge-kv-count", w.build(), bad, "metadata count 1152921504606846976 does not fit");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.tensor_count = ~0ull;
     add("huge-tensor-count", w.build(), bad, "tensor count 18446744073709551615 does not fit");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_str("general.architecture", "llama");
     w.kv_count = 2;  // only one entry present
     add("kv-count-too-large", w.build(), bad, "truncated metadata key");
@@ -110,7 +110,7 @@ std::vector<CorruptCase> corrupt_cases() {
 
   // Metadata.
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes e;
     put_u64(e, 1ull << 40);
     const std::string key = "general.architecture";
@@ -119,7 +119,7 @@ std::vector<CorruptCase> corrupt_cases() {
     add("key-length-past-eof", w.build(), bad, "metadata key length 1099511627776 runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes p;
     put_u64(p, 5000);
     p.insert(p.end(), {'a', 'b', 'c'});
@@ -127,29 +127,29 @@ std::vector<CorruptCase> corrupt_cases() {
     add("string-length-past-eof", w.build(), bad, "string value length 5000 runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes p;
     put_u64(p, ~0ull);
     w.kv_typed("general.name", kString, p);
     add("string-length-max", w.build(), bad, "runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_str("", "x");
     add("empty-key", w.build(), bad, "empty metadata key");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_typed("general.x", 13, Bytes{0, 0, 0, 0});
     add("unknown-value-type", w.build(), bad, "unknown metadata value type 13");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_typed("general.x", 0x80000000u, Bytes{0, 0, 0, 0});
     add("unknown-value-type-high", w.build(), bad, "unknown metadata value type 2147483648");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes p;
     put_u32(p, 99);
     put_u64(p, 1);
@@ -158,7 +158,7 @@ std::vector<CorruptCase> corrupt_cases() {
     add("unknown-array-type", w.build(), bad, "unknown array element type 99");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes p;
     put_u32(p, kU32);
     put_u64(p, 1ull << 61);
@@ -167,7 +167,7 @@ std::vector<CorruptCase> corrupt_cases() {
     add("huge-array-count", w.build(), bad, "array of 2305843009213693952 uint32 elements does not fit");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     Bytes p;
     put_u32(p, kString);
     put_u64(p, 100000);
@@ -176,168 +176,168 @@ std::vector<CorruptCase> corrupt_cases() {
     add("string-array-count-past-eof", w.build(), bad, "does not fit");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_typed("general.x", kArray, nested_array(4));
     add("arrays-nested-too-deep", w.build(), bad, "nested deeper than 3");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_typed("general.flag", kBool, Bytes{2});
     add("bool-not-0-or-1", w.build(), bad, "bool value 2");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_typed("llama.block_count", kU32, Bytes{5, 0});
     add("truncated-value", w.build(), bad, "truncated uint32 value");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.kv_str("general.architecture", "qwen2");
     add("duplicate-key", w.build(), bad, "duplicate metadata key 'general.architecture'");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.alignment = 48;
     w.kv_u32("general.alignment", 48);
     add("alignment-not-power-of-two", w.build(), bad, "general.alignment 48 is not a power of two");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.kv_u32("general.alignment", 0);
     add("alignment-zero", w.build(), bad, "general.alignment 0 is not a power of two");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.kv_i32("general.alignment", -32);
     add("alignment-negative", w.build(), bad, "general.alignment -32 is not a power of two");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.kv_str("general.alignment", "32");
     add("alignment-string", w.build(), bad, "general.alignment has type string");
   }
 
   // Tensor infos.
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.tensor_count = 2;  // the second info is read from the zero padding
     add("tensor-count-too-large", w.build(), bad, "has n_dims 0");
   }
   {
-    GgufWriter w = one_tensor(std::string(65, 'n'));
+    RawGguf w = one_tensor(std::string(65, 'n'));
     add("tensor-name-too-long", w.build(), bad, "tensor name length 65 exceeds the limit of 64");
   }
   {
-    GgufWriter w = one_tensor();
+    RawGguf w = one_tensor();
     w.tensor("w", {8}, kF32T);
     add("duplicate-tensor", w.build(), bad, "duplicate tensor 'w'");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {}, kF32T, 0), 32);
     add("n-dims-0", w.build(), bad, "tensor 'w' has n_dims 0");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("w", {1, 1, 1, 1, 8}, kF32T);
     add("n-dims-5", w.build(), bad, "tensor 'w' has n_dims 5");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {8}, kF32T, 0, 0xffffffffu), 32);
     add("n-dims-huge", w.build(), bad, "has n_dims 4294967295");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("w", {8, 0}, kF32T);
     add("dim-zero", w.build(), bad, "invalid dimension ne[1] = 0");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {~0ull}, kF32T, 0), 32);
     add("dim-negative", w.build(), bad, "invalid dimension ne[0] = 18446744073709551615");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {1ull << 32, 1ull << 32}, kF32T, 0), 32);
     add("element-count-overflow", w.build(), bad, "tensor 'w' element count overflows");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {1ull << 62}, kF32T, 0), 32);
     add("byte-size-overflow", w.build(), bad, "tensor 'w' byte size overflows");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {33, 2}, kQ8_0T, 0), 128);
     add("row-not-block-multiple", w.build(), bad,
         "row of 33 elements is not a multiple of the q8_0 block size 32");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {32}, 42, 0), 64);
     add("unknown-tensor-type", w.build(), unsupported, "unsupported tensor type id 42 for tensor 'w'");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {32}, 4, 0), 64);
     add("removed-tensor-type", w.build(), unsupported, "unsupported tensor type id 4 for tensor 'w'");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("w", {32}, kQ8_1T);
     add("activation-type-q8_1", w.build(), unsupported,
         "unsupported tensor type q8_1 (id 9, not a weight type)");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("w", {256}, kQ8_KT);
     add("activation-type-q8_K", w.build(), unsupported, "unsupported tensor type q8_K (id 15");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("a", {8}, kF32T).tensor("b", {8}, kF32T, 16);
     add("misaligned-offset", w.build(), bad,
         "tensor 'b' data offset 16 is not a multiple of the alignment 32");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_u32("general.alignment", 64);
     w.alignment = 64;
     w.tensor("a", {8}, kF32T).tensor("b", {8}, kF32T, 32);
     add("misaligned-offset-custom-alignment", w.build(), bad, "not a multiple of the alignment 64");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("a", {8}, kF32T).tensor("b", {16}, kF32T);
     w.drop_tail = 4;
     add("tensor-data-past-eof", w.build(), bad, "tensor 'b' data [32, +64) runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("a", {8}, kF32T).tensor_raw(tensor_info("b", {8}, kF32T, 1ull << 40));
     add("tensor-offset-past-eof", w.build(), bad,
         "tensor 'b' data [1099511627776, +32) runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor_raw(tensor_info("w", {8}, kF32T, ~0ull - 31), 32);
     add("tensor-offset-overflow", w.build(), bad,
         "tensor 'w' data [18446744073709551584, +32) runs past end of file");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("a", {16}, kF32T).tensor("b", {8}, kF32T, 32);
     add("overlapping-tensors", w.build(), bad, "tensor 'b' at data offset 32 overlaps tensor 'a'");
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.tensor("a", {8}, kF32T).tensor("b", {8}, kF32T, 0);
     add("same-offset-tensors", w.build(), bad, "overlaps tensor");
   }
   {
     // Metadata, then one tensor info cut inside its offset field.
-    GgufWriter w;
+    RawGguf w;
     w.kv_str("general.architecture", "llama");
     w.tensor_count = 1;
     Bytes img = w.build();
@@ -347,7 +347,7 @@ std::vector<CorruptCase> corrupt_cases() {
   }
   {
     // Metadata and a complete tensor info, then EOF before the (aligned) data section.
-    GgufWriter w;
+    RawGguf w;
     w.kv_str("general.architecture", "llama");
     w.tensor_count = 1;
     Bytes img = w.build();
@@ -356,7 +356,7 @@ std::vector<CorruptCase> corrupt_cases() {
     add("data-section-past-eof", img, bad, "starts past end of file");
   }
   {
-    GgufWriter w = minimal_model();
+    RawGguf w = minimal_model();
     Bytes img = w.build();
     img[24 + 8 + 20] ^= 0xff;  // first key's value type (after "general.architecture")
     add("flipped-value-type", img, bad, "unknown metadata value type");
@@ -368,7 +368,7 @@ std::vector<ValidSeed> valid_seeds() {
   std::vector<ValidSeed> s;
   s.push_back({"minimal-model", minimal_model().build()});
   {
-    GgufWriter w;
+    RawGguf w;
     w.version = 2;
     w.kv_str("general.architecture", "llama").kv_str("tokenizer.ggml.model", "gpt2");
     w.kv_str_array("tokenizer.ggml.tokens", {"a", "b", "ab", "\xc4\xa0"});
@@ -376,7 +376,7 @@ std::vector<ValidSeed> valid_seeds() {
     s.push_back({"vocab-only-v2", w.build()});
   }
   {
-    GgufWriter w;
+    RawGguf w;
     w.kv_u32("general.alignment", 64);
     w.alignment = 64;
     w.kv_typed("general.nested", kArray, nested_array(3));

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gguf_writer.h"
+#include "support/gguf_builder.h"
 
 namespace a3s::power::gguf::testing {
 

@@ -8,7 +8,7 @@
 #include "a3s/power/error.h"
 #include "model/gguf/gguf_file.h"
 #include "gguf_corrupt_cases.h"
-#include "gguf_writer.h"
+#include "support/gguf_builder.h"
 
 namespace a3s::power::gguf {
 namespace {
@@ -93,7 +93,7 @@ TEST(GgufHandBuilt, Version2AndVocabularyOnlyAccepted) {
     SCOPED_TRACE(seed.name);
     EXPECT_NO_THROW((void)File::from_memory(seed.bytes));
   }
-  GgufWriter w;
+  RawGguf w;
   w.version = 2;
   w.kv_str("tokenizer.ggml.model", "gpt2");
   const Bytes img = w.build();
@@ -104,7 +104,7 @@ TEST(GgufHandBuilt, Version2AndVocabularyOnlyAccepted) {
 }
 
 TEST(GgufHandBuilt, CustomAlignmentPlacesData) {
-  GgufWriter w;
+  RawGguf w;
   w.alignment = 128;
   w.kv_u64("general.alignment", 128);
   w.tensor("a", {8}, 0).tensor("b", {8}, 0);
@@ -116,7 +116,7 @@ TEST(GgufHandBuilt, CustomAlignmentPlacesData) {
 }
 
 TEST(GgufHandBuilt, IntegerWidthsAndSignedness) {
-  GgufWriter w;
+  RawGguf w;
   w.kv_typed("k.i8", kI8, Bytes{0xfb});
   w.kv_typed("k.u16", kU16, Bytes{0x34, 0x12});
   w.kv_typed("k.i16", kI16, Bytes{0x00, 0x80});
@@ -154,7 +154,7 @@ TEST(GgufHandBuilt, NestedArraysUpToTheLimit) {
   p.insert(p.end(), {1, 2});
   put_u32(p, kU8);
   put_u64(p, 0);
-  GgufWriter w;
+  RawGguf w;
   w.kv_typed("k.nested", kArray, p);
   const Bytes img = w.build();
   auto f = File::from_memory(img);
@@ -171,12 +171,12 @@ TEST(GgufHandBuilt, NestedArraysUpToTheLimit) {
 }
 
 TEST(GgufHandBuilt, KeyAndTensorNameLengthLimits) {
-  GgufWriter ok;
+  RawGguf ok;
   ok.kv_u32(std::string(65535, 'k'), 1);
   ok.tensor(std::string(64, 't'), {8}, 0);
   EXPECT_NO_THROW((void)File::from_memory(ok.build()));
 
-  GgufWriter long_key;
+  RawGguf long_key;
   long_key.kv_u32(std::string(65536, 'k'), 1);
   const std::string err = error_of(long_key.build());
   EXPECT_NE(err.find("invalid_model: "), std::string::npos) << err;
@@ -186,7 +186,7 @@ TEST(GgufHandBuilt, KeyAndTensorNameLengthLimits) {
 }
 
 TEST(GgufHandBuilt, UntrustedNamesAreEscapedInMessages) {
-  GgufWriter w;
+  RawGguf w;
   w.tensor("bad\nname\x01", {8}, 42);
   const std::string err = error_of(w.build(), "model\r\n.gguf");
   EXPECT_EQ(err.find('\n'), std::string::npos) << err;
@@ -197,7 +197,7 @@ TEST(GgufHandBuilt, UntrustedNamesAreEscapedInMessages) {
 }
 
 TEST(GgufHandBuilt, UnsupportedTypeErrorNamesTensorAndType) {
-  GgufWriter w;
+  RawGguf w;
   w.tensor("blk.0.ffn_up.weight", {256, 2}, 15);
   const std::string err = error_of(w.build());
   EXPECT_NE(err.find("unsupported_tensor_type"), std::string::npos) << err;
@@ -206,7 +206,7 @@ TEST(GgufHandBuilt, UnsupportedTypeErrorNamesTensorAndType) {
 }
 
 TEST(GgufHandBuilt, TensorsMayBeStoredOutOfOrder) {
-  GgufWriter w;
+  RawGguf w;
   w.tensor("late", {8}, 0, 32).tensor("early", {8}, 0, 0);
   const Bytes img = w.build();
   auto f = File::from_memory(img);
@@ -216,7 +216,7 @@ TEST(GgufHandBuilt, TensorsMayBeStoredOutOfOrder) {
 
 TEST(GgufHandBuilt, MetadataValueCountIsCapped) {
   // A u8 array one element over the cap: rejected before anything is allocated for it.
-  GgufWriter w;
+  RawGguf w;
   Bytes p;
   put_u32(p, kU8);
   put_u64(p, kMaxMetadataValues);  // + the array value itself = one over
@@ -227,7 +227,7 @@ TEST(GgufHandBuilt, MetadataValueCountIsCapped) {
             std::string::npos)
       << err;
   // The cap is on the total: 11 values already decoded plus an array that alone would fit.
-  GgufWriter many;
+  RawGguf many;
   Bytes small;
   put_u32(small, kU8);
   put_u64(small, 10);

@@ -1,4 +1,4 @@
-#include "gguf_writer.h"
+#include "support/gguf_builder.h"
 
 #include <algorithm>
 #include <cstring>
@@ -29,7 +29,7 @@ void put_str(Bytes& b, std::string_view s) {
   b.insert(b.end(), s.begin(), s.end());
 }
 
-GgufWriter& GgufWriter::kv_typed(std::string_view key, uint32_t type, const Bytes& payload) {
+RawGguf& RawGguf::kv_typed(std::string_view key, uint32_t type, const Bytes& payload) {
   Bytes e;
   put_str(e, key);
   put_u32(e, type);
@@ -37,55 +37,53 @@ GgufWriter& GgufWriter::kv_typed(std::string_view key, uint32_t type, const Byte
   return kv_raw(e);
 }
 
-GgufWriter& GgufWriter::kv_raw(const Bytes& entry) {
+RawGguf& RawGguf::kv_raw(const Bytes& entry) {
   kv_.insert(kv_.end(), entry.begin(), entry.end());
   ++n_kv_;
   return *this;
 }
 
-GgufWriter& GgufWriter::kv_u32(std::string_view key, uint32_t v) {
+namespace {
+
+// The bytes `put` encodes `v` as.
+template <typename T>
+Bytes encoded(void (*put)(Bytes&, T), T v) {
   Bytes p;
-  put_u32(p, v);
-  return kv_typed(key, kU32, p);
+  put(p, v);
+  return p;
 }
-GgufWriter& GgufWriter::kv_i32(std::string_view key, int32_t v) {
-  Bytes p;
-  put_u32(p, static_cast<uint32_t>(v));
-  return kv_typed(key, kI32, p);
+
+}  // namespace
+
+RawGguf& RawGguf::kv_u32(std::string_view key, uint32_t v) { return kv_typed(key, kU32, encoded(put_u32, v)); }
+RawGguf& RawGguf::kv_i32(std::string_view key, int32_t v) {
+  return kv_typed(key, kI32, encoded(put_u32, static_cast<uint32_t>(v)));
 }
-GgufWriter& GgufWriter::kv_u64(std::string_view key, uint64_t v) {
-  Bytes p;
-  put_u64(p, v);
-  return kv_typed(key, kU64, p);
-}
-GgufWriter& GgufWriter::kv_f32(std::string_view key, float v) {
-  Bytes p;
-  put_f32(p, v);
-  return kv_typed(key, kF32, p);
-}
-GgufWriter& GgufWriter::kv_bool(std::string_view key, bool v) {
+RawGguf& RawGguf::kv_u64(std::string_view key, uint64_t v) { return kv_typed(key, kU64, encoded(put_u64, v)); }
+RawGguf& RawGguf::kv_f32(std::string_view key, float v) { return kv_typed(key, kF32, encoded(put_f32, v)); }
+RawGguf& RawGguf::kv_bool(std::string_view key, bool v) {
   return kv_typed(key, kBool, Bytes{static_cast<uint8_t>(v ? 1 : 0)});
 }
-GgufWriter& GgufWriter::kv_str(std::string_view key, std::string_view v) {
+RawGguf& RawGguf::kv_str(std::string_view key, std::string_view v) {
   Bytes p;
   put_str(p, v);
   return kv_typed(key, kString, p);
 }
-GgufWriter& GgufWriter::kv_str_array(std::string_view key, const std::vector<std::string>& v) {
+RawGguf& RawGguf::kv_str_array(std::string_view key, const std::vector<std::string>& v) {
   Bytes p;
   put_u32(p, kString);
   put_u64(p, v.size());
   for (const auto& s : v) put_str(p, s);
   return kv_typed(key, kArray, p);
 }
-GgufWriter& GgufWriter::kv_f32_array(std::string_view key, const std::vector<float>& v) {
+RawGguf& RawGguf::kv_f32_array(std::string_view key, const std::vector<float>& v) {
   Bytes p;
   put_u32(p, kF32);
   put_u64(p, v.size());
   for (float f : v) put_f32(p, f);
   return kv_typed(key, kArray, p);
 }
-GgufWriter& GgufWriter::kv_i32_array(std::string_view key, const std::vector<int32_t>& v) {
+RawGguf& RawGguf::kv_i32_array(std::string_view key, const std::vector<int32_t>& v) {
   Bytes p;
   put_u32(p, kI32);
   put_u64(p, v.size());
@@ -93,7 +91,7 @@ GgufWriter& GgufWriter::kv_i32_array(std::string_view key, const std::vector<int
   return kv_typed(key, kArray, p);
 }
 
-GgufWriter& GgufWriter::tensor(std::string_view name, std::vector<uint64_t> ne, uint32_t type,
+RawGguf& RawGguf::tensor(std::string_view name, std::vector<uint64_t> ne, uint32_t type,
                                std::optional<uint64_t> offset) {
   Tensor t;
   put_str(t.info_prefix, name);
@@ -111,7 +109,7 @@ GgufWriter& GgufWriter::tensor(std::string_view name, std::vector<uint64_t> ne, 
   return *this;
 }
 
-GgufWriter& GgufWriter::tensor_raw(const Bytes& info, uint64_t data_bytes) {
+RawGguf& RawGguf::tensor_raw(const Bytes& info, uint64_t data_bytes) {
   Tensor t;
   t.info_prefix = info;
   t.size = data_bytes;
@@ -120,7 +118,7 @@ GgufWriter& GgufWriter::tensor_raw(const Bytes& info, uint64_t data_bytes) {
   return *this;
 }
 
-Bytes GgufWriter::build() const {
+Bytes RawGguf::build() const {
   const auto align_up = [&](uint64_t v) { return (v + alignment - 1) / alignment * alignment; };
   Bytes b;
   put_u32(b, magic);
@@ -148,8 +146,8 @@ Bytes GgufWriter::build() const {
   return b;
 }
 
-GgufWriter minimal_model() {
-  GgufWriter w;
+RawGguf minimal_model() {
+  RawGguf w;
   w.kv_str("general.architecture", "llama")
       .kv_str("general.name", "mini")
       .kv_u32("llama.block_count", 1)
