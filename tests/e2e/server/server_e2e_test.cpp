@@ -455,19 +455,27 @@ TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
   EXPECT_EQ(s.stop(), 0);
 }
 
-// A model with something the engine does not compute (here a tensor the graph does not use) stops
-// the server at startup with the tensor's name, exit 2, before it listens.
-TEST(E2EConfig, AModelWithAnUnusedTensorRefusesToStart) {
+// A model with something the engine does not compute (a tensor the graph does not use, a rope
+// scaling type it does not implement) stops the server at startup with the name, exit 2, before it
+// listens.
+TEST(E2EConfig, AModelWithAFeatureTheEngineDoesNotComputeRefusesToStart) {
   TempDir dir;
-  const std::string path = dir.path() + "/extra.gguf";
-  testing::write_derived_model(testdata_dir() + "/models/tiny-llama-f32.gguf",
+  const std::string base = testdata_dir() + "/models/tiny-llama-f32.gguf";
+  const std::string extra = dir.path() + "/extra.gguf", longrope = dir.path() + "/longrope.gguf";
+  testing::write_derived_model(base,
                                {.name = "extra", .base = "tiny-llama-f32",
                                 .tensors = {{"blk.2.attn_output.bias", std::vector<float>(256, 1.0f)}}},
-                               path);
-  ServerProcess s({"--model", path});
-  EXPECT_FALSE(s.ready());
-  EXPECT_EQ(s.stop(), 2) << s.log();
-  EXPECT_NE(s.log().find("blk.2.attn_output.bias"), std::string::npos) << s.log();
+                               extra);
+  testing::write_derived_model(
+      base, {.name = "longrope", .base = "tiny-llama-f32", .keys = {{"llama.rope.scaling.type", testing::string_value("longrope")}}},
+      longrope);
+  for (const auto& [path, name] : {std::pair{extra, std::string("blk.2.attn_output.bias")},
+                                   std::pair{longrope, std::string("rope scaling \"longrope\"")}}) {
+    ServerProcess s({"--model", path});
+    EXPECT_FALSE(s.ready());
+    EXPECT_EQ(s.stop(), 2) << s.log();
+    EXPECT_NE(s.log().find(name), std::string::npos) << s.log();
+  }
 }
 
 TEST(E2EConfig, NonLoopbackWithoutKeysRefusesToStart) {
