@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "a3s/power/error.h"
-#include "base/printable.h"
 #include "model/gguf/gguf_file.h"
 
 namespace a3s::power::engine {
@@ -68,7 +67,7 @@ class KeyReader {
       for (std::string_view ok : kInformationalKeys) informational |= rest == ok;
       if (informational) continue;
       throw Error(codes::kUnsupportedModelFeature,
-                  "model uses metadata key " + printable(k, name_style()) +
+                  "model uses metadata key " + gguf::shown_text(k) +
                       ", which the engine does not implement");
     }
   }
@@ -87,12 +86,6 @@ class KeyReader {
     read_.insert(k);
     return k;
   }
-  static PrintableStyle name_style() {
-    PrintableStyle style;
-    style.max_bytes = 96;
-    style.unprintable = Unprintable::kNonAscii;
-    return style;
-  }
 
   const gguf::File& f_;
   std::string prefix_;
@@ -105,8 +98,9 @@ void read_rope_scaling(KeyReader& keys, HParams& hp) {
   const std::optional<std::string> type = keys.get_string("rope.scaling.type");
   std::optional<float> factor = keys.get_float("rope.scaling.factor");
   const std::optional<float> linear = keys.get_float("rope.scale_linear");
+  const std::string factor_key = hp.arch + (factor ? ".rope.scaling.factor" : ".rope.scale_linear");
   if (!factor) factor = linear;
-  if (factor && *factor < 0.0f) throw Error(codes::kInvalidModel, "rope.scaling.factor is negative");
+  if (factor && *factor < 0.0f) throw Error(codes::kInvalidModel, "metadata key " + factor_key + " is negative");
   const std::string scaling = type.value_or(factor && *factor != 0.0f ? "linear" : "none");
   if (scaling == "none") {
     hp.rope_scaling = RopeScaling::None;
@@ -116,18 +110,16 @@ void read_rope_scaling(KeyReader& keys, HParams& hp) {
     hp.rope_scaling = RopeScaling::Yarn;
     hp.yarn_ext_factor = 1.0f;
   } else {
-    PrintableStyle style;
-    style.max_bytes = 32;
-    style.unprintable = Unprintable::kNonAscii;
     throw Error(codes::kUnsupportedModelFeature,
-                "model uses rope scaling \"" + printable(scaling, style) +
+                "model uses rope scaling \"" + gguf::shown_text(scaling, 32) +
                     "\", which is not supported (supported: none, linear, yarn; Llama 3 scaling is the "
                     "rope_freqs.weight tensor)");
   }
   if (hp.rope_scaling != RopeScaling::None && factor && *factor > 0.0f) hp.rope_freq_scale = 1.0f / *factor;
   hp.n_ctx_orig = keys.get_int("rope.scaling.original_context_length", hp.n_ctx_train, 1);
   hp.rope_attn_factor = keys.get_float("rope.scaling.attn_factor", 1.0f);
-  if (!(hp.rope_attn_factor > 0.0f)) throw Error(codes::kInvalidModel, "rope.scaling.attn_factor must be positive");
+  if (!(hp.rope_attn_factor > 0.0f))
+    throw Error(codes::kInvalidModel, "metadata key " + hp.arch + ".rope.scaling.attn_factor must be positive");
 }
 
 }  // namespace

@@ -185,10 +185,7 @@ void ModelImpl::resolve_tensors() {
   // math (a bias, a norm, a frequency table): refuse rather than answer differently.
   for (size_t i = 0; i < used.size(); ++i) {
     if (used[i]) continue;
-    PrintableStyle style;
-    style.max_bytes = 96;
-    style.unprintable = Unprintable::kNonAscii;
-    throw Error(codes::kUnsupportedModelFeature, "model has tensor " + printable(w.tensors()[i].name, style) +
+    throw Error(codes::kUnsupportedModelFeature, "model has tensor " + gguf::shown_text(w.tensors()[i].name) +
                                                      ", which the " + hp_.arch + " graph does not use");
   }
 }
@@ -200,9 +197,12 @@ void ModelImpl::read_rope_freqs(int id) {
   const uint8_t* row = w.read_rows(id, 0, 1, scratch);
   rope_freqs_.resize(static_cast<size_t>(d.ne[0]));
   kernels::dequantize_row(d.type, row, rope_freqs_.data(), d.ne[0]);
+  // The factors divide rotation frequencies: below kMinRopeFreqFactor the angles of a long context
+  // would overflow float (inf → NaN logits). Llama 3's factors are between 1 and the scaling factor.
+  constexpr float kMinRopeFreqFactor = 1e-6f;
   for (float f : rope_freqs_)
-    if (!std::isfinite(f) || !(f > 0.0f))
-      throw Error(codes::kInvalidModel, "tensor " + d.name + " has a factor that is not a positive number");
+    if (!std::isfinite(f) || !(f >= kMinRopeFreqFactor))
+      throw Error(codes::kInvalidModel, "tensor " + d.name + " has a factor that is not a finite number of at least 1e-6");
 }
 
 size_t ModelImpl::max_act_bytes(int n_tokens) const {

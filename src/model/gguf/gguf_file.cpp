@@ -29,17 +29,7 @@ constexpr uint64_t kMaxKeyBytes = 65535;      // spec: keys are at most 2^16-1 b
 constexpr uint64_t kMaxTensorNameBytes = 64;  // spec: tensor names are at most 64 bytes
 constexpr uint32_t kMaxDims = 4;
 
-// Renders untrusted bytes (a path, key or tensor name) for a one-line message: printable ASCII is
-// kept, everything else becomes \xNN, and long input is cut.
-std::string printable(std::string_view s, size_t max_chars = 96) {
-  PrintableStyle style;
-  style.max_bytes = max_chars;
-  style.unprintable = Unprintable::kNonAscii;
-  style.also_unprintable = "\\";
-  style.hex_escape = true;
-  style.mark_cut = true;
-  return a3s::power::printable(s, style);
-}
+std::string printable(std::string_view s, size_t max_chars = 96) { return shown_text(s, max_chars); }
 
 const char* value_type_name(ValueType t) {
   switch (t) {
@@ -318,6 +308,16 @@ class MetadataParser {
 };
 
 }  // namespace
+
+std::string shown_text(std::string_view s, size_t max_bytes) {
+  PrintableStyle style;
+  style.max_bytes = max_bytes;
+  style.unprintable = Unprintable::kNonAscii;
+  style.also_unprintable = "\\";
+  style.hex_escape = true;
+  style.mark_cut = true;
+  return a3s::power::printable(s, style);
+}
 
 std::shared_ptr<File> File::make_empty() {
   // A local class of a member function may use File's private constructor; make_shared may not.

@@ -73,6 +73,11 @@ struct TensorInfo {
   int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }
 };
 
+// Renders untrusted GGUF text (a key, a tensor name, a string value, a path) for a one-line message:
+// printable ASCII is kept, everything else (and the backslash) becomes \xNN, and input longer than
+// max_bytes is cut with "...".
+std::string shown_text(std::string_view s, size_t max_bytes = 96);
+
 class File {
  public:
   // Maps the file read-only and parses it. Throws Error(codes::kIo) if it cannot be opened,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -115,7 +116,8 @@ TEST(ModelFeatures, BadRopeFreqsAreInvalidModel) {
       dir, {.name = "short", .base = "tiny-llama-f32", .tensors = {{"rope_freqs.weight", testing::test_rope_freqs(8)}}}));
   EXPECT_EQ(code, code_string(codes::kInvalidModel));
   EXPECT_NE(msg.find("rope_freqs.weight"), std::string::npos) << msg;
-  for (float bad : {0.0f, -2.0f}) {
+  // 1e-38 is positive but would overflow the angles of later positions (inf → NaN logits).
+  for (float bad : {0.0f, -2.0f, 1e-38f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     std::vector<float> f = testing::test_rope_freqs(16);
     f[3] = bad;
     auto [c, m] = load_error(derive(dir, {.name = "bad", .base = "tiny-llama-f32", .tensors = {{"rope_freqs.weight", f}}}));
@@ -168,8 +170,27 @@ TEST(ModelFeatures, BadScalingValuesAreInvalidModel) {
            {"llama.rope.scaling.original_context_length", testing::f32_value(1.5f)}}) {
     auto [code, msg] = load_error(derive(dir, {.base = "tiny-llama-f32", .keys = {{key, value}}}));
     EXPECT_EQ(code, code_string(codes::kInvalidModel)) << key;
-    EXPECT_NE(msg.find("rope.scaling"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(key), std::string::npos) << msg;  // the key the file has, in full
   }
+  auto [code, msg] = load_error(
+      derive(dir, {.name = "old", .base = "tiny-llama-f32", .keys = {{"llama.rope.scale_linear", testing::f32_value(-1.0f)}}}));
+  EXPECT_EQ(code, code_string(codes::kInvalidModel));
+  EXPECT_NE(msg.find("llama.rope.scale_linear is negative"), std::string::npos) << msg;
+}
+
+// Untrusted names in these errors are escaped and bounded like the GGUF reader's (\xNN, "..." when cut).
+TEST(ModelFeatures, NamesInTheErrorsAreEscapedAndMarkedWhenCut) {
+  TempDir dir;
+  auto [code, msg] = load_error(derive(
+      dir, {.name = "ctl", .base = "tiny-llama-f32", .tensors = {{"blk.0.\x1b[2J\x07x", std::vector<float>(4, 1.0f)}}}));
+  EXPECT_EQ(code, code_string(codes::kUnsupportedModelFeature));
+  EXPECT_NE(msg.find("blk.0.\\x1b[2J\\x07x"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
+  auto [code2, msg2] = load_error(
+      derive(dir, {.name = "long", .base = "tiny-llama-f32", .keys = {{"llama." + std::string(500, 'B'), testing::u32_value(1)}}}));
+  EXPECT_EQ(code2, code_string(codes::kUnsupportedModelFeature));
+  EXPECT_NE(msg2.find("BBB..."), std::string::npos) << msg2;
+  EXPECT_LT(msg2.size(), 300u) << msg2;
 }
 
 // llama.cpp applies Q/K/V biases when a llama file has them; so does the engine.
