@@ -320,7 +320,7 @@ TEST(ModelOptions, ParsersAcceptSizesAndModes) {
   EXPECT_EQ(parse_weights_mode("resident"), WeightsMode::Resident);
   EXPECT_EQ(parse_weights_mode("auto"), WeightsMode::Auto);
   EXPECT_FALSE(parse_weights_mode("Stream").has_value());
-  EXPECT_EQ(to_string(WeightsMode::Stream), "stream");
+  EXPECT_STREQ(to_string(WeightsMode::Stream), "stream");
 }
 
 }  // namespace
