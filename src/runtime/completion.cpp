@@ -4,24 +4,9 @@
 #include <exception>
 
 #include "privacy/wipe_text.h"
+#include "runtime/caller_text.h"
 
 namespace a3s::power::runtime {
-
-namespace {
-
-void wipe_messages(chat::Messages& messages) {
-  for (chat::Message& m : messages) {
-    if (m.content) privacy::wipe_string(*m.content);
-    if (m.name) privacy::wipe_string(*m.name);
-    if (m.tool_call_id) privacy::wipe_string(*m.tool_call_id);
-    if (m.tool_calls) {
-      for (auto& call : *m.tool_calls) privacy::wipe_json(call);
-    }
-    privacy::wipe_json(m.extra);
-  }
-}
-
-}  // namespace
 
 CompletionRequest::~CompletionRequest() {
   if (messages) wipe_messages(*messages);

@@ -3,17 +3,15 @@
 #include <string_view>
 
 #include "privacy/wipe_text.h"
+#include "runtime/caller_text.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::runtime {
 namespace {
 
-std::vector<Token> encode(const Tokenizer& tokenizer, const std::string& text, bool want_bos, bool parse_special) {
-  const bool add_special = want_bos && tokenizer.add_bos();
-  std::vector<Token> tokens = tokenizer.encode(text, add_special, parse_special);
-  // add_special may also append EOS (add_eos models); a prompt never ends with EOS.
+// add_special may also append EOS (add_eos models); a prompt never ends with EOS.
+void drop_final_eos(const Tokenizer& tokenizer, bool add_special, std::vector<Token>& tokens) {
   if (add_special && tokenizer.add_eos() && !tokens.empty() && tokens.back() == tokenizer.eos()) tokens.pop_back();
-  return tokens;
 }
 
 }  // namespace
@@ -26,15 +24,30 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
 }
 
 std::vector<Token> PromptBuilder::chat(const chat::Messages& messages) const {
-  std::string text = template_.render(messages, render_);
+  // Caller strings are quoted so that only the template's markup becomes control tokens.
+  chat::Messages quoted = quoted_messages(messages, tokenizer_);
+  std::string text;
+  try {
+    text = template_.render(quoted, render_);
+  } catch (...) {
+    wipe_messages(quoted);
+    throw;
+  }
+  wipe_messages(quoted);
   privacy::WipeOnExit wipe_text(text);  // the rendered conversation
   // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
   const bool starts_with_bos = !render_.bos_token.empty() && std::string_view(text).starts_with(render_.bos_token);
-  return encode(tokenizer_, text, /*want_bos=*/!starts_with_bos, /*parse_special=*/true);
+  const bool add_special = !starts_with_bos && tokenizer_.add_bos();
+  std::vector<Token> tokens = tokenizer_.encode_rendered(text, add_special);
+  drop_final_eos(tokenizer_, add_special, tokens);
+  return tokens;
 }
 
 std::vector<Token> text_prompt(const Tokenizer& tokenizer, const std::string& text) {
-  return encode(tokenizer, text, /*want_bos=*/true, /*parse_special=*/false);
+  const bool add_special = tokenizer.add_bos();
+  std::vector<Token> tokens = tokenizer.encode(text, add_special, /*parse_special=*/false);
+  drop_final_eos(tokenizer, add_special, tokens);
+  return tokens;
 }
 
 }  // namespace a3s::power::runtime

@@ -38,7 +38,26 @@ int32_t SpecialTokenMatcher::child(int32_t node, uint8_t byte) const {
   return it == edges_.end() ? -1 : it->second;
 }
 
-std::vector<Fragment> SpecialTokenMatcher::partition(std::string_view text, bool parse_special) const {
+std::vector<size_t> SpecialTokenMatcher::control_starts(std::string_view text) const {
+  std::vector<size_t> out;
+  if (ranked_.empty()) return out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    int32_t node = 0;
+    for (size_t j = i; j < text.size(); ++j) {
+      node = child(node, static_cast<uint8_t>(text[j]));
+      if (node < 0) break;
+      const int32_t r = nodes_[node].terminal;
+      if (r >= 0 && !always_[r]) {
+        out.push_back(i);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Fragment> SpecialTokenMatcher::partition(std::string_view text, bool parse_special,
+                                                     std::span<const size_t> quoted) const {
   std::vector<Fragment> out;
   if (text.empty()) return out;
   if (ranked_.empty() || (!parse_special && !any_always_)) {
@@ -48,13 +67,16 @@ std::vector<Fragment> SpecialTokenMatcher::partition(std::string_view text, bool
 
   // Every occurrence of every eligible special text: (rank, position).
   std::vector<std::pair<int32_t, uint32_t>> hits;
+  size_t next_quoted = 0;
   for (size_t i = 0; i < text.size(); ++i) {
+    while (next_quoted < quoted.size() && quoted[next_quoted] < i) ++next_quoted;
+    const bool is_quoted = next_quoted < quoted.size() && quoted[next_quoted] == i;
     int32_t node = 0;
     for (size_t j = i; j < text.size(); ++j) {
       node = child(node, static_cast<uint8_t>(text[j]));
       if (node < 0) break;
       const int32_t r = nodes_[node].terminal;
-      if (r >= 0 && (parse_special || always_[r])) hits.emplace_back(r, static_cast<uint32_t>(i));
+      if (r >= 0 && (always_[r] || (parse_special && !is_quoted))) hits.emplace_back(r, static_cast<uint32_t>(i));
     }
   }
   if (hits.empty()) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -28,8 +29,14 @@ class SpecialTokenMatcher {
   explicit SpecialTokenMatcher(const Vocab& vocab);
 
   // Fragments in text order. Raw fragments are never empty. Linear in text size × the length of the
-  // longest special token.
-  std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
+  // longest special token. `quoted`: ascending offsets at which no control or unknown token may begin
+  // (caller text inside a rendered prompt, tokenizer/quoted_text.h); user-defined tokens still match.
+  std::vector<Fragment> partition(std::string_view text, bool parse_special,
+                                  std::span<const size_t> quoted = {}) const;
+
+  // Ascending offsets of `text` at which the text of a control or unknown token begins (overlapping
+  // occurrences included): the places tokenizer/quoted_text.h marks in caller text.
+  std::vector<size_t> control_starts(std::string_view text) const;
 
  private:
   struct Node {

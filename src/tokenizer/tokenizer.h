@@ -43,6 +43,17 @@ class Tokenizer {
   // as byte tokens by "llama" models). Throws Error(codes::kInvalidArgument) above 256 MiB of text.
   virtual std::vector<Token> encode(std::string_view text, bool add_special, bool parse_special) const = 0;
 
+  // Caller text (message content, names, tool results) to be placed in a template-rendered prompt:
+  // `text` with a quote mark wherever a control or unknown token's text begins
+  // (tokenizer/quoted_text.h), so that encode_rendered() spells it out. Text without such places
+  // comes back unchanged (apart from a literal U+FDD0, which is doubled).
+  virtual std::string quote(std::string_view text) const = 0;
+  // A rendered prompt whose caller parts went through quote(): the marks are removed from `text` in
+  // place (it keeps the unmarked prompt, for the caller to wipe), then it is encoded as encode(text,
+  // add_special, parse_special = true) does, except that no control or unknown token begins where a
+  // mark was. Same limits and errors as encode().
+  virtual std::vector<Token> encode_rendered(std::string& text, bool add_special) const = 0;
+
   // The raw bytes a token stands for (byte-fallback tokens give their byte; SentencePiece "▁" → " ").
   // Control/special tokens give "" unless `special` is true (then their text).
   // Throws Error(codes::kInvalidArgument) for an id outside [0, n_vocab()).

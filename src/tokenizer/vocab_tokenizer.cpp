@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "a3s/power/error.h"
+#include "tokenizer/quoted_text.h"
 
 namespace a3s::power::tok {
 
@@ -15,6 +16,24 @@ constexpr size_t kMaxTextBytes = size_t{1} << 28;
 VocabTokenizer::VocabTokenizer(Vocab vocab) : vocab_(std::move(vocab)), specials_(vocab_) {}
 
 std::vector<Token> VocabTokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+  return encode_fragments(text, add_special, parse_special, {});
+}
+
+std::string VocabTokenizer::quote(std::string_view text) const {
+  if (text.size() > kMaxTextBytes) {
+    throw Error(codes::kInvalidArgument, "text too long to tokenize (" + std::to_string(text.size()) + " bytes)");
+  }
+  const std::vector<size_t> starts = specials_.control_starts(text);
+  return quote_at(text, starts);
+}
+
+std::vector<Token> VocabTokenizer::encode_rendered(std::string& text, bool add_special) const {
+  const std::vector<size_t> quoted = unquote_in_place(text);
+  return encode_fragments(text, add_special, /*parse_special=*/true, quoted);
+}
+
+std::vector<Token> VocabTokenizer::encode_fragments(std::string_view text, bool add_special, bool parse_special,
+                                                    std::span<const size_t> quoted) const {
   if (text.size() > kMaxTextBytes) {
     throw Error(codes::kInvalidArgument, "text too long to tokenize (" + std::to_string(text.size()) + " bytes)");
   }
@@ -22,7 +41,7 @@ std::vector<Token> VocabTokenizer::encode(std::string_view text, bool add_specia
   out.reserve(text.size() / 3 + 4);
   if (add_special && vocab_.add_bos) out.push_back(vocab_.bos);
   bool after_special = true;
-  for (const Fragment& f : specials_.partition(text, parse_special)) {
+  for (const Fragment& f : specials_.partition(text, parse_special, quoted)) {
     if (f.token >= 0) {
       out.push_back(f.token);
       after_special = true;

@@ -19,6 +19,8 @@ class VocabTokenizer : public Tokenizer {
 
   int n_vocab() const override { return vocab_.n_tokens(); }
   std::vector<Token> encode(std::string_view text, bool add_special, bool parse_special) const override;
+  std::string quote(std::string_view text) const override;
+  std::vector<Token> encode_rendered(std::string& text, bool add_special) const override;
   std::string token_to_piece(Token t, bool special = false) const override;
   const std::string& token_text(Token t) const override;
 
@@ -55,6 +57,9 @@ class VocabTokenizer : public Tokenizer {
   }
 
  private:
+  std::vector<Token> encode_fragments(std::string_view text, bool add_special, bool parse_special,
+                                      std::span<const size_t> quoted) const;
+
   Vocab vocab_;
   SpecialTokenMatcher specials_;
 };
