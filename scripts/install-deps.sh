@@ -12,6 +12,7 @@ PKGS=(
   libpcre2-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl ca-certificates python3
+  openssl                             # the CLI: a TLS origin (s_server) and test CA in end-to-end tests
 )
 
 SUDO=""

@@ -27,6 +27,7 @@ const std::vector<ErrorCodeInfo>& rows() {
       {C::kUnsupportedField, "unsupported_field", 400, 2},
       {C::kLocalPathRefused, "local_path_refused", 400, 2},
       {C::kInvalidApiKey, "invalid_api_key", 401, 2},
+      {C::kPermissionDenied, "permission_denied", 403, 2},
       {C::kNotFound, "not_found", 404, 2},
       {C::kRequestTooLarge, "request_too_large", 413, 2},
       {C::kRateLimited, "rate_limited", 429, 1},

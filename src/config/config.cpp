@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "base/hex.h"
 #include "config/config_error.h"
 #include "config/hcl_parser.h"
+#include "base/printable.h"
 #include "config/schema.h"
 
 extern char** environ;
@@ -143,6 +145,40 @@ void check_ratls(const Config& cfg) {
                                       ": the RA-TLS listener needs a port of its own");
 }
 
+// One key in both scopes would make an ordinary key an admin key by accident.
+void check_admin_keys(const Config& cfg) {
+  for (const auto& a : cfg.admin_api_keys) {
+    for (const auto& k : cfg.api_keys) {
+      if (a.sha256 == k.sha256) {
+        throw Error(codes::kConfig, "admin_api_keys and api_keys hold the same key ('" + a.identity + "' and '" +
+                                        k.identity + "'): an admin key is a valid API key already");
+      }
+    }
+  }
+}
+
+// A3S_POWER_* variables that no setting reads: a typo would otherwise be silently ignored.
+std::vector<std::string> environment_warnings(const Env& env) {
+  std::set<std::string> known = {"A3S_POWER_ISA"};  // the kernels' instruction-set override
+  for (const KeyInfo& k : attribute_keys()) {
+    if (!k.env.empty()) known.insert(k.env);
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, value] : env) {
+    if (!name.starts_with("A3S_POWER_") || known.count(name)) continue;
+    PrintableStyle style;
+    style.max_bytes = 64;
+    const std::string shown = printable(name, style);
+    if (name == "A3S_POWER_API_KEY") {
+      out.push_back(shown + " is the clients' variable (a3s-power chat, a3s-power-verify) and is ignored by the "
+                            "server; the server takes api_keys");
+    } else {
+      out.push_back("unknown variable " + shown + " is ignored (docs/configuration.md lists the variables)");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json Config::effective_json() const {
@@ -157,8 +193,13 @@ nlohmann::json Config::effective_json() const {
   nlohmann::json ids = nlohmann::json::array();
   for (const auto& k : api_keys) ids.push_back(k.identity);
   j["api_keys"] = std::move(ids);
+  nlohmann::json admin_ids = nlohmann::json::array();
+  for (const auto& k : admin_api_keys) admin_ids.push_back(k.identity);
+  j["admin_api_keys"] = std::move(admin_ids);
   j["allow_unauthenticated"] = allow_unauthenticated;
   j["metrics_public"] = metrics_public;
+  j["health_public_details"] = health_public_details;
+  j["serve_store"] = serve_store;
   j["max_concurrent_requests"] = max_concurrent_requests;
   j["max_queue"] = max_queue;
   j["queue_timeout_seconds"] = queue_timeout_seconds;
@@ -171,6 +212,7 @@ nlohmann::json Config::effective_json() const {
   j["chat_template_fallback"] = chat_template_fallback;
   j["log_level"] = log_level;
   j["offline"] = offline;
+  j["pull_ca_file"] = pull_ca_file;
   j["tee_mode"] = tee_mode;
   j["tee_policy"] = to_string(tee_policy);
   j["tee_device_root"] = tee_device_root;
@@ -215,6 +257,9 @@ Config load(const CliOverrides& cli, const Env& env) {
   apply_cli(cfg, cli);
   derive_privacy(cfg);
   check_ratls(cfg);
+  check_admin_keys(cfg);
+  cfg.serve_store = cfg.serve_store_setting.value_or(cfg.models.empty());
+  cfg.warnings = environment_warnings(env);
   return cfg;
 }
 

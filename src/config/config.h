@@ -41,9 +41,18 @@ struct Config {
   int port = 11434;                    // 1..65535 (0 = ephemeral, for tests)
   std::string home;                    // $A3S_POWER_HOME or ~/.a3s/power
   std::vector<ModelSpec> models;       // models to serve
-  std::vector<ApiKey> api_keys;        // empty → no auth on /v1/*
+  std::vector<ApiKey> api_keys;        // empty → no auth on /v1/* (unless admin_api_keys are set)
+  // Keys of the admin scope (POST /v1/models/pull, DELETE /v1/models/{id}); they are valid API keys
+  // too. None set: those routes answer 403, unless the server is loopback-only with no keys at all.
+  std::vector<ApiKey> admin_api_keys;
   bool allow_unauthenticated = false;  // required to bind non-loopback without api_keys
   bool metrics_public = false;         // with api_keys: /metrics needs a key unless true
+  bool health_public_details = false;  // with api_keys: /health without a key shows its details too
+  // Whether every model of the store is served on demand. Unset: only when no model is configured
+  // (models / --model); with configured models, only they (and models pulled through the admin route)
+  // are served unless serve_store = true.
+  std::optional<bool> serve_store_setting;
+  bool serve_store = true;             // effective (derived by load())
   int max_concurrent_requests = 4;     // generation slots (1..1024)
   int max_queue = 64;                  // waiting requests beyond the slots (0..100000); full → 429
   double queue_timeout_seconds = 30;   // queue wait limit (> 0); exceeded → 503
@@ -56,6 +65,7 @@ struct Config {
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
+  std::string pull_ca_file;            // CA certificates (PEM) that pulls trust instead of the system store
   bool tee_mode = false;               // TEE layer on: attestation, privacy policy (docs/tee.md);
                                        // `a3s-power decrypt` refuses to run when it is on
   TeePolicy tee_policy = TeePolicy::kStrict;
@@ -84,6 +94,9 @@ struct Config {
   bool ratls = false;
   double ratls_cert_lifetime_seconds = 86400;  // key + certificate + evidence are renewed before this
   std::string config_file;             // the config file that was read ("" if none; not a setting)
+  // What load() noticed but did not refuse (unknown A3S_POWER_* variables, …), for the startup log.
+  // Each names a variable or key, never a value.
+  std::vector<std::string> warnings;
 
   // Canonical JSON of every non-secret effective setting (for /health and config digests);
   // api keys appear as identities only.

@@ -122,11 +122,11 @@ std::string expand_home(const std::string& path, const SourcePos& where, const s
 }
 
 // Raw keys from a list: identities key1, key2, ... in order.
-std::vector<ApiKey> raw_key_list(const Value& v, const std::string& key) {
+std::vector<ApiKey> raw_key_list(const Value& v, const std::string& key, const std::string& identity_prefix = "key") {
   std::vector<ApiKey> keys;
   for (const auto& item : as_string_list(v, key)) {
     if (item.string.empty()) fail(item.pos, "an API key must not be empty");
-    ApiKey k{"key" + std::to_string(keys.size() + 1), hash_raw_key(item.string)};
+    ApiKey k{identity_prefix + std::to_string(keys.size() + 1), hash_raw_key(item.string)};
     for (const auto& other : keys) {
       if (other.sha256 == k.sha256) fail(item.pos, "duplicate API key (same key as '" + other.identity + "')");
     }
@@ -293,8 +293,13 @@ const std::vector<Setting>& settings() {
     add("api_keys", KeyType::StringList, [](Config& c, const Value& v, const Ctx& x) {
       c.api_keys = raw_key_list(v, x.key);
     });
+    add("admin_api_keys", KeyType::StringList, [](Config& c, const Value& v, const Ctx& x) {
+      c.admin_api_keys = raw_key_list(v, x.key, "admin");
+    });
     add_bool("allow_unauthenticated", &Config::allow_unauthenticated);
     add_bool("metrics_public", &Config::metrics_public);
+    add_bool("health_public_details", &Config::health_public_details);
+    add_bool("serve_store", &Config::serve_store_setting);
     add("max_concurrent_requests", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.max_concurrent_requests = static_cast<int>(as_int(v, x.key, 1, 1024));
     });
@@ -327,6 +332,9 @@ const std::vector<Setting>& settings() {
     add_choice("chat_template_fallback", &Config::chat_template_fallback, template_families());
     add_choice("log_level", &Config::log_level, log_levels());
     add_bool("offline", &Config::offline);
+    add("pull_ca_file", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      c.pull_ca_file = as_nonempty_string(v, x.key);
+    });
 
     add_bool("tee_mode", &Config::tee_mode);
     // As configured; config::load derives the effective redact_logs / suppress_token_metrics.

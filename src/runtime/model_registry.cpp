@@ -17,8 +17,8 @@ void check_served_name(const std::string& name) {
 
 }  // namespace
 
-ModelRegistry::ModelRegistry(Loader loader, std::shared_ptr<store::Store> store)
-    : loader_(std::move(loader)), store_(std::move(store)) {}
+ModelRegistry::ModelRegistry(Loader loader, std::shared_ptr<store::Store> store, bool serve_store)
+    : loader_(std::move(loader)), store_(std::move(store)), serve_store_(serve_store) {}
 
 void ModelRegistry::add_path(const std::string& name, const std::string& path) {
   check_served_name(name);
@@ -26,7 +26,7 @@ void ModelRegistry::add_path(const std::string& name, const std::string& path) {
   if (entries_.count(name)) {
     throw Error(codes::kInvalidArgument, "model name '" + printable_name(name) + "' is configured twice");
   }
-  entries_[name] = Entry{path, false, "", nullptr};
+  entries_[name] = Entry{path, false, "", true, nullptr};
 }
 
 void ModelRegistry::add_store(const std::string& name, const std::string& store_name) {
@@ -37,7 +37,15 @@ void ModelRegistry::add_store(const std::string& name, const std::string& store_
   if (entries_.count(name)) {
     throw Error(codes::kInvalidArgument, "model name '" + printable_name(name) + "' is configured twice");
   }
-  entries_[name] = Entry{store_->blob_path(m->digest), true, store_name, nullptr};
+  entries_[name] = Entry{store_->blob_path(m->digest), true, store_name, true, nullptr};
+}
+
+void ModelRegistry::add_pulled(const std::string& name) {
+  std::optional<store::Manifest> m = store_ ? store_->find(name) : std::nullopt;
+  if (!m) throw Error(codes::kModelNotFound, "the pulled model is not in the model store");
+  std::lock_guard lk(mu_);
+  if (entries_.count(name)) return;
+  entries_[name] = Entry{store_->blob_path(m->digest), true, name, false, nullptr};
 }
 
 void ModelRegistry::load_all() {
@@ -52,8 +60,8 @@ void ModelRegistry::load_all() {
 std::optional<ModelRegistry::Entry> ModelRegistry::resolve_locked(const std::string& name) const {
   auto it = entries_.find(name);
   if (it != entries_.end()) return it->second;
-  if (store_) {
-    if (auto m = store_->find(name)) return Entry{store_->blob_path(m->digest), true, name, nullptr};
+  if (store_ && serve_store_) {
+    if (auto m = store_->find(name)) return Entry{store_->blob_path(m->digest), true, name, false, nullptr};
   }
   return std::nullopt;
 }
@@ -78,6 +86,7 @@ std::shared_ptr<const ModelRuntime> ModelRegistry::acquire(const std::string& na
   slot.path = e->path;
   slot.from_store = e->from_store;
   slot.store_name = e->store_name;
+  slot.configured = e->configured;
   slot.runtime = rt;
   return rt;
 }
@@ -102,7 +111,8 @@ std::optional<ModelStatus> ModelRegistry::status(const std::string& name) const 
 
 std::vector<ModelStatus> ModelRegistry::list() const {
   std::map<std::string, ModelStatus> out;
-  std::vector<store::Manifest> manifests = store_ ? store_->list() : std::vector<store::Manifest>{};
+  std::vector<store::Manifest> manifests =
+      store_ && serve_store_ ? store_->list() : std::vector<store::Manifest>{};
   std::lock_guard lk(mu_);
   for (auto& m : manifests) {
     ModelStatus s;
@@ -131,25 +141,17 @@ int ModelRegistry::loaded_count() const {
   return n;
 }
 
-bool ModelRegistry::remove(const std::string& name) {
+ModelRegistry::UnloadResult ModelRegistry::unload(const std::string& name) {
   std::lock_guard load_lk(load_mu_);
-  bool from_store = false;
-  bool known = false;
-  std::string store_name = name;
-  {
-    std::lock_guard lk(mu_);
-    auto it = entries_.find(name);
-    if (it != entries_.end()) {
-      known = true;
-      from_store = it->second.from_store;
-      if (from_store) store_name = it->second.store_name;
-      entries_.erase(it);  // running requests keep their runtime until they finish
-    }
+  std::lock_guard lk(mu_);
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    // A store model served on demand and not loaded: nothing to unload, but it is served.
+    return resolve_locked(name) ? UnloadResult::kUnloaded : UnloadResult::kNotFound;
   }
-  if (store_ && (from_store || !known)) {
-    if (store_->find(store_name)) known = store_->remove(store_name) || known;
-  }
-  return known;
+  if (it->second.configured) return UnloadResult::kConfigured;
+  entries_.erase(it);  // running requests keep their runtime until they finish
+  return UnloadResult::kUnloaded;
 }
 
 }  // namespace a3s::power::runtime

@@ -1,5 +1,7 @@
-// The served models: those named in the configuration (by path or store name) plus every model in
-// the store, loaded eagerly (configured) or on first use (store), unloaded by remove().
+// The served models: those named in the configuration (by path or store name), models pulled through
+// the admin route (add_pulled), and — when `serve_store` — every model in the store on first use.
+// Configured models are loaded eagerly; unload() drops the others' runtimes and never touches the
+// store's files (`a3s-power rm` does that).
 #pragma once
 
 #include <functional>
@@ -28,14 +30,18 @@ class ModelRegistry {
   // Loads `path` as model `name`; throws the engine's load errors.
   using Loader = std::function<std::shared_ptr<ModelRuntime>(const std::string& name, const std::string& path)>;
 
-  // `store` may be null (no store models).
-  ModelRegistry(Loader loader, std::shared_ptr<store::Store> store);
+  // `store` may be null (no store models). serve_store: resolve any store model by name on demand
+  // (and list them all); false: only added models are served.
+  ModelRegistry(Loader loader, std::shared_ptr<store::Store> store, bool serve_store = true);
 
   // Serves the GGUF file at `path` as `name`. Throws Error(codes::kInvalidArgument) for a duplicate name
   // or a name that is not a valid model name (store/model_name.h: no control characters, ...).
   void add_path(const std::string& name, const std::string& path);
   // Serves store model `store_name` as `name` (must exist: Error "model_not_found"; names as above).
   void add_store(const std::string& name, const std::string& store_name);
+  // Serves store model `name` (just pulled) under its own name, loaded on first use; a name already
+  // served is left as it is.
+  void add_pulled(const std::string& name);
   // Loads every added model now (startup). Throws the first load error.
   void load_all();
 
@@ -48,9 +54,10 @@ class ModelRegistry {
   std::vector<ModelStatus> list() const;  // sorted by name
   int loaded_count() const;
 
-  // Unloads `name` and removes it from the store when it is a store model.
-  // Returns false when the name is unknown.
-  bool remove(const std::string& name);
+  enum class UnloadResult { kUnloaded, kNotFound, kConfigured };
+  // Unloads `name` (running requests keep their runtime until they finish) and stops serving it
+  // unless the store is served on demand. Configured models are refused (kConfigured) and stay.
+  UnloadResult unload(const std::string& name);
 
   store::Store* store() const { return store_.get(); }
 
@@ -59,12 +66,14 @@ class ModelRegistry {
     std::string path;
     bool from_store = false;
     std::string store_name;  // manifest name when from_store
+    bool configured = false; // named in the configuration (add_path / add_store)
     std::shared_ptr<const ModelRuntime> runtime;
   };
   std::optional<Entry> resolve_locked(const std::string& name) const;
 
   Loader loader_;
   std::shared_ptr<store::Store> store_;
+  bool serve_store_ = true;
   mutable std::mutex mu_;       // entries_
   std::mutex load_mu_;          // one load at a time
   std::map<std::string, Entry> entries_;

@@ -9,6 +9,7 @@
 #include "a3s/power/settings.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
+#include "server/server.h"
 
 namespace a3s::power::server {
 
@@ -23,6 +24,18 @@ HttpResponse json_response(int status, const json& body) {
 }
 
 bool starts_with_v1(const std::string& path) { return path == "/v1" || path.starts_with("/v1/"); }
+
+// The method as logged and counted: one of the standard methods (RFC 9110 section 9), else "other".
+const char* shown_method(const std::string& method) {
+  static constexpr const char* kKnown[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+                                           "PATCH"};
+  for (const char* m : kKnown) {
+    if (method == m) return m;
+  }
+  return "other";
+}
+
+bool is_admin_route(RouteId id) { return id == RouteId::PullModel || id == RouteId::DeleteModel; }
 }  // namespace
 
 Api::Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> registry,
@@ -31,7 +44,7 @@ Api::Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> regi
       registry_(std::move(registry)),
       scheduler_(scheduler),
       blocking_(blocking),
-      auth_(cfg.api_keys),
+      auth_(cfg.api_keys, cfg.admin_api_keys),
       started_unix_(static_cast<int64_t>(std::time(nullptr))) {}
 
 void Api::finish_record(Exchange& ex, std::chrono::steady_clock::time_point start) {
@@ -41,16 +54,19 @@ void Api::finish_record(Exchange& ex, std::chrono::steady_clock::time_point star
   const ShownTokenCounts shown = shown_token_counts(rec.prompt_tokens, rec.completion_tokens, cfg_.suppress_token_metrics);
   rec.prompt_tokens = shown.prompt;
   rec.completion_tokens = shown.completion;
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  metrics_.record_request(ex.request().method, rec.route, rec.status, seconds);
+  const double seconds = shown_duration_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), cfg_.redact_logs);
+  const char* method = shown_method(ex.request().method);
+  metrics_.record_request(method, rec.route, rec.status, seconds);
   if (rec.prompt_tokens >= 0) metrics_.record_tokens(rec.prompt_tokens, std::max(rec.completion_tokens, 0));
   // One structured line per request: no paths, bodies, headers or user text.
-  std::string method = ex.request().method.size() <= 16 ? ex.request().method : "other";
-  for (char& c : method) {
-    if (c < 'A' || c > 'Z') c = '?';
+  if (cfg_.redact_logs) {
+    spdlog::info("request method={} route={} status={} duration_ms_le={:.0f} prompt_tokens={} completion_tokens={}",
+                 method, rec.route, rec.status, seconds * 1000.0, rec.prompt_tokens, rec.completion_tokens);
+  } else {
+    spdlog::info("request method={} route={} status={} duration_ms={:.1f} prompt_tokens={} completion_tokens={}",
+                 method, rec.route, rec.status, seconds * 1000.0, rec.prompt_tokens, rec.completion_tokens);
   }
-  spdlog::info("request method={} route={} status={} duration_ms={:.1f} prompt_tokens={} completion_tokens={}",
-               method, rec.route, rec.status, seconds * 1000.0, rec.prompt_tokens, rec.completion_tokens);
 }
 
 asio::awaitable<void> Api::handle(Exchange& ex) {
@@ -83,15 +99,29 @@ asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
 
 asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   const HttpRequest& req = ex.request();
-  bool needs_key = auth_.enabled() && (starts_with_v1(req.path) || (m.id == RouteId::Metrics &&
-                                                                     m.kind == RouteMatch::Kind::Found &&
+  const bool found = m.kind == RouteMatch::Kind::Found;
+  bool needs_key = auth_.enabled() && (starts_with_v1(req.path) || (m.id == RouteId::Metrics && found &&
                                                                      !cfg_.metrics_public));
-  if (needs_key && !auth_.authenticate(req.header("authorization"))) {
+  const std::optional<Principal> principal =
+      auth_.enabled() ? auth_.authenticate(req.header("authorization")) : std::nullopt;
+  if (needs_key && !principal) {
     HttpResponse r = error_response(401, code_string(codes::kInvalidApiKey),
                                     "a valid API key is required (Authorization: Bearer <key>)");
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
     co_await ex.respond(std::move(r));
     co_return;
+  }
+  // Pull and unload need the admin scope; without admin keys only a loopback-only server with no keys
+  // at all (a developer's machine) allows them.
+  if (found && is_admin_route(m.id)) {
+    const bool open_dev_server = !auth_.enabled() && is_loopback_host(cfg_.host);
+    if (!(principal && principal->admin) && !open_dev_server) {
+      HttpResponse r = error_response(403, code_string(codes::kPermissionDenied),
+                                      auth_.admin_enabled() ? "this route needs an admin key (admin_api_keys)"
+                                                            : "this route needs an admin key: configure admin_api_keys");
+      co_await ex.respond(std::move(r));
+      co_return;
+    }
   }
   if (m.kind == RouteMatch::Kind::NotFound) {
     HttpResponse r = error_response(404, code_string(codes::kNotFound), "no such route");
@@ -105,7 +135,9 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     co_return;
   }
   switch (m.id) {
-    case RouteId::Health: co_await health(ex); break;
+    case RouteId::Health:
+      co_await health(ex, /*details=*/!auth_.enabled() || principal.has_value() || cfg_.health_public_details);
+      break;
     case RouteId::Metrics: co_await metrics_text(ex); break;
     case RouteId::ChatCompletions: co_await completions(ex, true); break;
     case RouteId::Completions: co_await completions(ex, false); break;
@@ -156,7 +188,13 @@ json model_object(const runtime::ModelStatus& s, int64_t created) {
 }
 }  // namespace
 
-asio::awaitable<void> Api::health(Exchange& ex) {
+asio::awaitable<void> Api::health(Exchange& ex, bool details) {
+  if (!details) {
+    // With api_keys, an unauthenticated caller learns whether the server is up, nothing else.
+    HttpResponse r = json_response(stopping_ ? 503 : 200, json{{"status", stopping_ ? "shutting_down" : "ok"}});
+    co_await ex.respond(std::move(r));
+    co_return;
+  }
   json models = json::array();
   for (const auto& s : registry_->list()) models.push_back(model_status_json(s));
   double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -215,7 +253,14 @@ asio::awaitable<void> Api::get_model(Exchange& ex, const std::string& id) {
 }
 
 asio::awaitable<void> Api::delete_model(Exchange& ex, const std::string& id) {
-  if (!registry_->remove(id)) throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+  // Unloads only: the store's files stay (`a3s-power rm` removes them).
+  switch (registry_->unload(id)) {
+    case runtime::ModelRegistry::UnloadResult::kNotFound:
+      throw ApiError(codes::kModelNotFound, "the model does not exist", "model");
+    case runtime::ModelRegistry::UnloadResult::kConfigured:
+      throw ApiError(codes::kPermissionDenied, "a configured model cannot be unloaded through the API", "model");
+    case runtime::ModelRegistry::UnloadResult::kUnloaded: break;
+  }
   scheduler_.release_unloaded();
   spdlog::info("model unloaded");
   HttpResponse r = json_response(200, json{{"id", id}, {"object", "model"}, {"deleted", true}});

@@ -42,7 +42,8 @@ class Api final : public HttpHandler {
   asio::awaitable<void> dispatch(Exchange& ex, const RouteMatch& m);
   asio::awaitable<void> completions(Exchange& ex, bool chat);
   asio::awaitable<void> pull(Exchange& ex);
-  asio::awaitable<void> health(Exchange& ex);
+  // details: the models, settings, TEE and privacy parts; false → {"status"} only.
+  asio::awaitable<void> health(Exchange& ex, bool details);
   asio::awaitable<void> list_models(Exchange& ex);
   asio::awaitable<void> get_model(Exchange& ex, const std::string& id);
   asio::awaitable<void> delete_model(Exchange& ex, const std::string& id);

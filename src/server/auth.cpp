@@ -8,7 +8,12 @@
 
 namespace a3s::power::server {
 
-std::optional<std::string> Authenticator::authenticate(std::string_view authorization) const {
+Authenticator::Authenticator(std::vector<config::ApiKey> keys, std::vector<config::ApiKey> admin_keys)
+    : keys_(std::move(keys)), admin_count_(admin_keys.size()) {
+  keys_.insert(keys_.end(), admin_keys.begin(), admin_keys.end());
+}
+
+std::optional<Principal> Authenticator::authenticate(std::string_view authorization) const {
   // "Bearer" is case-insensitive (RFC 7235 auth-scheme); one or more spaces before the token.
   constexpr std::string_view kScheme = "bearer";
   if (authorization.size() <= kScheme.size()) return std::nullopt;
@@ -27,13 +32,17 @@ std::optional<std::string> Authenticator::authenticate(std::string_view authoriz
     return std::nullopt;
   }
   const config::ApiKey* match = nullptr;
-  for (const auto& k : keys_) {
-    bool equal = CRYPTO_memcmp(digest.data(), k.sha256.data(), digest.size()) == 0;
-    if (equal && match == nullptr) match = &k;
+  size_t match_index = 0;
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    bool equal = CRYPTO_memcmp(digest.data(), keys_[i].sha256.data(), digest.size()) == 0;
+    if (equal && match == nullptr) {
+      match = &keys_[i];
+      match_index = i;
+    }
   }
   OPENSSL_cleanse(digest.data(), digest.size());
   if (!match) return std::nullopt;
-  return match->identity;
+  return Principal{match->identity, match_index >= keys_.size() - admin_count_};
 }
 
 }  // namespace a3s::power::server

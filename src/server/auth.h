@@ -14,18 +14,26 @@
 
 namespace a3s::power::server {
 
+struct Principal {
+  std::string identity;  // the key's identity (api_key block label, "keyN", "adminN")
+  bool admin = false;    // an admin_api_keys key: may pull and unload models
+};
+
 class Authenticator {
  public:
-  explicit Authenticator(std::vector<config::ApiKey> keys) : keys_(std::move(keys)) {}
+  // `admin_keys` are valid API keys too, with the admin scope.
+  explicit Authenticator(std::vector<config::ApiKey> keys, std::vector<config::ApiKey> admin_keys = {});
 
   bool enabled() const { return !keys_.empty(); }
+  bool admin_enabled() const { return admin_count_ > 0; }
 
-  // The identity of the key presented in an Authorization header value, or nullopt (missing
-  // header, wrong scheme, unknown key).
-  std::optional<std::string> authenticate(std::string_view authorization) const;
+  // The key presented in an Authorization header value, or nullopt (missing header, wrong scheme,
+  // unknown key). Every configured key is compared, whichever matches.
+  std::optional<Principal> authenticate(std::string_view authorization) const;
 
  private:
-  std::vector<config::ApiKey> keys_;
+  std::vector<config::ApiKey> keys_;  // api keys, then admin keys
+  size_t admin_count_ = 0;
 };
 
 }  // namespace a3s::power::server

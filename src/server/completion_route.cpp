@@ -144,7 +144,9 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
     } else if (auto* d = std::get_if<Delta>(&*ev)) {
       if (d->first && !ttft_recorded) {
         ttft_recorded = true;
-        metrics_.record_ttft(ex.record().route, std::chrono::duration<double>(d->at - start).count());
+        metrics_.record_ttft(ex.record().route,
+                             shown_duration_seconds(std::chrono::duration<double>(d->at - start).count(),
+                                                    cfg_.redact_logs));
       }
       if (d->text.empty()) continue;
       privacy::WipeOnExit wipe_delta(d->text);

@@ -7,6 +7,7 @@
 // data: {"error":{…}} event. A client that disconnects aborts the pull (a partial download is kept
 // by the store for resume).
 #include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
 #include <variant>
 
 #include "server/api.h"
@@ -52,15 +53,17 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
   std::string ref = string_field(body, "model", true);
   store::PullOptions opts;
   opts.offline = cfg_.offline;
+  opts.ca_file = cfg_.pull_ca_file;
   if (auto pin = string_field(body, "sha256", false); !pin.empty()) opts.sha256 = pin;
   if (auto name = string_field(body, "name", false); !name.empty()) opts.name = name;
   store::Store* st = registry_->store();
   if (!st) throw ApiError(codes::kServiceUnavailable, "the model store is not available");
-  // Over HTTP only remote references are pulled: a local path would let any client probe the
-  // server's files (existence, type, size) and copy them into the store. Local files go in with
-  // the CLI (`a3s-power pull PATH`).
-  if (!ref.starts_with("https://") && !ref.starts_with("http://") && !ref.starts_with("hf://")) {
-    throw ApiError(codes::kLocalPathRefused,
+  // Over HTTP only remote references over TLS are pulled: a local path would let a client probe the
+  // server's files (existence, type, size) and copy them into the store, and plain http:// (even to
+  // loopback) would let it make the server fetch its own or its neighbours' endpoints. Local files
+  // go in with the CLI (`a3s-power pull PATH`).
+  if (!ref.starts_with("https://") && !ref.starts_with("hf://")) {
+    throw ApiError(ref.starts_with("http://") ? codes::kInvalidRequest : codes::kLocalPathRefused,
                    "the HTTP API pulls https:// URLs and hf:// references only; add local files with "
                    "the CLI (a3s-power pull PATH)",
                    "model");
@@ -94,6 +97,11 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
       co_return;
     }
     if (auto* f = std::get_if<PullFailed>(&*ev)) {
+      // I/O errors name the server's files (staging and store paths): the body says what failed only.
+      if (f->error.kind() == codes::kIo) {
+        spdlog::warn("model pull failed: {}", code_string(codes::kIo));
+        f->error = Error(codes::kIo, "the download or the store write did not complete; pull again to resume");
+      }
       if (!streaming) throw f->error;
       HttpResponse er = error_response(f->error);
       co_await ex.write_chunk(sse_event(std::string_view(er.body)));
@@ -113,6 +121,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
     if (auto* p = std::get_if<PullProgress>(&*ev)) {
       j = {{"status", p->progress.stage}, {"completed", p->progress.done}, {"total", p->progress.total}};
     } else if (auto* d = std::get_if<PullDone>(&*ev)) {
+      registry_->add_pulled(d->manifest.name);  // a pulled model is served from now on
       j = {{"status", "success"},
            {"model", d->manifest.name},
            {"digest", d->manifest.digest},

@@ -12,6 +12,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "a3s/power/error.h"
+#include "base/printable.h"
 #include "model/encrypted/key_provider.h"
 #include "server/api.h"
 #include "server/attestation.h"
@@ -31,7 +32,8 @@ bool is_loopback_host(const std::string& host) {
 }
 
 void check_bind_policy(const config::Config& cfg) {
-  if (!is_loopback_host(cfg.host) && cfg.api_keys.empty() && !cfg.allow_unauthenticated) {
+  if (!is_loopback_host(cfg.host) && cfg.api_keys.empty() && cfg.admin_api_keys.empty() &&
+      !cfg.allow_unauthenticated) {
     throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
                                     " without api_keys; configure api_keys or set allow_unauthenticated = true");
   }
@@ -63,7 +65,7 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   };
   std::shared_ptr<store::Store> st;
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
-  auto reg = std::make_shared<runtime::ModelRegistry>(loader, st);
+  auto reg = std::make_shared<runtime::ModelRegistry>(loader, st, cfg.serve_store);
   for (const auto& spec : cfg.models) {
     if (store::is_path_reference(spec.ref)) {
       reg->add_path(spec.name.empty() ? store::default_model_name(spec.ref) : spec.name, spec.ref);
@@ -154,7 +156,33 @@ std::optional<uint16_t> Server::tls_port() const {
   return impl_->tls_port;
 }
 
+namespace {
+// "2 API key(s), 1 admin key(s)", "no authentication, loopback only", …: names counts, never keys.
+std::string auth_state(const config::Config& cfg) {
+  if (cfg.api_keys.empty() && cfg.admin_api_keys.empty()) {
+    return is_loopback_host(cfg.host) ? "no authentication, loopback only"
+                                      : "no authentication (allow_unauthenticated)";
+  }
+  return std::to_string(cfg.api_keys.size()) + " API key(s), " + std::to_string(cfg.admin_api_keys.size()) +
+         " admin key(s)";
+}
+
+std::string served_models(const runtime::ModelRegistry& registry, bool serve_store) {
+  std::string names;
+  for (const auto& s : registry.list()) {
+    if (!s.loaded) continue;
+    if (!names.empty()) names += ", ";
+    PrintableStyle style;
+    style.max_bytes = 64;
+    names += printable(s.name, style);
+  }
+  if (names.empty()) names = "none";
+  return names + (serve_store ? "; store models on demand" : "; store models only when configured or pulled");
+}
+}  // namespace
+
 uint16_t Server::start() {
+  for (const std::string& w : impl_->cfg.warnings) spdlog::warn("config: {}", w);
   check_bind_policy(impl_->cfg);
   std::shared_ptr<Attestor> attestor;
   if (impl_->cfg.tee_mode) {
@@ -182,8 +210,9 @@ uint16_t Server::start() {
   int n_io = 2;
   for (int i = 0; i < n_io; ++i) impl_->io_threads.emplace_back([this] { impl_->ioc.run(); });
   impl_->started = true;
-  spdlog::info("serving {} model(s) with {} generation slot(s)", impl_->cfg.models.size(),
-               impl_->scheduler.slots());
+  spdlog::info("serving {} model(s) with {} generation slot(s): {}", impl_->cfg.models.size(),
+               impl_->scheduler.slots(), served_models(*impl_->registry, impl_->cfg.serve_store));
+  spdlog::info("auth: {}", auth_state(impl_->cfg));
   return port;
 }
 

@@ -186,6 +186,7 @@ Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
   o.max_redirects = 10;
   o.tls_version = CURL_SSLVERSION_TLSv1_2;
   o.no_proxy = req.allow_plain_http;
+  o.ca_file = req.ca_file;
   o.connect_timeout_ms = 30'000;
   o.stall_timeout_s = 60;  // abort when stalled for a minute
   client::set_transfer_options(c, o);

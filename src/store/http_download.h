@@ -22,6 +22,7 @@ struct DownloadRequest {
   std::string url;
   std::string host;                   // for error messages
   bool allow_plain_http = false;      // loopback http:// (checked by the caller)
+  std::string ca_file;                // CA certificates to trust (PEM); "" → the system store
   std::string bearer_token;           // sent to the origin host only (never across redirects)
   std::optional<uint64_t> max_bytes;  // refuse / abort above this total size
   int fd = -1;                        // staging file, opened read-write

@@ -389,6 +389,7 @@ Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, P
   req.url = r.ref.url;
   req.host = r.ref.host;
   req.allow_plain_http = r.ref.loopback_http;
+  req.ca_file = opts.ca_file;
   if (r.ref.huggingface) req.bearer_token = env_or_empty("HF_TOKEN");
   req.max_bytes = opts.max_bytes;
   req.fd = fd.get();

@@ -49,6 +49,8 @@ struct PullOptions {
   // Without a pin, a pull whose name already has a manifest with the same source (and an intact
   // blob) returns that manifest without touching the network; force re-downloads it.
   bool force = false;
+  // CA certificates (PEM) that https downloads trust instead of the system store; "" → the system store.
+  std::string ca_file;
 };
 
 struct Progress {

@@ -31,6 +31,7 @@ enum class ErrorCode {
   kUnsupportedField,         // "unsupported_field"          400, 2: a field the server does not implement
   kLocalPathRefused,         // "local_path_refused"         400, 2: pull of a local path over HTTP
   kInvalidApiKey,            // "invalid_api_key"            401, 2
+  kPermissionDenied,         // "permission_denied"          403, 2: the key lacks the scope (admin routes)
   kNotFound,                 // "not_found"                  404, 2: no such route
   kRequestTooLarge,          // "request_too_large"          413, 2
   kRateLimited,              // "rate_limited"               429, 1
@@ -89,6 +90,7 @@ inline constexpr ErrorCode kInvalidJson = ErrorCode::kInvalidJson;
 inline constexpr ErrorCode kUnsupportedField = ErrorCode::kUnsupportedField;
 inline constexpr ErrorCode kLocalPathRefused = ErrorCode::kLocalPathRefused;
 inline constexpr ErrorCode kInvalidApiKey = ErrorCode::kInvalidApiKey;
+inline constexpr ErrorCode kPermissionDenied = ErrorCode::kPermissionDenied;
 inline constexpr ErrorCode kNotFound = ErrorCode::kNotFound;
 inline constexpr ErrorCode kRequestTooLarge = ErrorCode::kRequestTooLarge;
 inline constexpr ErrorCode kRateLimited = ErrorCode::kRateLimited;

@@ -133,7 +133,7 @@ void run_canary(const std::string& policy) {
     EXPECT_GT(v, 0) << series;
     EXPECT_EQ(static_cast<int64_t>(v) % 10, 0) << series << " = " << v;
   }
-  seen.emplace_back("health", http("GET", s.url("/health")));
+  seen.emplace_back("health", http("GET", s.url("/health"), "", auth));
   const json health = json::parse(seen.back().second.body);
   EXPECT_EQ(health["privacy"], json({{"redact_logs", true}, {"suppress_token_metrics", true}}));
 

@@ -4,6 +4,8 @@
 // disconnects and graceful shutdown.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "support/gguf_builder.h"
 #include "support/fake_http_server.h"
 #include "support/http_client.h"
+#include "support/process.h"
 #include "support/server_process.h"
 #include "a3s/power/engine.h"
 #include "chat/chat_template.h"
@@ -405,54 +408,125 @@ TEST(E2EConfig, QueueTimeoutAnswers503) {
   EXPECT_EQ(other, 0);
 }
 
-TEST(E2EConfig, PullServeAndDeleteAStoreModel) {
-  ServerProcess s({"--model", stories_model()});
-  ASSERT_TRUE(s.ready()) << s.log();
-  std::ifstream model_file(stories_model(), std::ios::binary);
-  FileHttpServer origin(
-      std::string((std::istreambuf_iterator<char>(model_file)), std::istreambuf_iterator<char>()));
-  const std::string source = origin.url();
-  // A local path is refused over HTTP (no probing of the server's files), before any progress.
-  for (const char* path : {"/etc/passwd", "/definitely/not/here.gguf", "/root"}) {
-    HttpResult local = post(s, "/v1/models/pull", {{"model", path}});
-    EXPECT_EQ(local.status, 400) << path << " " << local.body;
-    EXPECT_NE(local.body.find("local_path_refused"), std::string::npos) << local.body;
-    EXPECT_EQ(local.body.find("total"), std::string::npos) << local.body;
+// A TLS origin on loopback: `openssl s_server -WWW` serving a directory, with a certificate for
+// 127.0.0.1 from a throwaway CA (ca.pem) that the server under test is told to trust (pull_ca_file).
+class TlsOrigin {
+ public:
+  explicit TlsOrigin(const std::string& file_name, const std::string& source) : port_(unused_port()) {
+    std::filesystem::copy_file(source, dir_.file(file_name));
+    const std::string d = shell_quote(dir_.path());
+    const ProcessResult pki = run_shell(
+        "cd " + d + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key "
+        "-out ca.pem -days 2 -subj /CN=a3s-test-ca && openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
+        "-nodes -keyout srv.key -out srv.csr -subj /CN=127.0.0.1 && printf 'subjectAltName=IP:127.0.0.1\\n' > ext "
+        "&& openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 "
+        "-extfile ext");
+    EXPECT_EQ(pki.status, 0) << pki.out;
+    pid_ = spawn_process("/bin/sh",
+                         {"-c", "cd " + d + " && exec openssl s_server -quiet -WWW -accept 127.0.0.1:" +
+                                    std::to_string(port_) + " -cert srv.pem -key srv.key"},
+                         child_environment({}), ChildStdio{});
+    for (int i = 0; i < 200 && run_shell("openssl s_client -connect 127.0.0.1:" + std::to_string(port_) +
+                                         " </dev/null >/dev/null 2>&1").status != 0;
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
   }
-  // A wrong pin is refused and nothing is stored.
-  HttpResult bad =
-      post(s, "/v1/models/pull", {{"model", source}, {"name", "pinned"}, {"sha256", std::string(64, '0')}});
-  EXPECT_TRUE(bad.status == 400 || bad.body.find("\"error\"") != std::string::npos) << bad.status << bad.body;
-  EXPECT_EQ(http("GET", s.url("/v1/models/pinned")).status, 404);
+  ~TlsOrigin() {
+    ::kill(pid_, SIGTERM);
+    wait_for_exit(pid_, std::chrono::seconds(10));
+  }
+  std::string url(const std::string& path) const { return "https://127.0.0.1:" + std::to_string(port_) + path; }
+  std::string ca_file() const { return dir_.path() + "/ca.pem"; }
 
-  HttpResult r = post(s, "/v1/models/pull", {{"model", source}, {"name", "pulled"}, {"sha256", kStoriesSha}});
-  ASSERT_EQ(r.status, 200) << r.body;
+ private:
+  TempDir dir_;
+  int port_;
+  pid_t pid_ = -1;
+};
+
+TEST(E2EConfig, PullNeedsTheAdminScopeAndTlsAndDeleteOnlyUnloads) {
+  TlsOrigin origin("model.gguf", stories_model());
+  TempDir home;
+  ServerProcess s({"--model", stories_model()}, {{"A3S_POWER_HOME", home.path()},
+                                                 {"A3S_POWER_API_KEYS", "sk-user"},
+                                                 {"A3S_POWER_ADMIN_API_KEYS", "sk-admin"},
+                                                 {"A3S_POWER_PULL_CA_FILE", origin.ca_file()}});
+  ASSERT_TRUE(s.ready()) << s.log();
+  EXPECT_NE(s.log().find("auth: 1 API key(s), 1 admin key(s)"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("stories260K; store models only when configured or pulled"), std::string::npos)
+      << s.log();
+  HttpOptions user, admin;
+  user.headers = {"Authorization: Bearer sk-user"};
+  admin.headers = {"Authorization: Bearer sk-admin"};
+  const std::string source = origin.url("/model.gguf");
+
+  // An ordinary key may not pull.
+  HttpResult no_scope = post(s, "/v1/models/pull", {{"model", source}, {"name", "pulled"}}, user);
+  EXPECT_EQ(no_scope.status, 403) << no_scope.body;
+  EXPECT_NE(no_scope.body.find("permission_denied"), std::string::npos);
+  // Local paths and plain http:// (even to loopback: the server's own port) are refused, before any
+  // progress and without naming server paths.
+  for (const std::string& ref : {std::string("/etc/passwd"), std::string("/root"), s.url("/health")}) {
+    HttpResult r = post(s, "/v1/models/pull", {{"model", ref}}, admin);
+    EXPECT_EQ(r.status, 400) << ref << " " << r.body;
+    EXPECT_NE(r.body.find("https:// URLs and hf:// references only"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find("total"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find(home.path()), std::string::npos) << r.body;
+  }
+  // A wrong pin is refused and nothing is served.
+  HttpResult bad =
+      post(s, "/v1/models/pull", {{"model", source}, {"name", "pinned"}, {"sha256", std::string(64, '0')}}, admin);
+  EXPECT_TRUE(bad.status == 400 || bad.body.find("\"error\"") != std::string::npos) << bad.status << bad.body;
+  EXPECT_EQ(bad.body.find(home.path()), std::string::npos) << bad.body;
+  EXPECT_EQ(http("GET", s.url("/v1/models/pinned"), "", user).status, 404);
+
+  HttpResult r = post(s, "/v1/models/pull", {{"model", source}, {"name", "pulled"}, {"sha256", kStoriesSha}}, admin);
+  ASSERT_EQ(r.status, 200) << r.body << s.log();
   std::vector<std::string> events;
   std::string problem;
   ASSERT_TRUE(split_sse(r.body, events, problem)) << problem;
   ASSERT_FALSE(events.empty());
   json last = json::parse(events.back());
-  EXPECT_EQ(last["status"], "success");
-  EXPECT_EQ(last["model"], "pulled");
+  EXPECT_EQ(last["status"], "success") << r.body;
   EXPECT_EQ(last["digest"], std::string("sha256:") + kStoriesSha);
 
-  json list = json::parse(http("GET", s.url("/v1/models")).body);
-  bool listed = false;
-  for (auto& m : list["data"]) listed |= m["id"] == "pulled";
-  EXPECT_TRUE(listed) << list.dump();
-  HttpResult c = post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}, {"max_tokens", 4}}));
+  // The pulled model joins the served set (the store is not served on demand here).
+  HttpResult c = post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}, {"max_tokens", 4}}), user);
   EXPECT_EQ(c.status, 200) << c.body;
 
-  HttpResult del = http("DELETE", s.url("/v1/models/pulled"));
+  // DELETE needs the admin scope, refuses a configured model, and only unloads: the store keeps it.
+  EXPECT_EQ(http("DELETE", s.url("/v1/models/pulled"), "", user).status, 403);
+  EXPECT_EQ(http("DELETE", s.url("/v1/models/stories260K"), "", admin).status, 403);
+  HttpResult del = http("DELETE", s.url("/v1/models/pulled"), "", admin);
   EXPECT_EQ(del.status, 200) << del.body;
-  EXPECT_EQ(http("GET", s.url("/v1/models/pulled")).status, 404);
-  EXPECT_EQ(post(s, "/v1/chat/completions", chat_body({{"model", "pulled"}})).status, 404);
-  HttpResult missing = post(s, "/v1/models/pull", {{"model", origin.url("/missing.bin")}});
-  // Refused before any progress (404) or as the stream's final error event.
-  EXPECT_TRUE(missing.status == 404 ||
-              (missing.status == 200 && missing.body.find("\"error\"") != std::string::npos))
-      << missing.status << " " << missing.body;
+  EXPECT_EQ(http("GET", s.url("/v1/models/pulled"), "", user).status, 404);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_body(), user).status, 200) << "the configured model stays";
   EXPECT_EQ(s.stop(), 0);
+  RunOptions list_opts;
+  list_opts.env = {{"A3S_POWER_HOME", home.path()}};
+  const ProcessResult list = run_process(bin_path("a3s-power"), {"list"}, list_opts);
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("pulled"), std::string::npos) << "DELETE never removes store files\n" << list.out;
+}
+
+TEST(E2EConfig, StartupLogNamesAuthAndWarnsAboutUnknownVariables) {
+  ServerProcess s({"--model", stories_model()}, {{"A3S_POWER_PROT", "8080"},
+                                                 {"A3S_POWER_API_KEY", "sk-client-key"},
+                                                 {"A3S_POWER_REDACT_LOGS", "true"}});
+  ASSERT_TRUE(s.ready()) << s.log();
+  EXPECT_NE(s.log().find("auth: no authentication, loopback only"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("unknown variable A3S_POWER_PROT"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("A3S_POWER_API_KEY is the clients' variable"), std::string::npos) << s.log();
+  EXPECT_EQ(s.log().find("sk-client-key"), std::string::npos);
+  // A method outside the standard set is logged as "other"; durations are powers of two under redaction.
+  raw_exchange(s.port(), "BREWCOFFEE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(http("GET", s.url("/health")).status, 200);
+  EXPECT_EQ(s.stop(), 0);
+  EXPECT_EQ(s.log().find("BREWCOFFEE"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("method=other"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("duration_ms_le="), std::string::npos) << s.log();
+  EXPECT_EQ(s.log().find("duration_ms="), std::string::npos) << s.log();
 }
 
 // A model with something the engine does not compute (a tensor the graph does not use, a rope

@@ -254,8 +254,11 @@ TEST(CliChatAuth, KeyFromFlagOrEnvironment) {
   ASSERT_EQ(env.status, 0) << env.err;
   EXPECT_EQ(env.out, kGreedy8 + "\n");
 
-  // /health needs no key; ps works either way.
-  EXPECT_EQ(run_cli({"ps", "--url", server.url()}).status, 0);
+  // /health shows the models only with a key: ps needs one too.
+  CliResult ps_none = run_cli({"ps", "--url", server.url()});
+  EXPECT_EQ(ps_none.status, 1);
+  EXPECT_NE(ps_none.err.find("a valid API key is required"), std::string::npos) << ps_none.err;
+  EXPECT_EQ(run_cli({"ps", "--url", server.url()}, "", {{"A3S_POWER_API_KEY", "sk-right-key"}}).status, 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -216,6 +216,52 @@ TEST(ConfigLoad, CliValuesAreRangeChecked) {
   EXPECT_EQ(load(cli, env).port, 0);
 }
 
+TEST(ConfigLoad, AdminKeysAreHashedAndMayNotRepeatAnApiKey) {
+  Config c = load({}, {{"A3S_POWER_ADMIN_API_KEYS", "sk-root,sk-ops"}, {"A3S_POWER_HOME", "/tmp/a3s-h"}});
+  ASSERT_EQ(c.admin_api_keys.size(), 2u);
+  EXPECT_EQ(c.admin_api_keys[0].identity, "admin1");
+  EXPECT_EQ(c.effective_json()["admin_api_keys"], nlohmann::json({"admin1", "admin2"}));
+  EXPECT_EQ(c.effective_json().dump().find("sk-root"), std::string::npos);
+  try {
+    load({}, {{"A3S_POWER_ADMIN_API_KEYS", "sk-same"}, {"A3S_POWER_API_KEYS", "sk-same"}, {"A3S_POWER_HOME", "/tmp/a3s-h"}});
+    FAIL() << "a key in both scopes must be refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), codes::kConfig);
+    EXPECT_NE(std::string(e.what()).find("admin_api_keys and api_keys hold the same key"), std::string::npos);
+    EXPECT_EQ(std::string(e.what()).find("sk-same"), std::string::npos) << "the key is never echoed";
+  }
+}
+
+TEST(ConfigLoad, ServeStoreDefaultsToOnOnlyWithoutConfiguredModels) {
+  const std::map<std::string, std::string> home = {{"A3S_POWER_HOME", "/tmp/a3s-h"}};
+  EXPECT_TRUE(load({}, home).serve_store);
+  CliOverrides cli;
+  cli.models = {"/models/m.gguf"};
+  EXPECT_FALSE(load(cli, home).serve_store);
+  auto env = home;
+  env["A3S_POWER_SERVE_STORE"] = "true";
+  EXPECT_TRUE(load(cli, env).serve_store);
+  env["A3S_POWER_SERVE_STORE"] = "false";
+  EXPECT_FALSE(load({}, env).serve_store);
+}
+
+TEST(ConfigLoad, UnknownPowerVariablesAreWarningsNamingThem) {
+  const Config c = load({}, {{"A3S_POWER_HOME", "/tmp/a3s-h"},
+                             {"A3S_POWER_PROT", "8080"},
+                             {"A3S_POWER_API_KEY", "sk-client"},
+                             {"A3S_POWER_ISA", "scalar"},
+                             {"A3S_POWER_PORT", "8080"},
+                             {"OTHER_VAR", "x"}});
+  ASSERT_EQ(c.warnings.size(), 2u);
+  std::string all;
+  for (const auto& w : c.warnings) all += w + "\n";
+  EXPECT_NE(all.find("unknown variable A3S_POWER_PROT"), std::string::npos) << all;
+  EXPECT_NE(all.find("A3S_POWER_API_KEY is the clients' variable"), std::string::npos) << all;
+  EXPECT_NE(all.find("takes api_keys"), std::string::npos) << all;
+  EXPECT_EQ(all.find("sk-client"), std::string::npos) << "values are never shown";
+  EXPECT_EQ(all.find("8080"), std::string::npos);
+}
+
 TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   TempDir dir;
   dir.write("config.hcl",
@@ -228,11 +274,12 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{
-                      "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback", "ctx_size",
-                      "home", "host", "log_level", "max_body_bytes", "max_concurrent_requests", "max_queue",
-                      "memory_budget_mb", "metrics_public", "model_decrypt", "model_hashes", "model_key_source",
-                      "model_signing_key", "models", "offline", "port", "queue_timeout_seconds", "ratls",
-                      "ratls_cert_lifetime_seconds", "redact_logs", "suppress_token_metrics", "tee_device_root",
+                      "admin_api_keys", "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback",
+                      "ctx_size", "health_public_details", "home", "host", "log_level", "max_body_bytes",
+                      "max_concurrent_requests", "max_queue", "memory_budget_mb", "metrics_public", "model_decrypt",
+                      "model_hashes", "model_key_source", "model_signing_key", "models", "offline", "port",
+                      "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",
+                      "serve_store", "suppress_token_metrics", "tee_device_root",
                       "tee_mode", "tee_policy", "threads", "tls_port", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));
   EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));

@@ -383,7 +383,9 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("kv_cache_type").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 37u);  // 34 settings (3 aliases) + 3 not supported yet
+  EXPECT_EQ(by_name.size(), 41u);  // 38 settings (3 aliases) + 3 not supported yet
+  EXPECT_EQ(by_name.at("admin_api_keys").env, "A3S_POWER_ADMIN_API_KEYS");
+  EXPECT_EQ(by_name.at("serve_store").env, "A3S_POWER_SERVE_STORE");
   EXPECT_TRUE(by_name.at("model_hashes").supported);
   EXPECT_EQ(by_name.at("model_signing_key").env, "A3S_POWER_MODEL_SIGNING_KEY");
   EXPECT_TRUE(by_name.at("weights").supported);

@@ -26,8 +26,7 @@ class ApiTest : public ::testing::Test {
  protected:
   void start(config::Config cfg = {}, FakeOptions fo = {}) {
     fake_ = fo;
-    cfg.host = "127.0.0.1";
-    cfg.port = 0;
+    cfg.port = 0;  // host: the default (127.0.0.1) unless a test binds elsewhere
     auto reg = std::make_shared<runtime::ModelRegistry>(
         [fo](const std::string& name, const std::string&) {
           return std::make_shared<testing::FakeRuntime>(name, fo);
@@ -390,13 +389,13 @@ TEST_F(ApiTest, ModelsListGetDelete) {
   EXPECT_EQ(json::parse(one.body)["id"], "fake");
   EXPECT_EQ(get("/v1/models/other").status, 404);
   EXPECT_EQ(http("DELETE", url("/v1/models/other")).status, 404);
+  // A configured model cannot be unloaded through the API: it stays served.
   HttpResult del = http("DELETE", url("/v1/models/fake"));
-  ASSERT_EQ(del.status, 200) << del.body;
-  EXPECT_EQ(json::parse(del.body)["deleted"], true);
-  EXPECT_EQ(get("/v1/models/fake").status, 404);
-  EXPECT_EQ(post("/v1/chat/completions", chat_body()).status, 404);
-  EXPECT_TRUE(json::parse(get("/v1/models").body)["data"].empty());
-  EXPECT_EQ(metric("a3s_power_models_loaded"), 0);
+  EXPECT_EQ(del.status, 403) << del.body;
+  EXPECT_EQ(error_of(del)["code"], "permission_denied");
+  EXPECT_EQ(get("/v1/models/fake").status, 200);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body()).status, 200);
+  EXPECT_EQ(metric("a3s_power_models_loaded"), 1);
   // No store configured: pull is unavailable, not a crash.
   HttpResult pull = post("/v1/models/pull", {{"model", "/nonexistent.gguf"}});
   EXPECT_EQ(pull.status, 503) << pull.body;
@@ -463,6 +462,76 @@ TEST_F(ApiTest, ApiKeysGuardV1AndMetrics) {
   EXPECT_EQ(get("/metrics", right).status, 200);
   // Unknown /v1 paths do not reveal what exists without a key.
   EXPECT_EQ(get("/v1/secret").status, 401);
+}
+
+TEST_F(ApiTest, AdminRoutesNeedAnAdminKey) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-user")};
+  start(cfg);
+  HttpOptions user;
+  user.headers = {"Authorization: Bearer sk-user"};
+  // An ordinary key is authenticated but lacks the scope; no admin keys are configured at all.
+  HttpResult pull = post("/v1/models/pull", {{"model", "https://example.invalid/m.gguf"}}, user);
+  EXPECT_EQ(pull.status, 403) << pull.body;
+  EXPECT_EQ(error_of(pull)["code"], "permission_denied");
+  EXPECT_NE(error_of(pull)["message"].get<std::string>().find("admin_api_keys"), std::string::npos);
+  EXPECT_EQ(http("DELETE", url("/v1/models/fake"), "", user).status, 403);
+  EXPECT_EQ(http("DELETE", url("/v1/models/fake")).status, 401) << "no key at all is still 401";
+}
+
+TEST_F(ApiTest, AdminKeysOpenTheAdminRoutesAndWorkEverywhere) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-user")};
+  config::ApiKey admin = key_for("sk-admin");
+  admin.identity = "admin1";
+  cfg.admin_api_keys = {admin};
+  start(cfg);
+  HttpOptions user, root;
+  user.headers = {"Authorization: Bearer sk-user"};
+  root.headers = {"Authorization: Bearer sk-admin"};
+  EXPECT_EQ(post("/v1/models/pull", {{"model", "https://example.invalid/m.gguf"}}, user).status, 403);
+  // The admin passes the scope check; this server has no store, so the pull is unavailable.
+  EXPECT_EQ(post("/v1/models/pull", {{"model", "https://example.invalid/m.gguf"}}, root).status, 503);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body(), root).status, 200) << "an admin key is an API key";
+  HttpResult del = http("DELETE", url("/v1/models/fake"), "", root);
+  EXPECT_EQ(del.status, 403) << "configured models stay even for an admin";
+}
+
+TEST_F(ApiTest, AnUnauthenticatedServerOffLoopbackRefusesTheAdminRoutes) {
+  config::Config cfg;
+  cfg.host = "0.0.0.0";  // all addresses (reached here through 127.0.0.1)
+  cfg.allow_unauthenticated = true;
+  start(cfg);
+  HttpResult pull = post("/v1/models/pull", {{"model", "https://example.invalid/m.gguf"}});
+  EXPECT_EQ(pull.status, 403) << pull.body;
+  EXPECT_EQ(error_of(pull)["code"], "permission_denied");
+  EXPECT_EQ(http("DELETE", url("/v1/models/other")).status, 403);
+  EXPECT_EQ(post("/v1/chat/completions", chat_body()).status, 200) << "the other routes stay open as configured";
+}
+
+TEST_F(ApiTest, HealthWithoutAKeyShowsOnlyTheStatusWhenKeysAreSet) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-user")};
+  start(cfg);
+  HttpResult bare = get("/health");
+  ASSERT_EQ(bare.status, 200);
+  EXPECT_EQ(json::parse(bare.body), json({{"status", "ok"}}));
+  HttpOptions user;
+  user.headers = {"Authorization: Bearer sk-user"};
+  const json full = json::parse(get("/health", user).body);
+  EXPECT_TRUE(full.contains("models"));
+  EXPECT_TRUE(full.contains("settings"));
+  EXPECT_TRUE(full.contains("privacy"));
+}
+
+TEST_F(ApiTest, HealthPublicDetailsShowsThemWithoutAKey) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-user")};
+  cfg.health_public_details = true;
+  start(cfg);
+  const json j = json::parse(get("/health").body);
+  EXPECT_TRUE(j.contains("models"));
+  EXPECT_EQ(j["settings"]["health_public_details"], true);
 }
 
 TEST_F(ApiTest, MetricsPublicWithKeys) {

@@ -39,5 +39,16 @@ TEST(TokenRounding, ShownCountsAreRoundedOnlyWhenSuppressed) {
   EXPECT_EQ(shown_token_counts(-1, -1, true).prompt, -1);
 }
 
+TEST(ShownDuration, RedactionRoundsUpToAPowerOfTwoMilliseconds) {
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0123, false), 0.0123) << "exact without redaction";
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0, true), 0.001);
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0001, true), 0.001);
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.001, true), 0.001);
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0011, true), 0.002);
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0123, true), 0.016);
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(0.0129, true), 0.016) << "nearby durations are indistinguishable";
+  EXPECT_DOUBLE_EQ(shown_duration_seconds(1.5, true), 2.048);
+}
+
 }  // namespace
 }  // namespace a3s::power::server

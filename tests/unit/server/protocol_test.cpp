@@ -323,14 +323,30 @@ TEST(Authenticator, BearerKeysByHash) {
   EXPECT_FALSE(none.enabled());
   Authenticator a({key_for("alice", "sk-alice"), key_for("bob", "sk-bob")});
   EXPECT_TRUE(a.enabled());
-  EXPECT_EQ(a.authenticate("Bearer sk-alice").value_or(""), "alice");
-  EXPECT_EQ(a.authenticate("bearer  sk-bob").value_or(""), "bob");
+  ASSERT_TRUE(a.authenticate("Bearer sk-alice").has_value());
+  EXPECT_EQ(a.authenticate("Bearer sk-alice")->identity, "alice");
+  EXPECT_FALSE(a.authenticate("Bearer sk-alice")->admin);
+  ASSERT_TRUE(a.authenticate("bearer  sk-bob").has_value());
+  EXPECT_EQ(a.authenticate("bearer  sk-bob")->identity, "bob");
   EXPECT_FALSE(a.authenticate("Bearer sk-carol").has_value());
   EXPECT_FALSE(a.authenticate("Basic sk-alice").has_value());
   EXPECT_FALSE(a.authenticate("Bearer").has_value());
   EXPECT_FALSE(a.authenticate("Bearer ").has_value());
   EXPECT_FALSE(a.authenticate("").has_value());
   EXPECT_FALSE(a.authenticate("Bearersk-alice").has_value());
+}
+
+TEST(Authenticator, AdminKeysAreApiKeysWithTheAdminScope) {
+  Authenticator only_admin({}, {key_for("admin1", "sk-root")});
+  EXPECT_TRUE(only_admin.enabled()) << "an admin key alone turns authentication on";
+  EXPECT_TRUE(only_admin.admin_enabled());
+  Authenticator a({key_for("alice", "sk-alice")}, {key_for("admin1", "sk-root")});
+  ASSERT_TRUE(a.authenticate("Bearer sk-root").has_value());
+  EXPECT_TRUE(a.authenticate("Bearer sk-root")->admin);
+  EXPECT_EQ(a.authenticate("Bearer sk-root")->identity, "admin1");
+  ASSERT_TRUE(a.authenticate("Bearer sk-alice").has_value());
+  EXPECT_FALSE(a.authenticate("Bearer sk-alice")->admin);
+  EXPECT_FALSE(Authenticator({key_for("alice", "sk-alice")}).admin_enabled());
 }
 
 }  // namespace
