@@ -88,6 +88,7 @@ struct AttestationPolicy {
   bool no_tcb_check = false;
   std::optional<SnpTcb> snp_minimum_tcb;
   std::vector<std::string> tdx_accepted_tcb_statuses;
+  TdxPolicy tdx;  // TDX evidence only: RTMR / MRCONFIGID / MROWNER and advisory policy (not used for SEV-SNP)
   // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
   // connection the response came over. When set, claims.tls.spki_sha256 must equal it.
   std::optional<Sha256> tls_spki_sha256;
@@ -117,6 +118,8 @@ struct AttestationResult {
   std::string measurement;               // from the evidence when it was verified, else the response's
   std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
   std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
+  std::optional<TdxMeasurements> tdx;    // verify_evidence's (Report::tdx), TDX evidence that parsed
+  std::vector<std::string> advisory_ids;  // verify_evidence's (Report::advisory_ids)
   std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
 };
 

@@ -55,6 +55,7 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
     opt.collateral_dir = policy.collateral_dir;
     opt.root = policy.root;
     opt.tdx_accepted_tcb_statuses = policy.tdx_accepted_tcb_statuses;
+    opt.tdx = policy.tdx;
     return "TDX: the PCK certificate chain from the quote";
   }
   if (!policy.no_tcb_check) opt.snp_minimum_tcb = policy.snp_minimum_tcb;
@@ -245,6 +246,8 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   const Report report = verify_evidence(resp->report, opt);
   r.tcb_status = report.tcb_status;
   r.skipped = report.skipped;
+  r.tdx = report.tdx;
+  r.advisory_ids = report.advisory_ids;
   if (!report.measurement.empty()) r.measurement = report.measurement;
   if (!report.accepted)
     return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",
