@@ -47,6 +47,7 @@ AttestationPolicy policy_from(const AttestArgs& a) {
   if (a.no_tcb_check && !a.min_tcb.empty())
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   p.no_tcb_check = a.no_tcb_check;
+  p.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
   return p;
 }
 
@@ -104,7 +105,8 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--root", a.root, "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA")
       ->check(kNonEmpty);
   cmd.add_flag("--no-tcb-check", a.no_tcb_check,
-               "Verify signatures and certificate chains only (TCB status not checked)");
+               "Verify signatures and certificate chains only (TCB status not checked; the TDX QE identity "
+               "still is)");
   cmd.add_option("--at", a.at,
                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
       ->check(kNonEmpty);
@@ -113,10 +115,13 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
                "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
+  add_tdx_policy_options(cmd, a.tdx);
 }
 
 bool attest_options_given(const CLI::App& cmd) {
   for (const char* flag : kFlags)
+    if (cmd.get_option(flag)->count() > 0) return true;
+  for (const char* flag : kTdxPolicyFlags)
     if (cmd.get_option(flag)->count() > 0) return true;
   return false;
 }

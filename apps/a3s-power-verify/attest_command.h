@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "a3s-power-verify/tdx_policy_args.h"
+
 namespace a3s::power::verify::cli {
 
 struct AttestArgs {
@@ -28,6 +30,7 @@ struct AttestArgs {
   bool no_tcb_check = false;                       // --no-tcb-check
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+  TdxPolicyArgs tdx;                               // --expected-rtmr, --expected-mrconfigid, ... (TDX)
   bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };
 
