@@ -127,7 +127,7 @@ TestQuoteSigner::TestQuoteSigner()
   X509_EXTENSION* sgx = X509_get_ext(sample_pck[0].get(), X509_get_ext_by_OBJ(sample_pck[0].get(), oid, -1));
   ASN1_OBJECT_free(oid);
   root_ = make_cert("A3S Test Root CA", 1, root_key_.get(), nullptr, root_key_.get(), true, nullptr);
-  pck_ca_ = make_cert("A3S Test PCK CA", 2, pck_ca_key_.get(), root_.get(), root_key_.get(), true, nullptr);
+  pck_ca_ = make_cert("Intel SGX PCK Processor CA", 2, pck_ca_key_.get(), root_.get(), root_key_.get(), true, nullptr);
   pck_ =
       make_cert("A3S Test PCK Certificate", 3, pck_key_.get(), pck_ca_.get(), pck_ca_key_.get(), false, sgx);
   tcb_ = make_cert("Intel SGX TCB Signing", 4, tcb_key_.get(), root_.get(), root_key_.get(), false, nullptr);

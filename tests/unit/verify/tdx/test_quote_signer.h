@@ -1,4 +1,5 @@
-// A test PKI that stands in for Intel's: its own root CA, PCK CA, PCK certificate (carrying the SGX
+// A test PKI that stands in for Intel's: its own root CA, PCK CA (named like Intel's "Intel SGX PCK
+// Processor CA", so that the PCS query for its quotes can be made), PCK certificate (carrying the SGX
 // extensions of Intel's sample PCK certificate), TCB signing certificate and CRLs, and a signer that
 // rebuilds a TDX quote v4 around any TD report body with a fresh attestation key, a QE report signed
 // by the PCK key, and the PCK chain embedded (certification data 6 with nested 5). With it the tests
