@@ -30,7 +30,8 @@ constexpr const char* kApiKeyEnv = "A3S_POWER_API_KEY";
 constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash",   "--expected-measurement",
                                   "--nonce",      "--api-key", "--allow-simulated", "--vcek",
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
-                                  "--min-tcb",    "--format",  "--ratls"};
+                                  "--min-tcb",    "--format",  "--ratls",           "--online",
+                                  "--kds-url",    "--pcs-url", "--cache-dir",       "--no-amd-crl"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -47,16 +48,38 @@ AttestationPolicy policy_from(const AttestArgs& a) {
   if (a.no_tcb_check && !a.min_tcb.empty())
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   p.no_tcb_check = a.no_tcb_check;
+  p.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
   return p;
+}
+
+// --online: fetches what the answer's evidence needs (online_args.h, the mechanism of `report
+// --online`) into `policy`; what the flags or the answer give is kept. Nothing without --online, for
+// simulated evidence or for an answer that does not parse (verify_attestation rejects it).
+OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& body, AttestationPolicy& policy) {
+  if (!online.online) return {};
+  const std::optional<ResponseEvidence> ev = response_evidence(body);
+  if (!ev) return {};
+  EvidenceOptions probe;
+  probe.vcek = policy.vcek.empty() ? ev->vcek : policy.vcek;
+  probe.cert_chain = ev->cert_chain;
+  probe.collateral_dir = policy.collateral_dir;
+  probe.no_tcb_check = policy.no_tcb_check;
+  OnlineUse use = apply_online(online, ev->evidence, probe);
+  policy.snp_crl = probe.snp_crl;
+  if (policy.vcek.empty() && ev->vcek.empty()) policy.vcek = probe.vcek;
+  if (ev->cert_chain.empty()) policy.snp_cert_chain = probe.cert_chain;
+  policy.tdx_collateral = probe.tdx_collateral;
+  return use;
 }
 
 // RA-TLS: one request on one fresh TLS connection; its peer certificate is checked first (its evidence
 // binds its key), then the nonce flow's answer must bind the same key. The certificate's evidence
 // names the model the server attests by default, so its model is reported, not compared: the model
 // asked for is checked by the nonce flow.
-AttestationResult verify_over_ratls(const AttestArgs& a, const AttestationPolicy& policy, const Nonce& nonce,
-                                    const std::string& api_key) {
+AttestationResult verify_over_ratls(const AttestArgs& a, AttestationPolicy policy, const Nonce& nonce,
+                                    const std::string& api_key, OnlineUse& use) {
   const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
+  use = add_live_endorsements(a.online, fetched.body, policy);
   AttestationPolicy certificate_policy = policy;
   certificate_policy.model.clear();
   AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
@@ -104,7 +127,8 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--root", a.root, "Trust this root (PEM) instead of the pinned AMD ARK / Intel SGX Root CA")
       ->check(kNonEmpty);
   cmd.add_flag("--no-tcb-check", a.no_tcb_check,
-               "Verify signatures and certificate chains only (TCB status not checked)");
+               "Verify signatures and certificate chains only (TCB status not checked; the TDX QE identity "
+               "still is)");
   cmd.add_option("--at", a.at,
                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
       ->check(kNonEmpty);
@@ -113,10 +137,14 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
                "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
+  add_tdx_policy_options(cmd, a.tdx);
+  add_online_options(cmd, a.online);
 }
 
 bool attest_options_given(const CLI::App& cmd) {
   for (const char* flag : kFlags)
+    if (cmd.get_option(flag)->count() > 0) return true;
+  for (const char* flag : kTdxPolicyFlags)
     if (cmd.get_option(flag)->count() > 0) return true;
   return false;
 }
@@ -128,7 +156,7 @@ int run_attest(const AttestArgs& a) {
     throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
   if (a.ratls && client::ServerUrl::parse(a.url).scheme() != "https")
     throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
-  const AttestationPolicy policy = policy_from(a);
+  AttestationPolicy policy = policy_from(a);
   std::string api_key = a.api_key;
   if (api_key.empty()) {
     const char* env = std::getenv(kApiKeyEnv);
@@ -136,11 +164,18 @@ int run_attest(const AttestArgs& a) {
   }
   const Nonce nonce = nonce_from(a.nonce);
 
-  const AttestationResult result =
-      a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
-              : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
+  OnlineUse use;
+  AttestationResult result;
+  if (a.ratls) {
+    result = verify_over_ratls(a, policy, nonce, api_key, use);
+  } else {
+    const std::string body = fetch_attestation({a.url, to_hex(nonce), a.model, api_key});
+    use = add_live_endorsements(a.online, body, policy);
+    result = verify_attestation(body, nonce, policy);
+  }
   print_verdict(a.format, attestation_json(result), attestation_text(result));
   if (result.accepted) return kExitAccepted;
+  use.forget_after(result.failed_step);
   std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),
                client::one_line(result.message).c_str());
   return kExitRejected;

@@ -4,12 +4,17 @@
 // line per check. With --ratls (docs/ra-tls.md) the request goes over one fresh TLS connection to the
 // server's RA-TLS port: the peer certificate's evidence must bind the certificate's key
 // (verify_ratls_certificate), then the nonce flow's claims must bind the same key
-// (AttestationPolicy::tls_spki_sha256).
+// (AttestationPolicy::tls_spki_sha256). With --online the endorsements the answer's evidence needs and
+// neither the answer nor the flags give (SEV-SNP: AMD's CRL, a VCEK when the certificate table has
+// none; TDX: the collateral from Intel PCS) are fetched as `report --online` does (online_args.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+#include "a3s-power-verify/online_args.h"
+#include "a3s-power-verify/tdx_policy_args.h"
 
 namespace a3s::power::verify::cli {
 
@@ -28,6 +33,8 @@ struct AttestArgs {
   bool no_tcb_check = false;                       // --no-tcb-check
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+  TdxPolicyArgs tdx;                               // --expected-rtmr, --expected-mrconfigid, ... (TDX)
+  OnlineArgs online;                               // --online [--kds-url B] [--pcs-url B] [--cache-dir D]
   bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };
 

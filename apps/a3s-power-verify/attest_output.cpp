@@ -21,6 +21,7 @@ std::string attestation_json(const AttestationResult& r) {
   j["report_data"] = r.report_data;
   j["tcb_status"] = r.tcb_status;
   j["skipped"] = r.skipped;
+  add_tdx_json(j, r.tdx, r.advisory_ids);
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();
   for (const auto& c : r.checks)
     checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
@@ -44,6 +45,7 @@ std::string attestation_text(const AttestationResult& r) {
   } else {
     out += "rejected: " + r.failed_step + "\n";
   }
+  out += tdx_text(r.tdx, r.advisory_ids);
   const TeeType tee = r.evidence_format == "tdx-quote" ? TeeType::kTdx : TeeType::kSevSnp;
   for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(tee, s) + "\n";
   return out;

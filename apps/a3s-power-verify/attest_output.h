@@ -11,11 +11,13 @@ namespace a3s::power::verify::cli {
 //   {"accepted": bool, "failed_step": "..." (rejected only), "message": "..." (rejected only),
 //    "tee_type": "sev-snp"|"tdx"|"simulated"|"", "evidence_format": "...", "simulated": bool,
 //    "measurement": hex, "model": name, "model_sha256": hex, "nonce": hex, "report_data": hex,
-//    "tcb_status": "...", "skipped": [...], "checks": [{"name", "passed", "detail"}, ...]}
+//    "tcb_status": "...", "skipped": [...], "tdx": {...}, "advisory_ids": [...] (TDX evidence that
+//    parsed: add_tdx_json), "checks": [{"name", "passed", "detail"}, ...]}
 std::string attestation_json(const AttestationResult& result);
 
 // One line per check that ran ("ok   <name>: <detail>" / "FAIL <name>: <detail>"), then the verdict
-// line; simulated evidence adds a warning line. Each line ends in '\n'.
+// line; simulated evidence adds a warning line; TDX evidence then lists its registers (tdx_text).
+// Each line ends in '\n'.
 std::string attestation_text(const AttestationResult& result);
 
 }  // namespace a3s::power::verify::cli

@@ -41,7 +41,9 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   cmd->add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
   cmd->add_flag("--no-tcb-check", a.no_tcb_check,
-                "Verify signatures and certificate chains only (TCB status not checked)");
+                "Verify signatures and certificate chains only (TCB status not checked; the TDX QE identity "
+                "still is)");
+  add_tdx_policy_options(*cmd, a.tdx);
   add_online_options(*cmd, a.online);
   cmd->add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   return cmd;
@@ -62,6 +64,7 @@ int run_report(const ReportArgs& a) {
   if (a.no_tcb_check && !a.min_tcb.empty())
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
+  opt.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
   const std::vector<uint8_t> evidence = read_file_bytes(a.file, "--file");
   const OnlineUse online = apply_online(a.online, evidence, opt);
 

@@ -6,7 +6,9 @@
 namespace a3s::power::verify::cli {
 
 std::string describe_skipped(TeeType tee, const std::string& check) {
-  if (check == "tcb") return "tcb (signatures and certificate chains only)";
+  if (check == "tcb")
+    return tee == TeeType::kTdx ? "tcb (TCB status not checked: signatures, certificate chains and the QE identity only)"
+                                : "tcb (signatures and certificate chains only)";
   if (check == "crl")
     return tee == TeeType::kSevSnp ? "crl (AMD's revocation list was not checked)"
                                    : "crl (no collateral: the PCK chain's CRLs were not applied)";
@@ -29,6 +31,34 @@ void print_verdict(const std::string& format, const std::string& json, const std
   std::fflush(stdout);
 }
 
+void add_tdx_json(nlohmann::ordered_json& j, const std::optional<TdxMeasurements>& tdx,
+                  const std::vector<std::string>& advisory_ids) {
+  if (!tdx) return;
+  nlohmann::ordered_json t;
+  t["mrtd"] = tdx->mr_td;
+  for (size_t i = 0; i < tdx->rtmr.size(); ++i) t["rtmr" + std::to_string(i)] = tdx->rtmr[i];
+  t["mrconfigid"] = tdx->mr_config_id;
+  t["mrowner"] = tdx->mr_owner;
+  t["mrownerconfig"] = tdx->mr_owner_config;
+  j["tdx"] = std::move(t);
+  j["advisory_ids"] = advisory_ids;
+}
+
+std::string tdx_text(const std::optional<TdxMeasurements>& tdx, const std::vector<std::string>& advisory_ids) {
+  if (!tdx) return {};
+  std::string out = "mrtd: " + tdx->mr_td + "\n";
+  for (size_t i = 0; i < tdx->rtmr.size(); ++i) out += "rtmr" + std::to_string(i) + ": " + tdx->rtmr[i] + "\n";
+  out += "mrconfigid: " + tdx->mr_config_id + "\n";
+  out += "mrowner: " + tdx->mr_owner + "\n";
+  out += "mrownerconfig: " + tdx->mr_owner_config + "\n";
+  if (!advisory_ids.empty()) {
+    out += "advisory_ids:";
+    for (size_t i = 0; i < advisory_ids.size(); ++i) out += (i == 0 ? " " : ", ") + advisory_ids[i];
+    out += "\n";
+  }
+  return out;
+}
+
 std::string report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["accepted"] = r.accepted;
@@ -38,6 +68,7 @@ std::string report_json(const Report& r) {
   j["report_data"] = r.report_data;
   j["tcb_status"] = r.tcb_status;
   j["skipped"] = r.skipped;
+  add_tdx_json(j, r.tdx, r.advisory_ids);
   return j.dump();
 }
 
@@ -51,6 +82,7 @@ std::string report_text(const Report& r) {
   if (!r.measurement.empty()) out += "measurement: " + r.measurement + "\n";
   if (!r.report_data.empty()) out += "report_data: " + r.report_data + "\n";
   out += "tcb_status: " + r.tcb_status + "\n";
+  out += tdx_text(r.tdx, r.advisory_ids);
   for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(r.tee_type, s) + "\n";
   return out;
 }

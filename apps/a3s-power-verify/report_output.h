@@ -2,7 +2,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "a3s/power/verify.h"
 
@@ -11,17 +13,28 @@ namespace a3s::power::verify::cli {
 // One JSON object (no trailing newline):
 //   {"accepted": bool, "tee_type": "sev-snp"|"tdx"|"unknown", "failed_step": "..." (rejected only),
 //    "message": "..." (rejected only), "measurement": hex, "report_data": hex, "tcb_status": "...",
-//    "skipped": ["tcb", "crl", ...]}
+//    "skipped": ["tcb", "crl", ...]}, and for a TDX quote that parsed also (add_tdx_json)
+//    "tdx": {"mrtd", "rtmr0".."rtmr3", "mrconfigid", "mrowner", "mrownerconfig"}, "advisory_ids": [...]
 std::string report_json(const Report& report);
 
 // A few "key: value" lines, each ending in '\n': verdict and TEE, measurement, report_data,
-// tcb_status, and what was skipped.
+// tcb_status, the TDX registers and advisory IDs (tdx_text), and what was skipped.
 std::string report_text(const Report& report);
 
 // The keys only a rejected verdict has, in both JSON outputs: "failed_step" and "message", added to
 // `j` when `accepted` is false.
 void add_rejection(nlohmann::ordered_json& j, bool accepted, const std::string& failed_step,
                    const std::string& message);
+
+// TDX evidence: adds "tdx" (every register, 96 lowercase hex digits each) and "advisory_ids" (the
+// matching TCB levels' advisories, possibly empty) to `j`; nothing when `tdx` is unset (SEV-SNP, or a
+// quote that did not parse).
+void add_tdx_json(nlohmann::ordered_json& j, const std::optional<TdxMeasurements>& tdx,
+                  const std::vector<std::string>& advisory_ids);
+
+// The same as lines: "mrtd: HEX", "rtmr0: HEX" .. "rtmr3: HEX", "mrconfigid: HEX", "mrowner: HEX",
+// "mrownerconfig: HEX", then "advisory_ids: A, B" when there are any; "" when `tdx` is unset.
+std::string tdx_text(const std::optional<TdxMeasurements>& tdx, const std::vector<std::string>& advisory_ids);
 
 // Writes a verdict to stdout, `json` and a newline for --format json and `text` otherwise, and
 // flushes it.

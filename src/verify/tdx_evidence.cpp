@@ -39,6 +39,11 @@ Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOpti
     to.accepted_tcb_statuses = options.tdx_accepted_tcb_statuses;
   to.at = options.at;
   to.expected_mrtd = options.expected_measurements;
+  to.expected_rtmr = options.tdx.expected_rtmr;
+  to.expected_mr_config_id = options.tdx.expected_mr_config_id;
+  to.expected_mr_owner = options.tdx.expected_mr_owner;
+  to.rejected_advisory_ids = options.tdx.rejected_advisory_ids;
+  to.reject_advisory_statuses = options.tdx.reject_advisory_statuses;
   to.expected_report_data = options.expected_report_data;
 
   tdx::TdxVerifyDetails details;
@@ -52,7 +57,16 @@ Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOpti
   if (details.quote) {
     r.measurement = to_hex(details.quote->body.mr_td);
     r.report_data = to_hex(details.quote->body.report_data);
+    const tdx::TdReportBody& b = details.quote->body;
+    TdxMeasurements m;
+    m.mr_td = to_hex(b.mr_td);
+    for (size_t i = 0; i < 4; ++i) m.rtmr[i] = to_hex(b.rtmr[i]);
+    m.mr_config_id = to_hex(b.mr_config_id);
+    m.mr_owner = to_hex(b.mr_owner);
+    m.mr_owner_config = to_hex(b.mr_owner_config);
+    r.tdx = std::move(m);
   }
+  r.advisory_ids = details.advisory_ids;
   r.tcb_status = details.tcb_status.empty() ? "unknown" : details.tcb_status;
   if (options.no_tcb_check) r.skipped.push_back("tcb");
   if (!to.collateral || to.collateral->crls_der.empty()) r.skipped.push_back("crl");

@@ -1,4 +1,5 @@
 // verify_evidence: detect the evidence type and run that TEE's verifier.
+#include "a3s/power/error.h"
 #include "a3s/power/verify.h"
 #include "verify/evidence_verifiers.h"
 #include "attestation/verify_result.h"
@@ -8,6 +9,10 @@ namespace a3s::power::verify {
 Report verify_evidence(std::span<const uint8_t> evidence, const EvidenceOptions& options) {
   switch (detect_tee_type(evidence)) {
     case TeeType::kSevSnp:
+      if (!options.tdx.empty())
+        throw Error(codes::kInvalidArgument,
+                    "RTMR, MRCONFIGID, MROWNER and advisory policies apply to TDX quotes only; this is an "
+                    "SEV-SNP report");
       return verify_sev_snp_evidence(evidence, options);
     case TeeType::kTdx:
       return verify_tdx_evidence(evidence, options);

@@ -23,7 +23,9 @@
 //            Certificate and CRL Profile"; TCB Info v3 / QE Identity v2: Intel PCS API.
 //
 // Fail closed: anything that cannot be checked is a rejection, unless the caller turns a check off
-// explicitly (no_tcb_check), and then Report::skipped names it.
+// explicitly (no_tcb_check), and then Report::skipped names it. TDX: the quoting enclave's identity is
+// always checked, against the QE Identity collateral or, without collateral, against Intel's TD QE
+// (qe_identity_mismatch); no_tcb_check skips only the TCB status.
 #pragma once
 
 #include <array>
@@ -65,6 +67,42 @@ struct TdxCollateralData {
   std::string tcb_sign_chain_pem;   // tcbSignChain.pem: TCB Signing certificate, then the root CA
   std::string root_ca_crl_der;      // rootCaCrl.der ("" = none)
   std::string pck_ca_crl_der;       // intermediateCaCrl.der: CRL of the PCK Platform/Processor CA ("" = none)
+};
+
+// TDX-only policy (Intel TDX module ABI, TDREPORT / TD quote body fields; hex in the quote's byte
+// order). EvidenceOptions::tdx for offline verification, AttestationPolicy::tdx for the live mode.
+struct TdxPolicy {
+  // RTMR0..RTMR3 (index = register): each must equal one of its list; an empty list is not checked.
+  // RTMR0 holds the TD's firmware configuration, RTMR1 its kernel, RTMR2 the kernel command line and
+  // initrd, RTMR3 what the guest extends at run time (e.g. the server binary).
+  std::array<std::vector<Measurement>, 4> expected_rtmr;
+  std::optional<Measurement> expected_mr_config_id;  // MRCONFIGID must equal this (unset: not checked)
+  std::optional<Measurement> expected_mr_owner;      // MROWNER must equal this (unset: not checked)
+  // Advisory policy, applied to the TCB levels TCB Info and QE Identity match (so not with
+  // no_tcb_check): refuse (advisory_rejected) when a matching level lists one of these advisory IDs
+  // ("INTEL-SA-00615", compared ignoring case) ...
+  std::vector<std::string> rejected_advisory_ids;
+  // ... or, when true, when any matching status is SWHardeningNeeded, ConfigurationNeeded or
+  // ConfigurationAndSWHardeningNeeded.
+  bool reject_advisory_statuses = false;
+
+  // True when nothing above is set (the policy then does not apply any TDX-only check).
+  bool empty() const {
+    for (const auto& list : expected_rtmr)
+      if (!list.empty()) return false;
+    return !expected_mr_config_id && !expected_mr_owner && rejected_advisory_ids.empty() &&
+           !reject_advisory_statuses;
+  }
+};
+
+// The TD's measurement registers as the quote carries them (lowercase hex, 96 digits each, quote
+// byte order). Trust them only when the report is accepted.
+struct TdxMeasurements {
+  std::string mr_td;
+  std::array<std::string, 4> rtmr;
+  std::string mr_config_id;
+  std::string mr_owner;
+  std::string mr_owner_config;
 };
 
 // What to verify with and what to accept. Certificates and roots are file contents (PEM, or DER
@@ -109,6 +147,9 @@ struct EvidenceOptions {
   std::optional<SnpTcb> snp_minimum_tcb;
   // TDX: platform and QE TCB statuses accepted. Empty: {"UpToDate", "SWHardeningNeeded"}.
   std::vector<std::string> tdx_accepted_tcb_statuses;
+  // TDX: RTMR / MRCONFIGID / MROWNER policy and advisory policy. Must be empty for SEV-SNP
+  // (invalid_argument).
+  TdxPolicy tdx;
 };
 
 struct Report {
@@ -125,6 +166,11 @@ struct Report {
   // snp_minimum_tcb), "out_of_date" (below it), "not_checked" with no_tcb_check, "unknown" when
   // verification stopped before the TCB comparison.
   std::string tcb_status;
+  // TDX: every measurement register of the quote; unset for SEV-SNP and when the quote did not parse.
+  std::optional<TdxMeasurements> tdx;
+  // TDX: advisoryIDs of the TCB levels TCB Info / QE Identity matched (platform, TDX module, QE; no
+  // duplicates). Empty with no_tcb_check, before the TCB step, or when the levels list none.
+  std::vector<std::string> advisory_ids;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
   // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;

@@ -88,6 +88,13 @@ struct AttestationPolicy {
   bool no_tcb_check = false;
   std::optional<SnpTcb> snp_minimum_tcb;
   std::vector<std::string> tdx_accepted_tcb_statuses;
+  // Endorsements fetched for the response's evidence (e.g. a3s-power-verify --online; see
+  // response_endorsements): SEV-SNP: AMD's CRL, and the ASK + ARK when the certificate table has none;
+  // TDX: the collateral (EvidenceOptions::tdx_collateral; not together with collateral_dir).
+  std::string snp_crl;
+  std::string snp_cert_chain;
+  std::optional<TdxCollateralData> tdx_collateral;
+  TdxPolicy tdx;  // TDX evidence only: RTMR / MRCONFIGID / MROWNER and advisory policy (not used for SEV-SNP)
   // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
   // connection the response came over. When set, claims.tls.spki_sha256 must equal it.
   std::optional<Sha256> tls_spki_sha256;
@@ -117,11 +124,26 @@ struct AttestationResult {
   std::string measurement;               // from the evidence when it was verified, else the response's
   std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
   std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
+  std::optional<TdxMeasurements> tdx;    // verify_evidence's (Report::tdx), TDX evidence that parsed
+  std::vector<std::string> advisory_ids;  // verify_evidence's (Report::advisory_ids)
   std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
 };
 
 AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
                                      const AttestationPolicy& policy);
+
+// What a response brings for its endorsements, so that a caller can fetch the rest (AMD KDS, Intel
+// PCS) before verify_attestation: the raw evidence and, for SEV-SNP, the VCEK (or VLEK) and ASK + ARK
+// of its certificate table (empty when absent). std::nullopt when the response does not have the
+// documented shape (verify_attestation then rejects it) or its evidence is simulated or not remotely
+// verifiable (nothing to fetch). Nothing here is trusted: verify_attestation checks it all.
+struct ResponseEvidence {
+  std::string evidence_format;  // "sev-snp-report" | "tdx-quote"
+  std::vector<uint8_t> evidence;
+  std::string vcek;        // SEV-SNP: the table's VCEK, else its VLEK; "" when none
+  std::string cert_chain;  // SEV-SNP: the table's ASK + ARK; "" when none
+};
+std::optional<ResponseEvidence> response_evidence(std::string_view response_json);
 
 // ---- RA-TLS certificates (docs/ra-tls.md) ------------------------------------------------------
 //

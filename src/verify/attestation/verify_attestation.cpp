@@ -53,8 +53,10 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
   opt.allow_simulated = policy.allow_simulated;
   if (resp.evidence_format == "tdx-quote") {
     opt.collateral_dir = policy.collateral_dir;
+    opt.tdx_collateral = policy.tdx_collateral;
     opt.root = policy.root;
     opt.tdx_accepted_tcb_statuses = policy.tdx_accepted_tcb_statuses;
+    opt.tdx = policy.tdx;
     return "TDX: the PCK certificate chain from the quote";
   }
   if (!policy.no_tcb_check) opt.snp_minimum_tcb = policy.snp_minimum_tcb;
@@ -90,9 +92,11 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
     return detail;
   }
   opt.root = policy.root;
+  opt.snp_crl = policy.snp_crl;
   const std::string table_vcek = table ? (table->vcek.empty() ? table->vlek : table->vcek) : std::string();
   opt.vcek = policy.vcek.empty() ? table_vcek : policy.vcek;
   if (table && !table->ask.empty()) opt.cert_chain = table->ask + table->ark;
+  else opt.cert_chain = policy.snp_cert_chain;
   if (opt.vcek.empty()) {
     step = steps::kCertificateMissing;
     message =
@@ -102,7 +106,10 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
   }
   std::string detail =
       policy.vcek.empty() ? "VCEK from the response's certificate table" : "VCEK given by the client";
-  detail += opt.cert_chain.empty() ? ", pinned ASK" : ", ASK from the response's certificate table";
+  detail += opt.cert_chain.empty()                 ? ", pinned ASK"
+            : (table && !table->ask.empty())        ? ", ASK from the response's certificate table"
+                                                    : ", ASK from AMD KDS";
+  if (!policy.snp_crl.empty()) detail += ", AMD's CRL";
   detail += policy.root.empty() ? ", pinned AMD ARK" : ", the client's root";
   return detail;
 }
@@ -117,6 +124,24 @@ AttestationResult verify_attestation(std::string_view response_json, const Nonce
                                      const AttestationPolicy& policy) {
   if (policy.model.empty()) throw Error(codes::kInvalidArgument, "the model name to verify is empty");
   return attestation::verify_response(response_json, nonce, policy, /*check_model=*/true);
+}
+
+std::optional<ResponseEvidence> response_evidence(std::string_view response_json) {
+  std::string error;
+  const auto resp = attestation::parse_attestation_response(response_json, error);
+  if (!resp || resp->tee_type == "simulated" || !resp->verifiable ||
+      (resp->evidence_format != "sev-snp-report" && resp->evidence_format != "tdx-quote"))
+    return std::nullopt;
+  ResponseEvidence out;
+  out.evidence_format = resp->evidence_format;
+  out.evidence = resp->report;
+  if (resp->evidence_format == "sev-snp-report" && resp->certificates) {
+    const auto table = sev_snp::parse_cert_table(*resp->certificates, error);
+    if (!table) return std::nullopt;
+    out.vcek = table->vcek.empty() ? table->vlek : table->vcek;
+    if (!table->ask.empty()) out.cert_chain = table->ask + table->ark;
+  }
+  return out;
 }
 
 AttestationResult attestation::verify_response(std::string_view response_json, const Nonce& nonce,
@@ -245,6 +270,8 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   const Report report = verify_evidence(resp->report, opt);
   r.tcb_status = report.tcb_status;
   r.skipped = report.skipped;
+  r.tdx = report.tdx;
+  r.advisory_ids = report.advisory_ids;
   if (!report.measurement.empty()) r.measurement = report.measurement;
   if (!report.accepted)
     return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",

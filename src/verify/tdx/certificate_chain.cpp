@@ -55,6 +55,26 @@ std::string subject_of(X509* cert) {
   return buf;
 }
 
+VerifyResult check_tcb_signing_role(X509* cert, X509* root) {
+  auto refuse = [&](const std::string& why) {
+    return VerifyResult::fail(steps::kCollateralInvalid, "TCB signing chain: " + subject_of(cert) +
+                                                             " is not Intel's TCB Signing certificate: " + why);
+  };
+  if (cert == nullptr || root == nullptr) return refuse("no certificate");
+  X509_NAME* subject = X509_get_subject_name(cert);
+  const int cn_at = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+  if (cn_at < 0 || X509_NAME_get_index_by_NID(subject, NID_commonName, cn_at) >= 0)
+    return refuse("its subject does not have exactly one CN");
+  const ASN1_STRING* cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, cn_at));
+  const std::string_view want = kTcbSigningCommonName;
+  if (cn == nullptr || static_cast<size_t>(ASN1_STRING_length(cn)) != want.size() ||
+      std::memcmp(ASN1_STRING_get0_data(cn), want.data(), want.size()) != 0)
+    return refuse(std::string("its CN is not \"") + kTcbSigningCommonName + "\"");
+  if (X509_check_ca(cert) != 0) return refuse("it is a CA certificate");
+  if (X509_check_issued(root, cert) != X509_V_OK) return refuse("it is not issued directly by the trusted root");
+  return VerifyResult::ok();
+}
+
 VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& intermediates, X509* root,
                                       const std::vector<X509_CRL*>& crls, std::time_t at,
                                       const std::string& what) {

@@ -35,6 +35,17 @@ VerifyResult verify_certificate_chain(X509* leaf, const std::vector<X509*>& inte
                                       const std::vector<X509_CRL*>& crls, std::time_t at,
                                       const std::string& what);
 
+// The subject CN Intel gives its TCB Signing certificate (the signer of TCB Info and QE Identity).
+inline constexpr const char* kTcbSigningCommonName = "Intel SGX TCB Signing";
+
+// The role of the signer of TCB Info / QE Identity, checked after verify_certificate_chain: `cert`
+// is Intel's TCB Signing certificate, i.e. its subject has exactly one CN, "Intel SGX TCB Signing",
+// it is not a CA (X509_check_ca == 0) and it is issued directly by `root` (no intermediate: a PCK
+// certificate or PCK CA also chains to the root, but may not sign collateral). Source: Intel "SGX PCK
+// Certificate and CRL Profile" (TCB Signing Certificate: issuer Intel SGX Root CA, CN "Intel SGX TCB
+// Signing"). Failure: collateral_invalid, naming the certificate's subject (printable ASCII only).
+VerifyResult check_tcb_signing_role(X509* cert, X509* root);
+
 // One-line subject of a certificate, for messages.
 std::string subject_of(X509* cert);
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/hex.h"
 #include "verify/tdx/collateral_fields.h"
@@ -55,6 +56,27 @@ class CollateralJson {
     out.issue_date = date(j, "issueDate");
     out.next_update = date(j, "nextUpdate");
     return j;
+  }
+
+  // A TCB level's optional "advisoryIDs": an array of Intel security advisory IDs ("INTEL-SA-00615").
+  // Absent: none. Each must be 1..64 characters of [A-Za-z0-9._-] (the IDs are printed, so nothing
+  // else is let through); anything else is a format error.
+  std::vector<std::string> advisory_ids(const json& level) const {
+    std::vector<std::string> out;
+    if (!level.is_object() || !level.contains("advisoryIDs")) return out;
+    const json& list = level.at("advisoryIDs");
+    if (!list.is_array()) bad("\"advisoryIDs\" is not an array");
+    for (const json& v : list) {
+      if (!v.is_string()) bad("an advisory ID is not a string");
+      const std::string& id = v.get_ref<const std::string&>();
+      const bool plain = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+               c == '_' || c == '.';
+      });
+      if (!plain) bad("an advisory ID is not 1..64 characters of A-Z, a-z, 0-9, '.', '_', '-'");
+      out.push_back(id);
+    }
+    return out;
   }
 
   // Exactly N bytes of hex.

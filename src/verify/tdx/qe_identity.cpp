@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "verify/tdx/collateral_json.h"
 
 namespace a3s::power::verify::tdx {
@@ -35,8 +36,25 @@ QeIdentity parse_qe_identity(std::string_view enclave_identity_object) {
     QeTcbLevel l;
     l.isv_svn = u16(kJson.field(level, "tcb"), "isvsvn");
     l.status = kJson.text(level, "tcbStatus");
+    l.advisory_ids = kJson.advisory_ids(level);
     id.levels.push_back(std::move(l));
   }
+  return id;
+}
+
+const QeIdentity& intel_td_qe_identity() {
+  static const QeIdentity id = [] {
+    QeIdentity q;
+    q.id = "TD_QE";
+    q.version = 2;
+    decode_hex("00000000", q.misc_select);
+    decode_hex("ffffffff", q.misc_select_mask);
+    decode_hex("11000000000000000000000000000000", q.attributes);
+    decode_hex("fbffffffffffffff0000000000000000", q.attributes_mask);
+    decode_hex("dc9e2a7c6f948f17474e34a7fc43ed030f7c1563f1babddf6340c82e0e54a8c5", q.mrsigner);
+    q.isv_prod_id = 2;
+    return q;
+  }();
   return id;
 }
 

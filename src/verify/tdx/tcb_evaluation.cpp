@@ -31,6 +31,11 @@ bool all_at_least(const std::array<uint8_t, N>& have, const std::array<uint8_t, 
   return true;
 }
 
+void add_advisories(std::vector<std::string>& out, const std::vector<std::string>& ids) {
+  for (const std::string& id : ids)
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+}
+
 }  // namespace
 
 TcbEvaluation evaluate_tdx_tcb(const TdxTcbInfo& info, const PckExtensions& pck, const TdReportBody& body) {
@@ -46,6 +51,7 @@ TcbEvaluation evaluate_tdx_tcb(const TdxTcbInfo& info, const PckExtensions& pck,
   }
   const uint8_t module_version = body.tee_tcb_svn[1];
   std::string module_status;
+  std::vector<std::string> module_advisories;
   auto check_module = [&](const TdxModuleIdentity& m, const std::string& name) -> VerifyResult {
     if (m.mrsigner != body.mr_signer_seam) {
       return VerifyResult::fail(steps::kTcbMismatch, "MRSIGNERSEAM " + hex(body.mr_signer_seam) + " is not " +
@@ -77,6 +83,7 @@ TcbEvaluation evaluate_tdx_tcb(const TdxTcbInfo& info, const PckExtensions& pck,
     for (const auto& level : it->levels) {
       if (body.tee_tcb_svn[0] >= level.isv_svn) {
         module_status = level.status;
+        module_advisories = level.advisory_ids;
         break;
       }
     }
@@ -101,7 +108,10 @@ TcbEvaluation evaluate_tdx_tcb(const TdxTcbInfo& info, const PckExtensions& pck,
   for (const TdxTcbLevel& level : info.levels) {
     if (all_at_least(pck.sgx_tcb_components, level.sgx_components) && pck.pce_svn >= level.pce_svn &&
         tdx_at_least(level.tdx_components)) {
-      return {VerifyResult::ok(), level.status, module_status};
+      TcbEvaluation found{VerifyResult::ok(), level.status, module_status, {}};
+      add_advisories(found.advisory_ids, level.advisory_ids);
+      add_advisories(found.advisory_ids, module_advisories);
+      return found;
     }
   }
   return TcbEvaluation::failed(VerifyResult::fail(
@@ -110,25 +120,30 @@ TcbEvaluation evaluate_tdx_tcb(const TdxTcbInfo& info, const PckExtensions& pck,
                                 ", TEE_TCB_SVN " + hex(body.tee_tcb_svn)));
 }
 
-TcbEvaluation evaluate_qe_identity(const QeIdentity& id, const QeReport& qe) {
-  auto mismatch = [](const std::string& what) {
-    return TcbEvaluation::failed(VerifyResult::fail(steps::kQeIdentityMismatch, what));
-  };
-  if (!masked_equal(qe.misc_select, id.misc_select_mask, id.misc_select)) {
-    return mismatch("QE MISCSELECT " + hex(qe.misc_select) + " does not match QE Identity");
-  }
-  if (!masked_equal(qe.attributes, id.attributes_mask, id.attributes)) {
-    return mismatch("QE ATTRIBUTES " + hex(qe.attributes) + " do not match QE Identity");
-  }
+VerifyResult check_qe_identity(const QeIdentity& id, const QeReport& qe, const std::string& whose) {
+  auto mismatch = [](const std::string& what) { return VerifyResult::fail(steps::kQeIdentityMismatch, what); };
   if (qe.mr_signer != id.mrsigner) {
-    return mismatch("QE MRSIGNER " + hex(qe.mr_signer) + " is not QE Identity's " + hex(id.mrsigner));
+    return mismatch("QE MRSIGNER " + hex(qe.mr_signer) + " is not " + whose + "'s " + hex(id.mrsigner));
   }
   if (qe.isv_prod_id != id.isv_prod_id) {
-    return mismatch("QE ISVPRODID " + std::to_string(qe.isv_prod_id) + " is not QE Identity's " +
+    return mismatch("QE ISVPRODID " + std::to_string(qe.isv_prod_id) + " is not " + whose + "'s " +
                     std::to_string(id.isv_prod_id));
   }
+  if (!masked_equal(qe.misc_select, id.misc_select_mask, id.misc_select)) {
+    return mismatch("QE MISCSELECT " + hex(qe.misc_select) + " does not match " + whose + " (" +
+                    hex(id.misc_select) + " under mask " + hex(id.misc_select_mask) + ")");
+  }
+  if (!masked_equal(qe.attributes, id.attributes_mask, id.attributes)) {
+    return mismatch("QE ATTRIBUTES " + hex(qe.attributes) + " do not match " + whose + " (" +
+                    hex(id.attributes) + " under mask " + hex(id.attributes_mask) + ")");
+  }
+  return VerifyResult::ok();
+}
+
+TcbEvaluation evaluate_qe_identity(const QeIdentity& id, const QeReport& qe) {
+  if (VerifyResult r = check_qe_identity(id, qe, "QE Identity"); !r.accepted) return TcbEvaluation::failed(r);
   for (const QeTcbLevel& level : id.levels) {
-    if (qe.isv_svn >= level.isv_svn) return {VerifyResult::ok(), level.status, {}};
+    if (qe.isv_svn >= level.isv_svn) return {VerifyResult::ok(), level.status, {}, level.advisory_ids};
   }
   return TcbEvaluation::failed(VerifyResult::fail(
       steps::kTcbOutOfDate, "QE ISVSVN " + std::to_string(qe.isv_svn) + " is below every QE Identity level"));

@@ -65,6 +65,7 @@ TdxTcbInfo parse_tdx_tcb_info(std::string_view tcb_info_object) {
         TdxModuleVersionIdentity::Level l;
         l.isv_svn = component_svn_field(kJson.field(level, "tcb"), "isvsvn", v.id + " isvsvn");
         l.status = kJson.text(level, "tcbStatus");
+        l.advisory_ids = kJson.advisory_ids(level);
         v.levels.push_back(std::move(l));
       }
       info.tdx_module_identities.push_back(std::move(v));
@@ -82,6 +83,7 @@ TdxTcbInfo parse_tdx_tcb_info(std::string_view tcb_info_object) {
     l.pce_svn = static_cast<uint16_t>(pcesvn.get<uint64_t>());
     l.status = kJson.text(level, "tcbStatus");
     if (level.contains("tcbDate") && level.at("tcbDate").is_string()) l.tcb_date = level.at("tcbDate");
+    l.advisory_ids = kJson.advisory_ids(level);
     info.levels.push_back(std::move(l));
   }
   return info;

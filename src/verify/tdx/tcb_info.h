@@ -3,7 +3,7 @@
 // Source: Intel PCS API, "TCB Info V3" JSON: tcbInfo { id, version, issueDate, nextUpdate, fmspc,
 // pceId, tcbType, tcbEvaluationDataNumber, tdxModule { mrsigner, attributes, attributesMask },
 // tdxModuleIdentities [ { id, mrsigner, attributes, attributesMask, tcbLevels [ { tcb { isvsvn },
-// tcbDate, tcbStatus } ] } ] (optional),
+// tcbDate, tcbStatus, advisoryIDs } ] } ] (optional),
 // tcbLevels [ { tcb { sgxtcbcomponents[16] {svn}, pcesvn, tdxtcbcomponents[16] {svn} }, tcbDate,
 // tcbStatus, advisoryIDs } ] } (levels are listed from the highest TCB down).
 #pragma once
@@ -34,6 +34,7 @@ struct TdxModuleVersionIdentity {
   struct Level {
     uint8_t isv_svn = 0;  // compared with TEE_TCB_SVN[0] (the module's minor SVN)
     std::string status;
+    std::vector<std::string> advisory_ids;
   };
   std::vector<Level> levels;  // highest first
 };
@@ -44,6 +45,7 @@ struct TdxTcbLevel {
   std::array<uint8_t, 16> tdx_components{};  // compared with the quote's TEE_TCB_SVN bytes
   std::string status;                        // "UpToDate", "SWHardeningNeeded", "OutOfDate", ...
   std::string tcb_date;
+  std::vector<std::string> advisory_ids;     // "advisoryIDs" (optional): Intel security advisories
 };
 
 struct TdxTcbInfo : CollateralHeader {

@@ -5,6 +5,7 @@
 #include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 #include "crypto/openssl.h"
@@ -59,10 +60,45 @@ std::string date_text(std::time_t t) {
   return buf;
 }
 
-// Step 6: collateral signatures, dates, TCB levels and QE identity.
-VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* root,
-                       const std::vector<X509_CRL*>& crls, const TdxVerifyOptions& options, std::time_t at,
-                       TdxVerifyDetails& details) {
+bool is_refused_advisory(const TdxVerifyOptions& o, const std::vector<std::string>& ids, std::string& which) {
+  auto same = [](const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  for (const std::string& id : ids) {
+    for (const std::string& refused : o.rejected_advisory_ids) {
+      if (same(id, refused)) {
+        which = id;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void add_advisories(std::vector<std::string>& out, const std::vector<std::string>& ids) {
+  for (const std::string& id : ids)
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+}
+
+// Steps 6–10: collateral (when given), platform TCB, QE identity (always), QE TCB, advisories.
+VerifyResult check_collateral_and_qe(const TdxQuote& quote, const PckExtensions& pck, X509* root,
+                                     const std::vector<X509_CRL*>& crls, const TdxVerifyOptions& options,
+                                     std::time_t at, TdxVerifyDetails& details) {
+  const bool check_tcb = !options.skip_tcb_check;
+  if (!options.collateral) {
+    if (check_tcb) {
+      return VerifyResult::fail(steps::kCollateralMissing,
+                                "no TCB Info / QE Identity collateral to check the TCB");
+    }
+    // 8. Without collateral the quoting enclave must still be Intel's TD QE.
+    VerifyResult qe = check_qe_identity(intel_td_qe_identity(), quote.qe_report, "Intel's TD QE");
+    if (!qe.accepted) qe.message += " (built-in identity; no QE Identity collateral given)";
+    return qe;
+  }
+
+  // 6. Collateral: the TCB signing chain, Intel's TCB Signing certificate as its leaf, signatures, dates.
   const TdxCollateral& c = *options.collateral;
   Chain signing;
   try {
@@ -84,6 +120,7 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
     if (chain.failed_step == steps::kChainInvalid) chain.failed_step = steps::kCollateralInvalid;
     return chain;
   }
+  if (VerifyResult role = check_tcb_signing_role(signing.leaf(), root); !role.accepted) return role;
   EVP_PKEY* signing_key = X509_get0_pubkey(signing.leaf());
   if (!is_p256(signing_key)) {
     return VerifyResult::fail(steps::kCollateralInvalid, "TCB signing certificate key is not P-256");
@@ -91,10 +128,12 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
 
   TdxTcbInfo tcb_info;
   QeIdentity qe_identity;
-  try {
-    tcb_info = parse_tdx_tcb_info(verified_json_body(c.tcb_info_json, "tcbInfo", signing_key));
-  } catch (const std::exception& e) {
-    return VerifyResult::fail(steps::kCollateralInvalid, std::string("TCB Info: ") + e.what());
+  if (check_tcb) {
+    try {
+      tcb_info = parse_tdx_tcb_info(verified_json_body(c.tcb_info_json, "tcbInfo", signing_key));
+    } catch (const std::exception& e) {
+      return VerifyResult::fail(steps::kCollateralInvalid, std::string("TCB Info: ") + e.what());
+    }
   }
   try {
     qe_identity = parse_qe_identity(verified_json_body(c.qe_identity_json, "enclaveIdentity", signing_key));
@@ -105,8 +144,10 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
     const char* name;
     std::time_t issue, next;
   };
-  for (const Window& w : {Window{"TCB Info", tcb_info.issue_date, tcb_info.next_update},
-                          Window{"QE Identity", qe_identity.issue_date, qe_identity.next_update}}) {
+  std::vector<Window> windows;
+  if (check_tcb) windows.push_back({"TCB Info", tcb_info.issue_date, tcb_info.next_update});
+  windows.push_back({"QE Identity", qe_identity.issue_date, qe_identity.next_update});
+  for (const Window& w : windows) {
     if (w.issue > at) {
       return VerifyResult::fail(
           steps::kCollateralExpired,
@@ -119,9 +160,16 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
     }
   }
 
+  if (!check_tcb) {
+    // 8. QE identity from the collateral; its TCB levels are not evaluated.
+    return check_qe_identity(qe_identity, quote.qe_report, "QE Identity");
+  }
+
+  // 7. Platform (and TDX module) TCB.
   TcbEvaluation platform = evaluate_tdx_tcb(tcb_info, pck, quote.body);
   if (!platform.result.accepted) return platform.result;
   details.tcb_status = platform.tcb_status;
+  details.advisory_ids = platform.advisory_ids;
   if (!accepted(options, platform.tcb_status)) {
     return VerifyResult::fail(steps::kTcbOutOfDate,
                               "platform TCB status " + platform.tcb_status + " is not accepted");
@@ -131,11 +179,31 @@ VerifyResult check_tcb(const TdxQuote& quote, const PckExtensions& pck, X509* ro
     return VerifyResult::fail(steps::kTcbOutOfDate,
                               "TDX module TCB status " + platform.module_status + " is not accepted");
   }
+  // 8–9. QE identity, then its TCB status.
   TcbEvaluation qe = evaluate_qe_identity(qe_identity, quote.qe_report);
   if (!qe.result.accepted) return qe.result;
   details.qe_tcb_status = qe.tcb_status;
+  add_advisories(details.advisory_ids, qe.advisory_ids);
   if (!accepted(options, qe.tcb_status)) {
     return VerifyResult::fail(steps::kTcbOutOfDate, "QE TCB status " + qe.tcb_status + " is not accepted");
+  }
+
+  // 10. Advisories.
+  std::string refused;
+  if (is_refused_advisory(options, details.advisory_ids, refused)) {
+    return VerifyResult::fail(steps::kAdvisoryRejected,
+                              "the TCB level lists advisory " + refused + ", which is refused");
+  }
+  if (options.reject_advisory_statuses) {
+    for (const std::string* status : {&details.tcb_status, &details.tdx_module_tcb_status, &details.qe_tcb_status}) {
+      if (is_advisory_status(*status)) {
+        std::string ids;
+        for (const std::string& id : details.advisory_ids) ids += (ids.empty() ? "" : ", ") + id;
+        return VerifyResult::fail(steps::kAdvisoryRejected,
+                                  "TCB status " + *status + " needs advisories (" + (ids.empty() ? "none listed" : ids) +
+                                      "); advisory statuses are refused");
+      }
+    }
   }
   return VerifyResult::ok();
 }
@@ -153,6 +221,14 @@ VerifyResult check_policy(const TdReportBody& body, const TdxVerifyOptions& o) {
                                 "RTMR" + std::to_string(i) + " " + to_hex(body.rtmr[i]) + " is not expected");
     }
   }
+  if (o.expected_mr_config_id && body.mr_config_id != *o.expected_mr_config_id) {
+    return VerifyResult::fail(steps::kMeasurementMismatch,
+                              "MRCONFIGID " + to_hex(body.mr_config_id) + " is not the expected value");
+  }
+  if (o.expected_mr_owner && body.mr_owner != *o.expected_mr_owner) {
+    return VerifyResult::fail(steps::kMeasurementMismatch,
+                              "MROWNER " + to_hex(body.mr_owner) + " is not the expected value");
+  }
   if (o.expected_report_data &&
       CRYPTO_memcmp(o.expected_report_data->data(), body.report_data.data(), body.report_data.size()) != 0) {
     return VerifyResult::fail(steps::kReportDataMismatch, "REPORTDATA is not the expected value");
@@ -161,6 +237,11 @@ VerifyResult check_policy(const TdReportBody& body, const TdxVerifyOptions& o) {
 }
 
 }  // namespace
+
+bool is_advisory_status(const std::string& status) {
+  return status == "SWHardeningNeeded" || status == "ConfigurationNeeded" ||
+         status == "ConfigurationAndSWHardeningNeeded";
+}
 
 VerifyResult check_td_attributes(const TdReportBody& body) {
   if (body.debug()) {
@@ -272,19 +353,15 @@ VerifyResult verify_tdx_quote(std::span<const uint8_t> bytes, const TdxVerifyOpt
   // 5. Debug TDs are not confidential.
   if (VerifyResult attrs = check_td_attributes(quote.body); !attrs.accepted) return attrs;
 
-  // 6. TCB status from collateral.
+  // 6–10. Collateral, TCB, QE identity (always), advisories.
   if (options.skip_tcb_check) {
     details.tcb_status = "not_checked";
     details.qe_tcb_status = "not_checked";
-  } else if (!options.collateral) {
-    return VerifyResult::fail(steps::kCollateralMissing,
-                              "no TCB Info / QE Identity collateral to check the TCB");
-  } else {
-    VerifyResult tcb = check_tcb(quote, *details.pck, root, crls, options, at, details);
-    if (!tcb.accepted) return tcb;
   }
+  VerifyResult tcb = check_collateral_and_qe(quote, *details.pck, root, crls, options, at, details);
+  if (!tcb.accepted) return tcb;
 
-  // 7. Policy.
+  // 11. Policy.
   return check_policy(quote.body, options);
 }
 

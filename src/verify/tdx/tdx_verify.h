@@ -14,12 +14,27 @@
 //                            QE report; QE REPORTDATA[0..32) == SHA-256(attestation key || QE auth
 //                            data) and REPORTDATA[32..64) == 0
 //   5. debug                 debug_enabled: TDATTRIBUTES bit 0
-//   6. TCB (unless skipped)  collateral_missing, collateral_invalid (TCB signing chain, JSON
-//                            signatures, format, FMSPC/PCE-ID), collateral_expired (issueDate after /
-//                            nextUpdate before `at`), tcb_mismatch (TDX module identity),
-//                            qe_identity_mismatch, tcb_out_of_date (no level matches, or the
-//                            platform, TDX module or QE status is not in accepted_tcb_statuses)
-//   7. policy                measurement_mismatch (MRTD / RTMRn), report_data_mismatch
+//   6. collateral            only when collateral is given: collateral_invalid (TCB signing chain to
+//                            the root, and its leaf must be Intel's TCB Signing certificate:
+//                            check_tcb_signing_role; JSON signatures, format), collateral_expired
+//                            (issueDate after / nextUpdate before `at`). TCB Info only unless
+//                            skip_tcb_check; QE Identity always.
+//   7. platform TCB          unless skip_tcb_check (and then collateral_missing without collateral):
+//                            collateral_invalid (FMSPC/PCE-ID), tcb_mismatch (TDX module identity),
+//                            tcb_out_of_date (no level matches, or the platform or TDX module status
+//                            is not in accepted_tcb_statuses)
+//   8. QE identity           always, also with skip_tcb_check: qe_identity_mismatch unless the QE
+//                            report's MRSIGNER, ISVPRODID, MISCSELECT and ATTRIBUTES (under their
+//                            masks) are QE Identity's (collateral given) or Intel's TD QE's
+//                            (intel_td_qe_identity, no collateral)
+//   9. QE TCB                unless skip_tcb_check: tcb_out_of_date (QE ISVSVN below every level, or
+//                            its status not accepted)
+//  10. advisories            unless skip_tcb_check: advisory_rejected when a matching level (platform,
+//                            TDX module, QE) lists one of rejected_advisory_ids, or with
+//                            reject_advisory_statuses when a status is SWHardeningNeeded,
+//                            ConfigurationNeeded or ConfigurationAndSWHardeningNeeded
+//  11. policy                measurement_mismatch (MRTD, RTMRn, MRCONFIGID, MROWNER: the message names
+//                            the register), report_data_mismatch
 // Source: Intel "TDX DCAP Quoting Library API" (quote layout, certification data 5 and 6); Intel PCS
 // API (TCB Info v3, QE Identity v2); Intel "SGX PCK Certificate and CRL Profile".
 #pragma once
@@ -51,12 +66,19 @@ struct TdxVerifyOptions {
   bool skip_tcb_check = false;
   // TCB statuses (platform and QE) that are accepted.
   std::vector<std::string> accepted_tcb_statuses = {"UpToDate", "SWHardeningNeeded"};
+  // Advisory policy (step 10): advisory IDs ("INTEL-SA-00615", compared ignoring case) that refuse the
+  // quote when a matching TCB level lists them, and whether any advisory status refuses it.
+  std::vector<std::string> rejected_advisory_ids;
+  bool reject_advisory_statuses = false;
   // Time for every validity check (certificates, CRLs, collateral), Unix seconds. Unset: now.
   std::optional<std::time_t> at;
   // Policy: MRTD must equal one of these (empty: not checked).
   std::vector<Measurement48> expected_mrtd;
   // Policy: RTMRn must equal one of expected_rtmr[n] (empty list: RTMRn not checked).
   std::array<std::vector<Measurement48>, 4> expected_rtmr;
+  // Policy: MRCONFIGID / MROWNER must equal these (unset: not checked).
+  std::optional<Measurement48> expected_mr_config_id;
+  std::optional<Measurement48> expected_mr_owner;
   // Policy: REPORTDATA must equal this (64 bytes).
   std::optional<std::array<uint8_t, 64>> expected_report_data;
 };
@@ -68,7 +90,13 @@ struct TdxVerifyDetails {
   std::string tcb_status;             // platform TCB status, or "not_checked"
   std::string qe_tcb_status;          // QE TCB status, or "not_checked"
   std::string tdx_module_tcb_status;  // from tdxModuleIdentities (TDX 1.5); empty when not used
+  // advisoryIDs of the matching platform, TDX module and QE levels (in that order, no duplicates);
+  // set as soon as each level matched, so a refused status still shows them.
+  std::vector<std::string> advisory_ids;
 };
+
+// TCB statuses for which Intel lists advisories to act on (refused by reject_advisory_statuses).
+bool is_advisory_status(const std::string& status);
 
 // Step 5 on its own: debug_enabled when TDATTRIBUTES bit 0 (DEBUG) is set, else ok.
 VerifyResult check_td_attributes(const TdReportBody& body);

@@ -238,6 +238,23 @@ TEST(VerifyLiveUsage, BadFlags) {
   // Plain http only to loopback: an API key or prompt would cross the network in clear text.
   expect_usage_error({"--url", "http://example.com", "--model", kModel, "--expected-hash", hash});
   expect_usage_error({"--url", url, "report", "--file", "/dev/null"});
+  // The TDX policy flags of the live mode.
+  const std::string hex96(96, 'a');
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-rtmr", "4=" + hex96});
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-rtmr", "0=abcd"});
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-mrconfigid", "00"});
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--expected-mrowner", hex96 + "0"});
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--reject-advisory", "a b"});
+  expect_usage_error(
+      {"--url", url, "--model", kModel, "--expected-hash", hash, "--no-tcb-check", "--reject-advisory-status"});
+  expect_usage_error({"attest", "--url", url, "--model", kModel, "--expected-hash", hash, "--expected-rtmr", "x"});
+}
+
+// The TDX policy flags are live-mode flags: given alone they start the live mode (and its checks).
+TEST(VerifyLiveUsage, TdxFlagsSelectTheLiveMode) {
+  const CliResult r = run_verify({"--expected-rtmr", "0=" + std::string(96, 'a')});
+  expect_one_line_error(r, 2);
+  EXPECT_NE(r.err.find("--url is required"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -79,14 +79,24 @@ TEST(VerifyCliTdx, RealQuoteAgainstSampleRootRejected) {
   EXPECT_EQ(parse_json_output(r)["failed_step"], "chain_invalid");
 }
 
-TEST(VerifyCliTdx, SampleQuoteWithItsSampleRoot) {
+// Intel's sample quote verifies up to its QE report with its sample root, but its quoting enclave
+// (MRSIGNER e4bd9fc2..., ISVPRODID 29854) is not Intel's TD QE: --no-tcb-check skips the TCB status,
+// never the QE identity, so it is rejected there.
+TEST(VerifyCliTdx, SampleQuoteWithItsSampleRootIsRejectedAtTheQeIdentity) {
   const CliResult r = run_verify(sample_args(
       {"--root", attestation("tdx/trustedRootCaCert.pem"), "--no-tcb-check", "--format", "json"}));
-  ASSERT_EQ(r.status, 0) << r.err;
+  expect_one_line_error(r, 3);
   const auto j = parse_json_output(r);
+  EXPECT_EQ(j["failed_step"], "qe_identity_mismatch");
+  EXPECT_NE(j["message"].get<std::string>().find("Intel's TD QE"), std::string::npos) << r.out;
+  EXPECT_NE(j["message"].get<std::string>().find("e4bd9fc2"), std::string::npos) << r.out;
   EXPECT_EQ(j["tee_type"], "tdx");
   EXPECT_EQ(j["measurement"], std::string(96, '0'));
   EXPECT_EQ(j["report_data"], std::string(128, '0'));
+  EXPECT_NE(r.err.find("rejected: qe_identity_mismatch"), std::string::npos) << r.err;
+  const CliResult text = run_verify(sample_args({"--root", attestation("tdx/trustedRootCaCert.pem"), "--no-tcb-check"}));
+  EXPECT_EQ(text.status, 3);
+  EXPECT_NE(text.out.find("failed_step: qe_identity_mismatch\n"), std::string::npos) << text.out;
 }
 
 TEST(VerifyCliTdx, SampleQuoteAgainstRealRootRejected) {
@@ -107,7 +117,8 @@ TEST(VerifyCliTdx, SampleQuoteFullTcbCheckStopsAtQeIdentity) {
   EXPECT_EQ(j["skipped"], nlohmann::json::array());  // the collateral's CRLs were applied
 }
 
-// Collateral without CRLs: revocation is not checked, and the output says so.
+// Collateral without CRLs: revocation is not checked, and the output says so. (With --no-tcb-check
+// the sample QE Identity is still checked, and names another QE than the sample quote's.)
 TEST(VerifyCliTdx, CollateralWithoutCrlsListsCrlAsSkipped) {
   ScratchDir dir;
   for (const char* name : {"tcbInfo.json", "qeIdentity.json", "tcbSignChain.pem"}) {
@@ -115,8 +126,10 @@ TEST(VerifyCliTdx, CollateralWithoutCrlsListsCrlAsSkipped) {
   }
   const CliResult r = run_verify(sample_args({"--root", attestation("tdx/trustedRootCaCert.pem"), "--collateral",
                                               dir.path(), "--no-tcb-check", "--format", "json"}));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(parse_json_output(r)["skipped"], nlohmann::json::array({"tcb", "crl"}));
+  EXPECT_EQ(r.status, 3) << r.err;
+  const auto j = parse_json_output(r);
+  EXPECT_EQ(j["failed_step"], "qe_identity_mismatch");
+  EXPECT_EQ(j["skipped"], nlohmann::json::array({"tcb", "crl"}));
 }
 
 TEST(VerifyCliTdx, CollateralDirectoryWithoutFilesIsAnIoError) {

@@ -2,6 +2,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s/power/verify.h"
+#include "base/hex.h"
 #include "test_files.h"
 
 namespace a3s::power::verify {
@@ -80,6 +81,40 @@ TEST(VerifyEvidence, TdxWithoutCollateralFailsClosed) {
   EXPECT_EQ(r.skipped, (std::vector<std::string>{"tcb", "crl"}));
 }
 
+TEST(VerifyEvidence, TdxReportCarriesEveryRegisterAndAppliesTheTdxPolicy) {
+  EvidenceOptions o;
+  o.at = k20250901;
+  o.no_tcb_check = true;
+  const auto quote = read_attestation("tdx/tdx-v4-edgeless.dat");
+  Report r = verify_evidence(quote, o);
+  ASSERT_TRUE(r.accepted) << r.message;
+  ASSERT_TRUE(r.tdx.has_value());
+  EXPECT_EQ(r.tdx->mr_td, r.measurement);
+  EXPECT_EQ(r.tdx->mr_config_id, std::string(96, '0'));
+  EXPECT_EQ(r.tdx->mr_owner, std::string(96, '0'));
+  EXPECT_EQ(r.tdx->mr_owner_config, std::string(96, '0'));
+  EXPECT_EQ(r.tdx->rtmr[0].substr(0, 16), "e1af75e61927410e");
+  Measurement rtmr1{};
+  ASSERT_TRUE(a3s::power::decode_hex(r.tdx->rtmr[1], rtmr1));
+  o.tdx.expected_rtmr[1] = {rtmr1};
+  EXPECT_TRUE(verify_evidence(quote, o).accepted);
+  rtmr1[10] ^= 0x20;
+  o.tdx.expected_rtmr[1] = {rtmr1};
+  r = verify_evidence(quote, o);
+  EXPECT_EQ(r.failed_step, "measurement_mismatch");
+  EXPECT_NE(r.message.find("RTMR1"), std::string::npos) << r.message;
+}
+
+TEST(VerifyEvidence, TdxPolicyIsInvalidForSevSnp) {
+  EvidenceOptions o;
+  o.vcek = read_attestation_text("sev-snp/sev-gcp-vcek.pem");
+  o.tdx.expected_mr_owner = Measurement{};
+  EXPECT_THROW(verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o), Error);
+  o.tdx = {};
+  const Report r = verify_evidence(read_attestation("sev-snp/sev-gcp-reportdata.bin"), o);
+  EXPECT_FALSE(r.tdx.has_value());
+}
+
 TEST(VerifyEvidence, TdxRefusesSnpOptions) {
   EvidenceOptions o;
   o.vcek = "x";
@@ -153,7 +188,9 @@ TEST(VerifyEvidence, TdxCollateralInMemoryWithoutCrlsSkipsThem) {
   o.tdx_collateral = c;
   o.no_tcb_check = true;
   const Report r = verify_evidence(read_attestation("tdx/quote.dat"), o);
-  EXPECT_TRUE(r.accepted) << r.message;
+  // The sample QE Identity is checked even without the TCB status, and names another QE than the
+  // sample quote's; the skipped checks are reported all the same.
+  EXPECT_EQ(r.failed_step, "qe_identity_mismatch") << r.message;
   EXPECT_EQ(r.skipped, (std::vector<std::string>{"tcb", "crl"}));
 }
 

@@ -127,24 +127,30 @@ TestQuoteSigner::TestQuoteSigner()
   X509_EXTENSION* sgx = X509_get_ext(sample_pck[0].get(), X509_get_ext_by_OBJ(sample_pck[0].get(), oid, -1));
   ASN1_OBJECT_free(oid);
   root_ = make_cert("A3S Test Root CA", 1, root_key_.get(), nullptr, root_key_.get(), true, nullptr);
-  pck_ca_ = make_cert("A3S Test PCK CA", 2, pck_ca_key_.get(), root_.get(), root_key_.get(), true, nullptr);
+  pck_ca_ = make_cert("Intel SGX PCK Processor CA", 2, pck_ca_key_.get(), root_.get(), root_key_.get(), true, nullptr);
   pck_ =
       make_cert("A3S Test PCK Certificate", 3, pck_key_.get(), pck_ca_.get(), pck_ca_key_.get(), false, sgx);
-  tcb_ = make_cert("A3S Test TCB Signing", 4, tcb_key_.get(), root_.get(), root_key_.get(), false, nullptr);
+  tcb_ = make_cert("Intel SGX TCB Signing", 4, tcb_key_.get(), root_.get(), root_key_.get(), false, nullptr);
 }
 
 std::string TestQuoteSigner::root_pem() const {
   return pem_of(root_.get());
 }
 
-std::vector<uint8_t> TestQuoteSigner::quote(const std::vector<uint8_t>& body) const {
+std::string TestQuoteSigner::pck_chain_pem() const {
+  return pem_of(pck_.get()) + pem_of(pck_ca_.get());
+}
+
+std::vector<uint8_t> TestQuoteSigner::quote(const std::vector<uint8_t>& body, QeReportFrom qe_from) const {
   TdxQuote sample = parse_tdx_quote(sample_quote());
   std::vector<uint8_t> signed_part(sample.signed_bytes.begin(), sample.signed_bytes.begin() + 48);
   signed_part.insert(signed_part.end(), body.begin(), body.end());
 
   std::vector<uint8_t> att = raw_public(attestation_key_.get());
   std::vector<uint8_t> auth = {1, 2, 3, 4};
-  std::vector<uint8_t> qe = sample.qe_report_bytes;
+  std::vector<uint8_t> qe = qe_from == QeReportFrom::kIntelSample
+                                ? sample.qe_report_bytes
+                                : parse_tdx_quote(edgeless_quote()).qe_report_bytes;
   std::vector<uint8_t> bound = att;
   bound.insert(bound.end(), auth.begin(), auth.end());
   unsigned int n = 0;
@@ -173,7 +179,8 @@ std::vector<uint8_t> TestQuoteSigner::quote(const std::vector<uint8_t>& body) co
   return out;
 }
 
-TdxCollateral TestQuoteSigner::collateral(const std::string& from, const std::string& to) const {
+TdxCollateral TestQuoteSigner::collateral(const std::string& from, const std::string& to,
+                                          QeReportFrom qe_from) const {
   TdxCollateral sample = load_tdx_collateral_dir(tdx_dir().string());
   std::string tcb_body(*raw_json_member(sample.tcb_info_json, "tcbInfo"));
   if (!from.empty()) {
@@ -182,10 +189,21 @@ TdxCollateral TestQuoteSigner::collateral(const std::string& from, const std::st
     tcb_body.replace(pos, from.size(), to);
   }
   std::string qe_body(*raw_json_member(sample.qe_identity_json, "enclaveIdentity"));
-  TdxQuote q = parse_tdx_quote(sample_quote());
-  size_t pos = qe_body.find("0bf58c3b57bf0be53f992350d785a33285d583c18127ad624ff98604e6fd3efb");
-  check(pos != std::string::npos, "sample QE Identity MRSIGNER");
-  qe_body.replace(pos, 64, to_hex(q.qe_report.mr_signer));
+  TdxQuote q = parse_tdx_quote(qe_from == QeReportFrom::kIntelSample ? sample_quote() : edgeless_quote());
+  // The QE Identity names the QE report's enclave: its MRSIGNER, ISVPRODID, MISCSELECT, ATTRIBUTES
+  // and (as the one TCB level) its ISVSVN.
+  auto set = [&](const std::string& from, const std::string& value) {
+    size_t pos = qe_body.find(from);
+    check(pos != std::string::npos, "sample QE Identity field");
+    qe_body.replace(pos, from.size(), value);
+  };
+  set("\"mrsigner\":\"0bf58c3b57bf0be53f992350d785a33285d583c18127ad624ff98604e6fd3efb\"",
+      "\"mrsigner\":\"" + to_hex(q.qe_report.mr_signer) + "\"");
+  set("\"miscselect\":\"13373B09\"", "\"miscselect\":\"" + to_hex(q.qe_report.misc_select) + "\"");
+  set("\"attributes\":\"0ccefa96ce1ed0f1bfc11bbf599bc0be\"",
+      "\"attributes\":\"" + to_hex(q.qe_report.attributes) + "\"");
+  set("\"isvprodid\":29854", "\"isvprodid\":" + std::to_string(q.qe_report.isv_prod_id));
+  set("\"isvsvn\":12677", "\"isvsvn\":" + std::to_string(q.qe_report.isv_svn));
 
   TdxCollateral c;
   c.tcb_info_json = signed_document("tcbInfo", tcb_body, tcb_key_.get());
