@@ -30,7 +30,8 @@ constexpr const char* kApiKeyEnv = "A3S_POWER_API_KEY";
 constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash",   "--expected-measurement",
                                   "--nonce",      "--api-key", "--allow-simulated", "--vcek",
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
-                                  "--min-tcb",    "--format",  "--ratls"};
+                                  "--min-tcb",    "--format",  "--ratls",           "--vmpl",
+                                  "--allow-migration-agent"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -47,6 +48,8 @@ AttestationPolicy policy_from(const AttestArgs& a) {
   if (a.no_tcb_check && !a.min_tcb.empty())
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   p.no_tcb_check = a.no_tcb_check;
+  p.snp_vmpl = parse_vmpl(a.snp_guest.vmpl);
+  p.snp_allow_migration_agent = a.snp_guest.allow_migration_agent;
   return p;
 }
 
@@ -113,6 +116,7 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
                "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
+  add_snp_guest_options(cmd, a.snp_guest);
 }
 
 bool attest_options_given(const CLI::App& cmd) {

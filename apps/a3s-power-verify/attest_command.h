@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "a3s-power-verify/snp_guest_args.h"
+
 namespace a3s::power::verify::cli {
 
 struct AttestArgs {
@@ -28,6 +30,7 @@ struct AttestArgs {
   bool no_tcb_check = false;                       // --no-tcb-check
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
+  SnpGuestArgs snp_guest;                          // --vmpl N, --allow-migration-agent (SEV-SNP)
   bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };
 

@@ -11,7 +11,8 @@ namespace a3s::power::verify::cli {
 //   {"accepted": bool, "failed_step": "..." (rejected only), "message": "..." (rejected only),
 //    "tee_type": "sev-snp"|"tdx"|"simulated"|"", "evidence_format": "...", "simulated": bool,
 //    "measurement": hex, "model": name, "model_sha256": hex, "nonce": hex, "report_data": hex,
-//    "tcb_status": "...", "skipped": [...], "checks": [{"name", "passed", "detail"}, ...]}
+//    "tcb_status": "...", "skipped": [...], SEV-SNP: "vmpl": N, "minimum_tcb": {...} (as report_json),
+//    "warnings": [...], "checks": [{"name", "passed", "detail"}, ...]}
 std::string attestation_json(const AttestationResult& result);
 
 // One line per check that ran ("ok   <name>: <detail>" / "FAIL <name>: <detail>"), then the verdict

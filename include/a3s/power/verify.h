@@ -105,8 +105,21 @@ struct EvidenceOptions {
   // Accept evidence from the server's simulated TEE. Raw hardware reports and quotes are never
   // simulated; the flag matters for the live attestation mode only.
   bool allow_simulated = false;
-  // SEV-SNP: REPORTED_TCB must be at least this, component by component (unset: not checked).
+  // SEV-SNP: REPORTED_TCB must be at least this, component by component. Unset: the default minimum of
+  // the report's product, from the dated table shipped with the verifier (docs/verify.md "Default
+  // minimum TCB"); a product without an entry is rejected with minimum_tcb_unknown. Not compared with
+  // no_tcb_check.
   std::optional<SnpTcb> snp_minimum_tcb;
+  // SEV-SNP: compare with the default table when snp_minimum_tcb is unset. Turned off only for
+  // simulated evidence (live mode), whose TCB is no firmware's.
+  bool snp_default_minimum_tcb = true;
+  // SEV-SNP: the report's VMPL (virtual machine privilege level, 0..3; 0 is the most privileged) must
+  // equal this, else vmpl_mismatch. Unset: not compared (Report::vmpl shows it, Report::warnings
+  // warns when it is above 0). A value above 3 is invalid_argument.
+  std::optional<uint32_t> snp_vmpl;
+  // SEV-SNP: accept a guest policy with MIGRATE_MA (bit 18) set, i.e. a migration agent that can read
+  // and move the guest's memory. Default: refused with migration_agent_allowed.
+  bool snp_allow_migration_agent = false;
   // TDX: platform and QE TCB statuses accepted. Empty: {"UpToDate", "SWHardeningNeeded"}.
   std::vector<std::string> tdx_accepted_tcb_statuses;
 };
@@ -121,10 +134,22 @@ struct Report {
   std::string report_data;  // 128 hex digits
   // TDX: the platform TCB status from TCB Info ("UpToDate", "OutOfDate", ...), "not_checked" with
   // no_tcb_check, "unknown" when verification stopped before the TCB step.
-  // SEV-SNP: "endorsed" (the VCEK is issued for REPORTED_TCB), "meets_minimum" (and REPORTED_TCB ≥
-  // snp_minimum_tcb), "out_of_date" (below it), "not_checked" with no_tcb_check, "unknown" when
-  // verification stopped before the TCB comparison.
+  // SEV-SNP: "endorsed" (the VCEK is issued for REPORTED_TCB; no minimum compared), "meets_minimum"
+  // (and REPORTED_TCB ≥ the minimum, given or default), "out_of_date" (below it), "not_checked" with
+  // no_tcb_check, "unknown" when verification stopped before the TCB comparison.
   std::string tcb_status;
+  // SEV-SNP only (empty / unset for TDX):
+  std::optional<uint32_t> vmpl;  // the report's VMPL, once it parsed
+  std::string product;           // "Milan", "Genoa", "Turin"; empty when not known
+  // The minimum TCB compared with REPORTED_TCB ("bl=4 tee=0 snp=27 ucode=222", with "fmc=N " first on
+  // Turin; empty when none was compared) and its source: "default" (the table of minimum_tcb_date),
+  // "given" (snp_minimum_tcb), "none".
+  std::string minimum_tcb;
+  std::string minimum_tcb_source;
+  std::string minimum_tcb_date;  // the default table's date (ISO 8601) when the source is "default"
+  // One line each: what a client should know about evidence that was accepted or not (a VMPL above 0,
+  // a migration agent allowed with snp_allow_migration_agent).
+  std::vector<std::string> warnings;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
   // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;

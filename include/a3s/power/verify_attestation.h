@@ -86,7 +86,9 @@ struct AttestationPolicy {
   std::string collateral_dir;  // TDX TCB collateral
   std::optional<std::time_t> at;
   bool no_tcb_check = false;
-  std::optional<SnpTcb> snp_minimum_tcb;
+  std::optional<SnpTcb> snp_minimum_tcb;  // unset: the default table (not for simulated evidence)
+  std::optional<uint32_t> snp_vmpl;        // SEV-SNP: the report's VMPL must equal this
+  bool snp_allow_migration_agent = false;  // SEV-SNP: accept GUEST_POLICY MIGRATE_MA
   std::vector<std::string> tdx_accepted_tcb_statuses;
   // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
   // connection the response came over. When set, claims.tls.spki_sha256 must equal it.
@@ -117,6 +119,11 @@ struct AttestationResult {
   std::string measurement;               // from the evidence when it was verified, else the response's
   std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
   std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
+  // verify_evidence's, once the evidence step ran (SEV-SNP; see Report): VMPL, the minimum TCB compared
+  // and its source ("default", "given", "none") and the default table's date, and warnings.
+  std::optional<uint32_t> vmpl;
+  std::string minimum_tcb, minimum_tcb_source, minimum_tcb_date;
+  std::vector<std::string> warnings;
   std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
 };
 
