@@ -1,11 +1,12 @@
 #include "a3s-power-verify/snp_guest_args.h"
 
 #include "a3s/power/error.h"
+#include "a3s-power-verify/non_empty_arg.h"
 
 namespace a3s::power::verify::cli {
 
 void add_snp_guest_options(CLI::App& cmd, SnpGuestArgs& a) {
-  cmd.add_option("--vmpl", a.vmpl, "SEV-SNP: the report's VMPL must be N (0..3)");
+  cmd.add_option("--vmpl", a.vmpl, "SEV-SNP: the report's VMPL must be N (0..3)")->check(non_empty());
   cmd.add_flag("--allow-migration-agent", a.allow_migration_agent,
                "SEV-SNP: accept a guest policy that allows a migration agent (MIGRATE_MA; refused by default)");
 }
