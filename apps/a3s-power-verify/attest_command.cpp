@@ -31,7 +31,7 @@ constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash"
                                   "--nonce",      "--api-key", "--allow-simulated", "--vcek",
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
                                   "--min-tcb",    "--format",  "--ratls",           "--vmpl",
-                                  "--allow-migration-agent"};
+                                  "--allow-migration-agent", "--online", "--kds-url", "--cache-dir"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -57,9 +57,11 @@ AttestationPolicy policy_from(const AttestArgs& a) {
 // binds its key), then the nonce flow's answer must bind the same key. The certificate's evidence
 // names the model the server attests by default, so its model is reported, not compared: the model
 // asked for is checked by the nonce flow.
-AttestationResult verify_over_ratls(const AttestArgs& a, const AttestationPolicy& policy, const Nonce& nonce,
-                                    const std::string& api_key) {
+AttestationResult verify_over_ratls(const AttestArgs& a, const AttestationPolicy& given_policy, const Nonce& nonce,
+                                    const std::string& api_key, OnlineUse& online) {
   const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
+  AttestationPolicy policy = given_policy;
+  online = apply_live_online(a.online, fetched.body, policy);  // the server's CRL applies to both
   AttestationPolicy certificate_policy = policy;
   certificate_policy.model.clear();
   AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
@@ -117,6 +119,7 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
   add_snp_guest_options(cmd, a.snp_guest);
+  add_live_online_options(cmd, a.online);
 }
 
 bool attest_options_given(const CLI::App& cmd) {
@@ -132,7 +135,7 @@ int run_attest(const AttestArgs& a) {
     throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
   if (a.ratls && client::ServerUrl::parse(a.url).scheme() != "https")
     throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
-  const AttestationPolicy policy = policy_from(a);
+  AttestationPolicy policy = policy_from(a);
   std::string api_key = a.api_key;
   if (api_key.empty()) {
     const char* env = std::getenv(kApiKeyEnv);
@@ -140,11 +143,18 @@ int run_attest(const AttestArgs& a) {
   }
   const Nonce nonce = nonce_from(a.nonce);
 
-  const AttestationResult result =
-      a.ratls ? verify_over_ratls(a, policy, nonce, api_key)
-              : verify_attestation(fetch_attestation({a.url, to_hex(nonce), a.model, api_key}), nonce, policy);
+  OnlineUse online;
+  AttestationResult result;
+  if (a.ratls) {
+    result = verify_over_ratls(a, policy, nonce, api_key, online);
+  } else {
+    const std::string body = fetch_attestation({a.url, to_hex(nonce), a.model, api_key});
+    online = apply_live_online(a.online, body, policy);
+    result = verify_attestation(body, nonce, policy);
+  }
   print_verdict(a.format, attestation_json(result), attestation_text(result));
   if (result.accepted) return kExitAccepted;
+  online.forget_after(result.failed_step);
   std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),
                client::one_line(result.message).c_str());
   return kExitRejected;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "a3s-power-verify/online_args.h"
 #include "a3s-power-verify/snp_guest_args.h"
 
 namespace a3s::power::verify::cli {
@@ -31,6 +32,7 @@ struct AttestArgs {
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
   SnpGuestArgs snp_guest;                          // --vmpl N, --allow-migration-agent (SEV-SNP)
+  OnlineArgs online;                               // --online [--kds-url B] [--cache-dir D]: AMD's CRL
   bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };
 

@@ -3,6 +3,7 @@
 #include "a3s-power-verify/non_empty_arg.h"
 #include "verify/online/endorsement_cache.h"
 #include "verify/online/online_endorsements.h"
+#include "attestation/attestation_response.h"
 #include "attestation/verify_result.h"
 
 namespace a3s::power::verify::cli {
@@ -35,9 +36,9 @@ void OnlineUse::forget_after(const std::string& failed_step) const {
     online::forget_endorsements(cache_dir, urls);
 }
 
-OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
-  OnlineUse use;
-  if (!a.online) return use;
+namespace {
+
+online::OnlineOptions online_options(const OnlineArgs& a, OnlineUse& use) {
   online::OnlineOptions o;
   o.kds_url = a.kds_url;
   o.pcs_url = a.pcs_url;
@@ -45,7 +46,39 @@ OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, E
   o.cache_dir = a.cache_dir.empty() ? online::default_cache_dir() : a.cache_dir;
   use.cache_dir = o.cache_dir;
   o.used_urls = &use.urls;
-  online::add_online_endorsements(evidence, options, o);
+  return o;
+}
+
+}  // namespace
+
+OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
+  OnlineUse use;
+  if (!a.online) return use;
+  online::add_online_endorsements(evidence, options, online_options(a, use));
+  return use;
+}
+
+void add_live_online_options(CLI::App& cmd, OnlineArgs& a) {
+  const CLI::Validator& kNonEmpty = non_empty();
+  CLI::Option* online = cmd.add_flag(
+      "--online", a.online, "SEV-SNP: fetch AMD's CRL for the evidence's product from AMD KDS (cached) and check it");
+  cmd.add_option("--kds-url", a.kds_url, "With --online: AMD KDS base URL (default https://kdsintf.amd.com)")
+      ->check(kNonEmpty)
+      ->needs(online);
+  cmd.add_option("--cache-dir", a.cache_dir,
+                 "With --online: endorsement cache (default $XDG_CACHE_HOME/a3s-power-verify or "
+                 "~/.cache/a3s-power-verify)")
+      ->check(kNonEmpty)
+      ->needs(online);
+}
+
+OnlineUse apply_live_online(const OnlineArgs& a, const std::string& response_body, AttestationPolicy& policy) {
+  OnlineUse use;
+  if (!a.online) return use;
+  std::string error;
+  const auto response = attestation::parse_attestation_response(response_body, error);
+  if (!response || response->tee_type != "sev-snp" || response->evidence_format != "sev-snp-report") return use;
+  policy.snp_crl = online::fetch_amd_crl(response->report, online_options(a, use));
   return use;
 }
 

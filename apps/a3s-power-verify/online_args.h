@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "a3s/power/verify.h"
+#include "a3s/power/verify_attestation.h"
 
 namespace a3s::power::verify::cli {
 
@@ -44,5 +45,15 @@ struct OnlineUse {
 // With --online: adds the fetched endorsements to `options` (online_endorsements.h; throws its
 // io_error / invalid_argument). Without: nothing (an empty OnlineUse).
 OnlineUse apply_online(const OnlineArgs& args, std::span<const uint8_t> evidence, EvidenceOptions& options);
+
+// The live mode's online flags (the server's answer brings the VCEK and chain, so only AMD's CRL is
+// fetched): --online, --kds-url BASE, --cache-dir DIR (the last two need --online).
+void add_live_online_options(CLI::App& cmd, OnlineArgs& args);
+
+// With --online: `policy.snp_crl` = AMD's CRL for the product of the SEV-SNP hardware report in
+// `response_body` (a GET /v1/attestation answer). Nothing for an answer that does not parse (the
+// verification rejects it), simulated evidence (its ARK is not AMD's) or TDX evidence. Throws like
+// apply_online.
+OnlineUse apply_live_online(const OnlineArgs& args, const std::string& response_body, AttestationPolicy& policy);
 
 }  // namespace a3s::power::verify::cli

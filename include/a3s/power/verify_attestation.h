@@ -89,6 +89,10 @@ struct AttestationPolicy {
   std::optional<SnpTcb> snp_minimum_tcb;  // unset: the default table (not for simulated evidence)
   std::optional<uint32_t> snp_vmpl;        // SEV-SNP: the report's VMPL must equal this
   bool snp_allow_migration_agent = false;  // SEV-SNP: accept GUEST_POLICY MIGRATE_MA
+  // SEV-SNP hardware evidence: AMD's CRL for its product (EvidenceOptions::snp_crl; the CLI fetches it
+  // from AMD KDS with --online). Empty: revocation is not checked and skipped lists "crl". Not used
+  // for simulated evidence (its ARK is not AMD's).
+  std::string snp_crl;
   std::vector<std::string> tdx_accepted_tcb_statuses;
   // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
   // connection the response came over. When set, claims.tls.spki_sha256 must equal it.

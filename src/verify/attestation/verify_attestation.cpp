@@ -94,6 +94,7 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
     return detail;
   }
   opt.root = policy.root;
+  opt.snp_crl = policy.snp_crl;
   const std::string table_vcek = table ? (table->vcek.empty() ? table->vlek : table->vcek) : std::string();
   opt.vcek = policy.vcek.empty() ? table_vcek : policy.vcek;
   if (table && !table->ask.empty()) opt.cert_chain = table->ask + table->ark;

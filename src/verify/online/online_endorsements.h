@@ -43,4 +43,10 @@ void forget_endorsements(const std::string& cache_dir, const std::vector<std::st
 void add_online_endorsements(std::span<const uint8_t> evidence, EvidenceOptions& options,
                              const OnlineOptions& online);
 
+// The live mode's share of the above (the server's answer brings the VCEK and chain): AMD's CRL for
+// the product of `evidence`, an SEV-SNP report (KDS /vcek/v1/{product}/crl, DER, cached until its
+// nextUpdate), for AttestationPolicy::snp_crl. "" when `evidence` is not an SEV-SNP report or does not
+// parse (verification then rejects it). Throws like add_online_endorsements.
+std::string fetch_amd_crl(std::span<const uint8_t> evidence, const OnlineOptions& online);
+
 }  // namespace a3s::power::verify::online
