@@ -108,6 +108,14 @@ VerifyResult resolve_product(const Report& r, const std::string& certificate_pro
 // Steps 6–9 and the minimum TCB's source, recorded in `details`.
 VerifyResult check_guest(const Report& r, const Policy& policy, const std::optional<AmdProduct>& product,
                          VerifyDetails& details) {
+  // The minimum is chosen first, so that `details` names it also when an earlier check fails.
+  if (policy.minimum_tcb) {
+    details.minimum_tcb = policy.minimum_tcb;
+    details.minimum_source = MinimumTcbSource::kGiven;
+  } else if (policy.default_minimum_tcb && product) {
+    details.minimum_tcb = default_minimum_tcb(*product);
+    if (details.minimum_tcb) details.minimum_source = MinimumTcbSource::kDefaultTable;
+  }
   if (r.debug_allowed()) return fail(steps::kDebugEnabled, "GUEST_POLICY allows debugging (bit 19 set)");
   if ((r.policy & policy_bits::kMigrateMa) != 0 && !policy.allow_migration_agent)
     return fail(steps::kMigrationAgentAllowed,
@@ -116,17 +124,12 @@ VerifyResult check_guest(const Report& r, const Policy& policy, const std::optio
   if (policy.vmpl && r.vmpl != *policy.vmpl)
     return fail(steps::kVmplMismatch, "the report's VMPL is " + std::to_string(r.vmpl) + ", expected " +
                                           std::to_string(*policy.vmpl));
-  if (policy.minimum_tcb) {
-    details.minimum_tcb = policy.minimum_tcb;
-    details.minimum_source = MinimumTcbSource::kGiven;
-  } else if (policy.default_minimum_tcb) {
-    if (product) details.minimum_tcb = default_minimum_tcb(*product);
+  if (!policy.minimum_tcb && policy.default_minimum_tcb) {
     if (!details.minimum_tcb)
       return fail(steps::kMinimumTcbUnknown,
                   "the default minimum TCB table (" + std::string(kDefaultMinimumTcbDate) + ") has no entry for " +
                       (product ? std::string(product_name(*product)) : std::string("this product")) +
                       ": give a minimum (--min-tcb)");
-    details.minimum_source = MinimumTcbSource::kDefaultTable;
   }
   if (details.minimum_tcb && !tcb_at_least(r.reported(), *details.minimum_tcb))
     return fail(steps::kTcbOutOfDate, "REPORTED_TCB (" + to_string(r.reported(), r.tcb_layout()) +
