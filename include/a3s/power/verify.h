@@ -73,7 +73,8 @@ struct EvidenceOptions {
   // SEV-SNP: the VCEK (or VLEK) certificate, PEM or DER. Empty: certificate_missing. Must be empty for
   // TDX (invalid_argument).
   std::string vcek;
-  // SEV-SNP: ASK (or ASVK), optionally followed by the ARK, PEM or DER; empty: the pinned Milan ASK.
+  // SEV-SNP: ASK (or ASVK), optionally followed by the ARK, PEM or DER; empty: the pinned ASK (ASVK for
+  // a VLEK-signed report) of the report's product (Milan, Genoa or Turin).
   // TDX: the PCK certificate followed by its CA chain (PEM); empty: the quote's certification data
   // (type 5).
   std::string cert_chain;
@@ -89,7 +90,9 @@ struct EvidenceOptions {
   // TDX: the same collateral already in memory (e.g. fetched from Intel PCS); the verification is the
   // one of collateral_dir. Giving both, or giving it for SEV-SNP, is invalid_argument.
   std::optional<TdxCollateralData> tdx_collateral;
-  // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP, the Intel SGX Root CA for TDX.
+  // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP (instead of the pinned ARK of the
+  // report's product; the report's CPUID and the VCEK's productName must still agree), the Intel SGX
+  // Root CA for TDX.
   std::string root;
   // Time for every validity check (certificates, CRLs, collateral), Unix seconds (UTC). Unset: now.
   std::optional<std::time_t> at;

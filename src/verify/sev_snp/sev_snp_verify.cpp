@@ -62,7 +62,7 @@ VerifyResult check_tcb_binding(const Report& r, const VcekExtensions& ext) {
     const bool family_19 = name.rfind("Milan", 0) == 0 || name.rfind("Genoa", 0) == 0;
     const bool family_1a = name.rfind("Turin", 0) == 0;
     if ((family_19 && r.cpuid_fam_id != 0x19) || (family_1a && r.cpuid_fam_id != kFamilyTurin))
-      return fail(steps::kTcbMismatch, "certificate product " + name + " does not match CPUID family " +
+      return fail(steps::kTcbMismatch, "the certificate's productName does not match CPUID family " +
                                            std::to_string(r.cpuid_fam_id));
   }
   return VerifyResult::ok();
