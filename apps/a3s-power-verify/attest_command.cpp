@@ -31,7 +31,8 @@ constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash"
                                   "--nonce",      "--api-key", "--allow-simulated", "--vcek",
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
                                   "--min-tcb",    "--format",  "--ratls",           "--online",
-                                  "--kds-url",    "--pcs-url", "--cache-dir",       "--no-amd-crl"};
+                                  "--kds-url",    "--pcs-url", "--cache-dir",       "--no-amd-crl",
+                                  "--vmpl",       "--allow-migration-agent"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -49,6 +50,8 @@ AttestationPolicy policy_from(const AttestArgs& a) {
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   p.no_tcb_check = a.no_tcb_check;
   p.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
+  p.snp_vmpl = parse_vmpl(a.snp_guest.vmpl);
+  p.snp_allow_migration_agent = a.snp_guest.allow_migration_agent;
   return p;
 }
 
@@ -79,7 +82,7 @@ OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& bod
 AttestationResult verify_over_ratls(const AttestArgs& a, AttestationPolicy policy, const Nonce& nonce,
                                     const std::string& api_key, OnlineUse& use) {
   const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
-  use = add_live_endorsements(a.online, fetched.body, policy);
+  use = add_live_endorsements(a.online, fetched.body, policy);  // the server's endorsements apply to both
   AttestationPolicy certificate_policy = policy;
   certificate_policy.model.clear();
   AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
@@ -139,6 +142,7 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
       ->check(kNonEmpty);
   add_tdx_policy_options(cmd, a.tdx);
   add_online_options(cmd, a.online);
+  add_snp_guest_options(cmd, a.snp_guest);
 }
 
 bool attest_options_given(const CLI::App& cmd) {

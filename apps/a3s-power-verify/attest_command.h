@@ -15,6 +15,7 @@
 
 #include "a3s-power-verify/online_args.h"
 #include "a3s-power-verify/tdx_policy_args.h"
+#include "a3s-power-verify/snp_guest_args.h"
 
 namespace a3s::power::verify::cli {
 
@@ -34,6 +35,7 @@ struct AttestArgs {
   std::string at;                                  // --at TIME
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
   TdxPolicyArgs tdx;                               // --expected-rtmr, --expected-mrconfigid, ... (TDX)
+  SnpGuestArgs snp_guest;                          // --vmpl N, --allow-migration-agent (SEV-SNP)
   OnlineArgs online;                               // --online [--kds-url B] [--pcs-url B] [--cache-dir D]
   bool ratls = false;                              // --ratls: https URL of the RA-TLS port (docs/ra-tls.md)
 };

@@ -22,6 +22,10 @@ std::string attestation_json(const AttestationResult& r) {
   j["tcb_status"] = r.tcb_status;
   j["skipped"] = r.skipped;
   add_tdx_json(j, r.tdx, r.advisory_ids);
+  if (r.vmpl) j["vmpl"] = *r.vmpl;
+  if (!r.minimum_tcb_source.empty())
+    j["minimum_tcb"] = minimum_tcb_json(r.minimum_tcb, r.minimum_tcb_source, r.minimum_tcb_date);
+  j["warnings"] = r.warnings;
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();
   for (const auto& c : r.checks)
     checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
@@ -46,6 +50,10 @@ std::string attestation_text(const AttestationResult& r) {
     out += "rejected: " + r.failed_step + "\n";
   }
   out += tdx_text(r.tdx, r.advisory_ids);
+  if (r.vmpl) out += "vmpl: " + std::to_string(*r.vmpl) + "\n";
+  if (!r.minimum_tcb_source.empty())
+    out += "minimum_tcb: " + minimum_tcb_text(r.minimum_tcb, r.minimum_tcb_source, r.minimum_tcb_date) + "\n";
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   const TeeType tee = r.evidence_format == "tdx-quote" ? TeeType::kTdx : TeeType::kSevSnp;
   for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(tee, s) + "\n";
   return out;

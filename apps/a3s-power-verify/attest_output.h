@@ -12,7 +12,8 @@ namespace a3s::power::verify::cli {
 //    "tee_type": "sev-snp"|"tdx"|"simulated"|"", "evidence_format": "...", "simulated": bool,
 //    "measurement": hex, "model": name, "model_sha256": hex, "nonce": hex, "report_data": hex,
 //    "tcb_status": "...", "skipped": [...], "tdx": {...}, "advisory_ids": [...] (TDX evidence that
-//    parsed: add_tdx_json), "checks": [{"name", "passed", "detail"}, ...]}
+//    parsed: add_tdx_json), SEV-SNP: "vmpl": N, "minimum_tcb": {...} (as report_json),
+//    "warnings": [...], "checks": [{"name", "passed", "detail"}, ...]}
 std::string attestation_json(const AttestationResult& result);
 
 // One line per check that ran ("ok   <name>: <detail>" / "FAIL <name>: <detail>"), then the verdict

@@ -35,9 +35,9 @@ void OnlineUse::forget_after(const std::string& failed_step) const {
     online::forget_endorsements(cache_dir, urls);
 }
 
-OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
-  OnlineUse use;
-  if (!a.online) return use;
+namespace {
+
+online::OnlineOptions online_options(const OnlineArgs& a, OnlineUse& use) {
   online::OnlineOptions o;
   o.kds_url = a.kds_url;
   o.pcs_url = a.pcs_url;
@@ -45,7 +45,15 @@ OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, E
   o.cache_dir = a.cache_dir.empty() ? online::default_cache_dir() : a.cache_dir;
   use.cache_dir = o.cache_dir;
   o.used_urls = &use.urls;
-  online::add_online_endorsements(evidence, options, o);
+  return o;
+}
+
+}  // namespace
+
+OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
+  OnlineUse use;
+  if (!a.online) return use;
+  online::add_online_endorsements(evidence, options, online_options(a, use));
   return use;
 }
 

@@ -44,6 +44,7 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
                 "Verify signatures and certificate chains only (TCB status not checked; the TDX QE identity "
                 "still is)");
   add_tdx_policy_options(*cmd, a.tdx);
+  add_snp_guest_options(*cmd, a.snp_guest);
   add_online_options(*cmd, a.online);
   cmd->add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   return cmd;
@@ -65,6 +66,8 @@ int run_report(const ReportArgs& a) {
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
   opt.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
+  opt.snp_vmpl = parse_vmpl(a.snp_guest.vmpl);
+  opt.snp_allow_migration_agent = a.snp_guest.allow_migration_agent;
   const std::vector<uint8_t> evidence = read_file_bytes(a.file, "--file");
   const OnlineUse online = apply_online(a.online, evidence, opt);
 

@@ -7,6 +7,7 @@
 
 #include "a3s-power-verify/online_args.h"
 #include "a3s-power-verify/tdx_policy_args.h"
+#include "a3s-power-verify/snp_guest_args.h"
 
 namespace a3s::power::verify::cli {
 
@@ -21,6 +22,7 @@ struct ReportArgs {
   std::string expected_report_data;                // --expected-report-data HEX
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
   bool no_tcb_check = false;                       // --no-tcb-check
+  SnpGuestArgs snp_guest;                          // --vmpl N, --allow-migration-agent (SEV-SNP)
   std::string format = "text";                     // --format text|json
   TdxPolicyArgs tdx;                               // --expected-rtmr, --expected-mrconfigid, ... (TDX)
   OnlineArgs online;                               // --online [--kds-url B] [--pcs-url B] [--cache-dir D]

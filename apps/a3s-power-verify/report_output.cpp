@@ -59,6 +59,21 @@ std::string tdx_text(const std::optional<TdxMeasurements>& tdx, const std::vecto
   return out;
 }
 
+nlohmann::ordered_json minimum_tcb_json(const std::string& tcb, const std::string& source,
+                                        const std::string& date) {
+  nlohmann::ordered_json j;
+  j["source"] = source.empty() ? "none" : source;
+  j["tcb"] = tcb;
+  if (source == "default") j["table_date"] = date;
+  return j;
+}
+
+std::string minimum_tcb_text(const std::string& tcb, const std::string& source, const std::string& date) {
+  if (source == "default") return tcb + " (default table of " + date + ")";
+  if (source == "given") return tcb + " (given with --min-tcb)";
+  return "none";
+}
+
 std::string report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["accepted"] = r.accepted;
@@ -69,6 +84,12 @@ std::string report_json(const Report& r) {
   j["tcb_status"] = r.tcb_status;
   j["skipped"] = r.skipped;
   add_tdx_json(j, r.tdx, r.advisory_ids);
+  if (r.tee_type == TeeType::kSevSnp) {
+    j["product"] = r.product;
+    if (r.vmpl) j["vmpl"] = *r.vmpl;
+    j["minimum_tcb"] = minimum_tcb_json(r.minimum_tcb, r.minimum_tcb_source, r.minimum_tcb_date);
+  }
+  j["warnings"] = r.warnings;
   return j.dump();
 }
 
@@ -83,6 +104,12 @@ std::string report_text(const Report& r) {
   if (!r.report_data.empty()) out += "report_data: " + r.report_data + "\n";
   out += "tcb_status: " + r.tcb_status + "\n";
   out += tdx_text(r.tdx, r.advisory_ids);
+  if (r.tee_type == TeeType::kSevSnp) {
+    if (!r.product.empty()) out += "product: " + r.product + "\n";
+    if (r.vmpl) out += "vmpl: " + std::to_string(*r.vmpl) + "\n";
+    out += "minimum_tcb: " + minimum_tcb_text(r.minimum_tcb, r.minimum_tcb_source, r.minimum_tcb_date) + "\n";
+  }
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
   for (const auto& s : r.skipped) out += "skipped: " + describe_skipped(r.tee_type, s) + "\n";
   return out;
 }

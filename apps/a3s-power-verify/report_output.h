@@ -13,13 +13,24 @@ namespace a3s::power::verify::cli {
 // One JSON object (no trailing newline):
 //   {"accepted": bool, "tee_type": "sev-snp"|"tdx"|"unknown", "failed_step": "..." (rejected only),
 //    "message": "..." (rejected only), "measurement": hex, "report_data": hex, "tcb_status": "...",
-//    "skipped": ["tcb", "crl", ...]}, and for a TDX quote that parsed also (add_tdx_json)
-//    "tdx": {"mrtd", "rtmr0".."rtmr3", "mrconfigid", "mrowner", "mrownerconfig"}, "advisory_ids": [...]
+//    "skipped": ["tcb", "crl", ...],
+//    SEV-SNP only: "product": "Milan"|"Genoa"|"Turin"|"", "vmpl": N (once the report parsed),
+//    "minimum_tcb": {"source": "default"|"given"|"none", "tcb": "bl=4 tee=0 snp=27 ucode=222"|"",
+//                    "table_date": "2026-12-02" (source default only)},
+//    TDX quote that parsed (add_tdx_json): "tdx": {"mrtd", "rtmr0".."rtmr3", "mrconfigid", "mrowner",
+//    "mrownerconfig"}, "advisory_ids": [...],
+//    "warnings": ["...", ...]}
 std::string report_json(const Report& report);
 
 // A few "key: value" lines, each ending in '\n': verdict and TEE, measurement, report_data,
-// tcb_status, the TDX registers and advisory IDs (tdx_text), and what was skipped.
+// tcb_status, SEV-SNP product, VMPL and minimum TCB, the TDX registers and advisory IDs (tdx_text),
+// warnings ("warning: ..."), and what was skipped.
 std::string report_text(const Report& report);
+
+// The minimum TCB a verification applied, as JSON ({"source","tcb"[,"table_date"]}) and as text
+// ("bl=4 tee=0 snp=27 ucode=222 (default table of 2026-12-02)", "... (given with --min-tcb)", "none").
+nlohmann::ordered_json minimum_tcb_json(const std::string& tcb, const std::string& source, const std::string& date);
+std::string minimum_tcb_text(const std::string& tcb, const std::string& source, const std::string& date);
 
 // The keys only a rejected verdict has, in both JSON outputs: "failed_step" and "message", added to
 // `j` when `accepted` is false.

@@ -9,24 +9,46 @@
 #include "a3s/power/error.h"
 #include "base/hex.h"
 #include "verify/evidence_verifiers.h"
+#include "verify/sev_snp/default_minimum_tcb.h"
 #include "verify/sev_snp/sev_snp_verify.h"
 
 namespace a3s::power::verify {
 namespace {
 
+// Steps of verify_report after the minimum TCB comparison (step 9): failing one, or none, means the
+// minimum held.
+bool minimum_compared(const std::string& failed_step) {
+  return failed_step.empty() || failed_step == steps::kMeasurementMismatch ||
+         failed_step == steps::kReportDataMismatch;
+}
+
 // Steps of verify_report that run after the VCEK TCB comparison (step 5): failing one of them means
 // the comparison passed.
 bool tcb_compared(const std::string& failed_step) {
-  return failed_step.empty() || failed_step == steps::kDebugEnabled || failed_step == steps::kTcbOutOfDate ||
-         failed_step == steps::kMeasurementMismatch || failed_step == steps::kReportDataMismatch;
+  return minimum_compared(failed_step) || failed_step == steps::kDebugEnabled ||
+         failed_step == steps::kMigrationAgentAllowed || failed_step == steps::kVmplMismatch ||
+         failed_step == steps::kMinimumTcbUnknown || failed_step == steps::kTcbOutOfDate;
 }
 
-std::string tcb_status(const EvidenceOptions& options, const std::string& failed_step) {
+std::string tcb_status(const EvidenceOptions& options, const std::string& failed_step,
+                       const sev_snp::VerifyDetails& details) {
   if (options.no_tcb_check) return "not_checked";
   if (failed_step == steps::kTcbOutOfDate) return "out_of_date";
   if (!tcb_compared(failed_step)) return "unknown";
-  if (options.snp_minimum_tcb && failed_step != steps::kDebugEnabled) return "meets_minimum";
+  if (details.minimum_tcb && minimum_compared(failed_step)) return "meets_minimum";
   return "endorsed";
+}
+
+const char* source_name(sev_snp::MinimumTcbSource source) {
+  switch (source) {
+    case sev_snp::MinimumTcbSource::kGiven:
+      return "given";
+    case sev_snp::MinimumTcbSource::kDefaultTable:
+      return "default";
+    case sev_snp::MinimumTcbSource::kNone:
+      break;
+  }
+  return "none";
 }
 
 }  // namespace
@@ -43,6 +65,11 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
     const SnpTcb& m = *options.snp_minimum_tcb;
     policy.minimum_tcb = sev_snp::TcbVersion{m.fmc, m.boot_loader, m.tee, m.snp, m.microcode};
   }
+  policy.default_minimum_tcb = options.snp_default_minimum_tcb && !options.no_tcb_check;
+  if (options.snp_vmpl && *options.snp_vmpl > 3)
+    throw Error(codes::kInvalidArgument, "the expected VMPL must be 0, 1, 2 or 3");
+  policy.vmpl = options.snp_vmpl;
+  policy.allow_migration_agent = options.snp_allow_migration_agent;
   sev_snp::VerifyOptions vo;
   if (options.at) {
     // system_clock counts nanoseconds in 64 bits: 1677..2262. Certificates are checked from 1970 on.
@@ -51,10 +78,12 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
       throw Error(codes::kInvalidArgument, "the verification time must lie between 1970 and 2255");
     vo.at = std::chrono::system_clock::from_time_t(*options.at);
   }
-  if (!options.root.empty()) vo.anchors.arks = {options.root};
+  // The caller's root replaces the pinned ARKs; the pinned ASKs / ASVKs stay available as intermediates.
+  if (!options.root.empty()) vo.anchors = sev_snp::TrustAnchors{{options.root}, sev_snp::pinned_amd_intermediates()};
 
   sev_snp::Report parsed;
-  const VerifyResult result = sev_snp::verify_report(evidence, endorsements, policy, vo, &parsed);
+  sev_snp::VerifyDetails details;
+  const VerifyResult result = sev_snp::verify_report(evidence, endorsements, policy, vo, &parsed, &details);
   // verify_report stores the report once it parses; a parse failure is the only step before that.
   const bool have_parsed =
       result.failed_step != steps::kMalformedEvidence && result.failed_step != steps::kUnsupportedVersion;
@@ -67,8 +96,21 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
   if (have_parsed) {
     r.measurement = to_hex(parsed.measurement);
     r.report_data = to_hex(parsed.report_data);
+    r.vmpl = parsed.vmpl;
+    if (parsed.vmpl > 0)
+      r.warnings.push_back("the report is from VMPL " + std::to_string(parsed.vmpl) +
+                           ", not VMPL 0: software at a more privileged level of the guest (e.g. a "
+                           "paravisor) is outside this measurement");
+    if ((parsed.policy & sev_snp::policy_bits::kMigrateMa) != 0 && options.snp_allow_migration_agent)
+      r.warnings.push_back("the guest policy allows a migration agent (MIGRATE_MA), accepted as asked: it "
+                           "can read the guest's memory");
   }
-  r.tcb_status = tcb_status(options, result.failed_step);
+  if (details.product) r.product = std::string(sev_snp::product_name(*details.product));
+  r.minimum_tcb_source = source_name(details.minimum_source);
+  if (details.minimum_tcb && have_parsed) r.minimum_tcb = sev_snp::to_string(*details.minimum_tcb, parsed.tcb_layout());
+  if (details.minimum_source == sev_snp::MinimumTcbSource::kDefaultTable)
+    r.minimum_tcb_date = sev_snp::kDefaultMinimumTcbDate;
+  r.tcb_status = tcb_status(options, result.failed_step, details);
   if (options.no_tcb_check) r.skipped.push_back("tcb");
   if (options.snp_crl.empty()) r.skipped.push_back("crl");
   return r;

@@ -15,6 +15,8 @@ Report verify_tdx_evidence(std::span<const uint8_t> evidence, const EvidenceOpti
     throw Error(codes::kInvalidArgument, "an AMD CRL applies to SEV-SNP reports only; this is a TDX quote");
   if (options.snp_minimum_tcb)
     throw Error(codes::kInvalidArgument, "a minimum SEV-SNP TCB does not apply to a TDX quote");
+  if (options.snp_vmpl || options.snp_allow_migration_agent)
+    throw Error(codes::kInvalidArgument, "the SEV-SNP VMPL and migration agent options do not apply to a TDX quote");
   tdx::TdxVerifyOptions to;
   if (!options.root.empty()) to.root_pem = options.root;
   if (!options.cert_chain.empty()) to.pck_chain_pem = options.cert_chain;

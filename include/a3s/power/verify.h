@@ -111,7 +111,8 @@ struct EvidenceOptions {
   // SEV-SNP: the VCEK (or VLEK) certificate, PEM or DER. Empty: certificate_missing. Must be empty for
   // TDX (invalid_argument).
   std::string vcek;
-  // SEV-SNP: ASK (or ASVK), optionally followed by the ARK, PEM or DER; empty: the pinned Milan ASK.
+  // SEV-SNP: ASK (or ASVK), optionally followed by the ARK, PEM or DER; empty: the pinned ASK (ASVK for
+  // a VLEK-signed report) of the report's product (Milan, Genoa or Turin).
   // TDX: the PCK certificate followed by its CA chain (PEM); empty: the quote's certification data
   // (type 5).
   std::string cert_chain;
@@ -127,7 +128,9 @@ struct EvidenceOptions {
   // TDX: the same collateral already in memory (e.g. fetched from Intel PCS); the verification is the
   // one of collateral_dir. Giving both, or giving it for SEV-SNP, is invalid_argument.
   std::optional<TdxCollateralData> tdx_collateral;
-  // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP, the Intel SGX Root CA for TDX.
+  // Root to trust instead of the pinned one (PEM): the ARK for SEV-SNP (instead of the pinned ARK of the
+  // report's product; the report's CPUID and the VCEK's productName must still agree), the Intel SGX
+  // Root CA for TDX.
   std::string root;
   // Time for every validity check (certificates, CRLs, collateral), Unix seconds (UTC). Unset: now.
   std::optional<std::time_t> at;
@@ -143,8 +146,21 @@ struct EvidenceOptions {
   // Accept evidence from the server's simulated TEE. Raw hardware reports and quotes are never
   // simulated; the flag matters for the live attestation mode only.
   bool allow_simulated = false;
-  // SEV-SNP: REPORTED_TCB must be at least this, component by component (unset: not checked).
+  // SEV-SNP: REPORTED_TCB must be at least this, component by component. Unset: the default minimum of
+  // the report's product, from the dated table shipped with the verifier (docs/verify.md "Default
+  // minimum TCB"); a product without an entry is rejected with minimum_tcb_unknown. Not compared with
+  // no_tcb_check.
   std::optional<SnpTcb> snp_minimum_tcb;
+  // SEV-SNP: compare with the default table when snp_minimum_tcb is unset. Turned off only for
+  // simulated evidence (live mode), whose TCB is no firmware's.
+  bool snp_default_minimum_tcb = true;
+  // SEV-SNP: the report's VMPL (virtual machine privilege level, 0..3; 0 is the most privileged) must
+  // equal this, else vmpl_mismatch. Unset: not compared (Report::vmpl shows it, Report::warnings
+  // warns when it is above 0). A value above 3 is invalid_argument.
+  std::optional<uint32_t> snp_vmpl;
+  // SEV-SNP: accept a guest policy with MIGRATE_MA (bit 18) set, i.e. a migration agent that can read
+  // and move the guest's memory. Default: refused with migration_agent_allowed.
+  bool snp_allow_migration_agent = false;
   // TDX: platform and QE TCB statuses accepted. Empty: {"UpToDate", "SWHardeningNeeded"}.
   std::vector<std::string> tdx_accepted_tcb_statuses;
   // TDX: RTMR / MRCONFIGID / MROWNER policy and advisory policy. Must be empty for SEV-SNP
@@ -162,15 +178,27 @@ struct Report {
   std::string report_data;  // 128 hex digits
   // TDX: the platform TCB status from TCB Info ("UpToDate", "OutOfDate", ...), "not_checked" with
   // no_tcb_check, "unknown" when verification stopped before the TCB step.
-  // SEV-SNP: "endorsed" (the VCEK is issued for REPORTED_TCB), "meets_minimum" (and REPORTED_TCB ≥
-  // snp_minimum_tcb), "out_of_date" (below it), "not_checked" with no_tcb_check, "unknown" when
-  // verification stopped before the TCB comparison.
+  // SEV-SNP: "endorsed" (the VCEK is issued for REPORTED_TCB; no minimum compared), "meets_minimum"
+  // (and REPORTED_TCB ≥ the minimum, given or default), "out_of_date" (below it), "not_checked" with
+  // no_tcb_check, "unknown" when verification stopped before the TCB comparison.
   std::string tcb_status;
   // TDX: every measurement register of the quote; unset for SEV-SNP and when the quote did not parse.
   std::optional<TdxMeasurements> tdx;
   // TDX: advisoryIDs of the TCB levels TCB Info / QE Identity matched (platform, TDX module, QE; no
   // duplicates). Empty with no_tcb_check, before the TCB step, or when the levels list none.
   std::vector<std::string> advisory_ids;
+  // SEV-SNP only (empty / unset for TDX):
+  std::optional<uint32_t> vmpl;  // the report's VMPL, once it parsed
+  std::string product;           // "Milan", "Genoa", "Turin"; empty when not known
+  // The minimum TCB compared with REPORTED_TCB ("bl=4 tee=0 snp=27 ucode=222", with "fmc=N " first on
+  // Turin; empty when none was compared) and its source: "default" (the table of minimum_tcb_date),
+  // "given" (snp_minimum_tcb), "none".
+  std::string minimum_tcb;
+  std::string minimum_tcb_source;
+  std::string minimum_tcb_date;  // the default table's date (ISO 8601) when the source is "default"
+  // One line each: what a client should know about evidence that was accepted or not (a VMPL above 0,
+  // a migration agent allowed with snp_allow_migration_agent).
+  std::vector<std::string> warnings;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
   // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;

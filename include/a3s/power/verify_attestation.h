@@ -86,11 +86,15 @@ struct AttestationPolicy {
   std::string collateral_dir;  // TDX TCB collateral
   std::optional<std::time_t> at;
   bool no_tcb_check = false;
-  std::optional<SnpTcb> snp_minimum_tcb;
+  std::optional<SnpTcb> snp_minimum_tcb;  // unset: the default table (not for simulated evidence)
+  std::optional<uint32_t> snp_vmpl;        // SEV-SNP: the report's VMPL must equal this
+  bool snp_allow_migration_agent = false;  // SEV-SNP: accept GUEST_POLICY MIGRATE_MA
   std::vector<std::string> tdx_accepted_tcb_statuses;
   // Endorsements fetched for the response's evidence (e.g. a3s-power-verify --online; see
-  // response_endorsements): SEV-SNP: AMD's CRL, and the ASK + ARK when the certificate table has none;
-  // TDX: the collateral (EvidenceOptions::tdx_collateral; not together with collateral_dir).
+  // response_evidence): SEV-SNP hardware evidence: AMD's CRL (EvidenceOptions::snp_crl; empty:
+  // revocation not checked, skipped lists "crl"; not used for simulated evidence, whose ARK is not
+  // AMD's), and the ASK + ARK when the certificate table has none; TDX: the collateral
+  // (EvidenceOptions::tdx_collateral; not together with collateral_dir).
   std::string snp_crl;
   std::string snp_cert_chain;
   std::optional<TdxCollateralData> tdx_collateral;
@@ -126,6 +130,11 @@ struct AttestationResult {
   std::vector<std::string> skipped;      // verify_evidence's (Report::skipped)
   std::optional<TdxMeasurements> tdx;    // verify_evidence's (Report::tdx), TDX evidence that parsed
   std::vector<std::string> advisory_ids;  // verify_evidence's (Report::advisory_ids)
+  // verify_evidence's, once the evidence step ran (SEV-SNP; see Report): VMPL, the minimum TCB compared
+  // and its source ("default", "given", "none") and the default table's date, and warnings.
+  std::optional<uint32_t> vmpl;
+  std::string minimum_tcb, minimum_tcb_source, minimum_tcb_date;
+  std::vector<std::string> warnings;
   std::vector<AttestationCheck> checks;  // in order; the last failed one is failed_step's
 };
 

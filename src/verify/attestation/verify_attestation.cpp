@@ -60,6 +60,10 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
     return "TDX: the PCK certificate chain from the quote";
   }
   if (!policy.no_tcb_check) opt.snp_minimum_tcb = policy.snp_minimum_tcb;
+  opt.snp_vmpl = policy.snp_vmpl;
+  opt.snp_allow_migration_agent = policy.snp_allow_migration_agent;
+  // Simulated evidence carries no firmware's TCB: the default table does not apply to it.
+  opt.snp_default_minimum_tcb = !simulated;
   std::optional<sev_snp::CertTable> table;
   if (resp.certificates) {
     std::string error;
@@ -272,6 +276,11 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   r.skipped = report.skipped;
   r.tdx = report.tdx;
   r.advisory_ids = report.advisory_ids;
+  r.vmpl = report.vmpl;
+  r.minimum_tcb = report.minimum_tcb;
+  r.minimum_tcb_source = report.minimum_tcb_source;
+  r.minimum_tcb_date = report.minimum_tcb_date;
+  r.warnings = report.warnings;
   if (!report.measurement.empty()) r.measurement = report.measurement;
   if (!report.accepted)
     return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",

@@ -9,16 +9,10 @@
 namespace a3s::power::verify::online {
 namespace {
 
-constexpr uint8_t kFamilyMilanGenoa = 0x19;
-
 AmdProduct product_of_report(const sev_snp::Report& report) {
   if (report.version < 3) return AmdProduct::kMilan;  // no CPUID fields: Milan, as the pinned roots
   const uint8_t family = report.cpuid_fam_id, model = report.cpuid_mod_id;
-  if (family == sev_snp::kFamilyTurin) return AmdProduct::kTurin;
-  if (family == kFamilyMilanGenoa) {
-    if ((model >= 0x10 && model <= 0x1F) || (model >= 0xA0 && model <= 0xAF)) return AmdProduct::kGenoa;
-    if (model <= 0x0F) return AmdProduct::kMilan;
-  }
+  if (const auto product = sev_snp::product_from_cpuid(family, model)) return *product;
   char what[80];
   std::snprintf(what, sizeof what, "CPUID family 0x%02x model 0x%02x", family, model);
   throw Error(codes::kInvalidArgument,
@@ -35,18 +29,6 @@ std::string spl(uint8_t value) {
 
 AmdProduct product_for(const sev_snp::Report& report) {
   return product_of_report(report);
-}
-
-std::string_view product_name(AmdProduct product) {
-  switch (product) {
-    case AmdProduct::kMilan:
-      return "Milan";
-    case AmdProduct::kGenoa:
-      return "Genoa";
-    case AmdProduct::kTurin:
-      return "Turin";
-  }
-  return "Milan";
 }
 
 VcekRequest vcek_request_for(const sev_snp::Report& report) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attestation/sev_snp/product.h"
 #include "attestation/sev_snp/report.h"
 #include "attestation/sev_snp/tcb_version.h"
 
@@ -27,9 +28,9 @@ namespace a3s::power::verify::online {
 
 inline constexpr const char* kDefaultKdsUrl = "https://kdsintf.amd.com";
 
-enum class AmdProduct { kMilan, kGenoa, kTurin };
-
-std::string_view product_name(AmdProduct product);  // "Milan", "Genoa", "Turin"
+// The product names and CPUID rule live with the report format (attestation/sev_snp/product.h).
+using sev_snp::AmdProduct;
+using sev_snp::product_name;
 
 struct VcekRequest {
   AmdProduct product = AmdProduct::kMilan;
@@ -37,7 +38,7 @@ struct VcekRequest {
   sev_snp::TcbVersion tcb;    // REPORTED_TCB
 };
 
-// The KDS product of a report (see above). Throws Error "invalid_argument" for an unknown CPUID family /
+// The KDS product of a report (see above; version 2 reports: Milan). Throws Error "invalid_argument" for an unknown CPUID family /
 // model.
 AmdProduct product_for(const sev_snp::Report& report);
 

@@ -12,6 +12,11 @@
 namespace a3s::power::verify::online {
 namespace {
 
+std::string fetch_crl(const sev_snp::Report& report, const std::string& base, const FetchContext& context) {
+  const ExpiryOf crl_expiry = [](const CachedResponse& r) { return crl_next_update(r.body); };
+  return fetch_endorsement(base, crl_path(product_for(report)), context, crl_expiry).body;
+}
+
 void add_snp(std::span<const uint8_t> evidence, EvidenceOptions& options, const std::string& base,
              const FetchContext& context, bool amd_crl) {
   if (!options.vcek.empty() && (!amd_crl || !options.snp_crl.empty())) return;
@@ -21,10 +26,7 @@ void add_snp(std::span<const uint8_t> evidence, EvidenceOptions& options, const 
   } catch (const std::exception&) {
     return;  // malformed_evidence / unsupported_version from verify_evidence
   }
-  if (amd_crl && options.snp_crl.empty()) {
-    const ExpiryOf crl_expiry = [](const CachedResponse& r) { return crl_next_update(r.body); };
-    options.snp_crl = fetch_endorsement(base, crl_path(product_for(report)), context, crl_expiry).body;
-  }
+  if (amd_crl && options.snp_crl.empty()) options.snp_crl = fetch_crl(report, base, context);
   if (!options.vcek.empty()) return;
   const VcekRequest request = vcek_request_for(report);
   options.vcek = fetch_endorsement(base, vcek_path(request), context, nullptr).body;
@@ -40,16 +42,21 @@ void add_tdx(std::span<const uint8_t> evidence, EvidenceOptions& options, const 
   options.tdx_collateral = fetch_tdx_collateral(base, *query, context);
 }
 
-}  // namespace
-
-void add_online_endorsements(std::span<const uint8_t> evidence, EvidenceOptions& options,
-                             const OnlineOptions& online) {
-  const EndorsementCache cache(online.cache_dir);
+FetchContext context_for(const OnlineOptions& online, const EndorsementCache& cache) {
   FetchContext context;
   context.cache = online.cache_dir.empty() ? nullptr : &cache;
   context.now = std::time(nullptr);
   context.network_requests = online.network_requests;
   context.used_urls = online.used_urls;
+  return context;
+}
+
+}  // namespace
+
+void add_online_endorsements(std::span<const uint8_t> evidence, EvidenceOptions& options,
+                             const OnlineOptions& online) {
+  const EndorsementCache cache(online.cache_dir);
+  const FetchContext context = context_for(online, cache);
   switch (detect_tee_type(evidence)) {
     case TeeType::kSevSnp:
       add_snp(evidence, options, online.kds_url.empty() ? kDefaultKdsUrl : online.kds_url, context,

@@ -1,10 +1,12 @@
 #include "verify/sev_snp/sev_snp_verify.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "a3s/power/error.h"
 #include "base/hex.h"
+#include "verify/sev_snp/default_minimum_tcb.h"
 #include "verify/sev_snp/report_signature.h"
 #include "verify/sev_snp/vcek_chain.h"
 #include "attestation/sev_snp/vcek_extensions.h"
@@ -60,18 +62,86 @@ VerifyResult check_tcb_binding(const Report& r, const VcekExtensions& ext) {
     const bool family_19 = name.rfind("Milan", 0) == 0 || name.rfind("Genoa", 0) == 0;
     const bool family_1a = name.rfind("Turin", 0) == 0;
     if ((family_19 && r.cpuid_fam_id != 0x19) || (family_1a && r.cpuid_fam_id != kFamilyTurin))
-      return fail(steps::kTcbMismatch, "certificate product " + name + " does not match CPUID family " +
+      return fail(steps::kTcbMismatch, "the certificate's productName does not match CPUID family " +
                                            std::to_string(r.cpuid_fam_id));
   }
   return VerifyResult::ok();
 }
 
-VerifyResult check_policy(const Report& r, const Policy& policy) {
+std::string cpuid_text(const Report& r) {
+  char text[48];
+  std::snprintf(text, sizeof text, "CPUID family 0x%02x model 0x%02x", r.cpuid_fam_id, r.cpuid_mod_id);
+  return text;
+}
+
+// Step 3, first half: the product of the report. `certificate_product_name` is the VCEK's productName
+// ("" when absent or unreadable). With `need_product` (the pinned anchors are chosen by it) an unknown
+// product is a failure; otherwise the product is only compared and reported.
+VerifyResult resolve_product(const Report& r, const std::string& certificate_product_name, bool need_product,
+                             std::optional<AmdProduct>& product) {
+  std::optional<AmdProduct> by_cpuid;
+  if (r.version >= 3) {
+    by_cpuid = product_from_cpuid(r.cpuid_fam_id, r.cpuid_mod_id);
+    if (!by_cpuid && need_product)
+      return fail(steps::kChainInvalid, "no AMD product is known for the report's " + cpuid_text(r) +
+                                            ": no pinned AMD root applies");
+  }
+  std::optional<AmdProduct> by_name;
+  if (!certificate_product_name.empty()) {
+    by_name = product_from_certificate_name(certificate_product_name);
+    if (!by_name && need_product)
+      return fail(steps::kChainInvalid,
+                  "the certificate's productName is not Milan, Genoa or Turin: no pinned AMD root applies");
+  }
+  if (by_cpuid && by_name && *by_cpuid != *by_name)
+    return fail(steps::kChainInvalid, "the report's " + cpuid_text(r) + " is " +
+                                          std::string(product_name(*by_cpuid)) + " but the certificate is a " +
+                                          std::string(product_name(*by_name)) + " certificate");
+  product = by_cpuid ? by_cpuid : by_name;
+  // Version 2 reports carry no CPUID: without a productName they are Milan's (as KDS requests are).
+  if (!product && r.version < 3 && certificate_product_name.empty()) product = AmdProduct::kMilan;
+  if (!product && need_product)
+    return fail(steps::kChainInvalid, "the report's product is not known: no pinned AMD root applies");
+  return VerifyResult::ok();
+}
+
+// Steps 6–9 and the minimum TCB's source, recorded in `details`.
+VerifyResult check_guest(const Report& r, const Policy& policy, const std::optional<AmdProduct>& product,
+                         VerifyDetails& details) {
+  // The minimum is chosen first, so that `details` names it also when an earlier check fails.
+  if (policy.minimum_tcb) {
+    details.minimum_tcb = policy.minimum_tcb;
+    details.minimum_source = MinimumTcbSource::kGiven;
+  } else if (policy.default_minimum_tcb && product) {
+    details.minimum_tcb = default_minimum_tcb(*product);
+    if (details.minimum_tcb) details.minimum_source = MinimumTcbSource::kDefaultTable;
+  }
   if (r.debug_allowed()) return fail(steps::kDebugEnabled, "GUEST_POLICY allows debugging (bit 19 set)");
-  if (policy.minimum_tcb && !tcb_at_least(r.reported(), *policy.minimum_tcb))
+  if ((r.policy & policy_bits::kMigrateMa) != 0 && !policy.allow_migration_agent)
+    return fail(steps::kMigrationAgentAllowed,
+                "GUEST_POLICY allows a migration agent (MIGRATE_MA, bit 18 set): it could read the guest's "
+                "memory");
+  if (policy.vmpl && r.vmpl != *policy.vmpl)
+    return fail(steps::kVmplMismatch, "the report's VMPL is " + std::to_string(r.vmpl) + ", expected " +
+                                          std::to_string(*policy.vmpl));
+  if (!policy.minimum_tcb && policy.default_minimum_tcb) {
+    if (!details.minimum_tcb)
+      return fail(steps::kMinimumTcbUnknown,
+                  "the default minimum TCB table (" + std::string(kDefaultMinimumTcbDate) + ") has no entry for " +
+                      (product ? std::string(product_name(*product)) : std::string("this product")) +
+                      ": give a minimum (--min-tcb)");
+  }
+  if (details.minimum_tcb && !tcb_at_least(r.reported(), *details.minimum_tcb))
     return fail(steps::kTcbOutOfDate, "REPORTED_TCB (" + to_string(r.reported(), r.tcb_layout()) +
-                                          ") is below the minimum (" +
-                                          to_string(*policy.minimum_tcb, r.tcb_layout()) + ")");
+                                          ") is below the " +
+                                          (details.minimum_source == MinimumTcbSource::kDefaultTable
+                                               ? "default minimum of " + std::string(kDefaultMinimumTcbDate)
+                                               : std::string("minimum")) +
+                                          " (" + to_string(*details.minimum_tcb, r.tcb_layout()) + ")");
+  return VerifyResult::ok();
+}
+
+VerifyResult check_policy(const Report& r, const Policy& policy) {
   if (!policy.expected_measurements.empty() &&
       std::find(policy.expected_measurements.begin(), policy.expected_measurements.end(), r.measurement) ==
           policy.expected_measurements.end())
@@ -86,7 +156,11 @@ VerifyResult check_policy(const Report& r, const Policy& policy) {
 }  // namespace
 
 VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& endorsements,
-                           const Policy& policy, const VerifyOptions& options, Report* parsed) {
+                           const Policy& policy, const VerifyOptions& options, Report* parsed,
+                           VerifyDetails* details_out) {
+  VerifyDetails local_details;
+  VerifyDetails& details = details_out != nullptr ? *details_out : local_details;
+  details = {};
   // 1. Parse.
   Report report;
   try {
@@ -102,16 +176,22 @@ VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& e
   if (!vcek)
     return fail(steps::kChainInvalid, "the VCEK certificate does not parse as one PEM or DER certificate");
 
-  // 3. Chain to a pinned ARK.
+  // 3. The product, and the chain to its ARK (or to the caller's anchors).
+  std::string error;
+  const auto unverified_ext = read_vcek_extensions(vcek.get(), error);
+  const std::string certificate_product = unverified_ext ? unverified_ext->product_name : std::string();
+  if (VerifyResult r = resolve_product(report, certificate_product, !options.anchors, details.product);
+      !r.accepted)
+    return r;
+  const bool vlek = report.signing_key == static_cast<uint8_t>(SigningKey::kVlek);
+  const TrustAnchors anchors = options.anchors ? *options.anchors : pinned_amd_anchors(*details.product, vlek);
   const std::time_t at =
       std::chrono::system_clock::to_time_t(options.at.value_or(std::chrono::system_clock::now()));
-  const ChainCheck chain =
-      verify_vcek_chain(vcek.get(), endorsements.cert_chain, options.anchors, at, endorsements.crl);
+  const ChainCheck chain = verify_vcek_chain(vcek.get(), endorsements.cert_chain, anchors, at, endorsements.crl);
   if (chain.status == ChainStatus::kExpired) return fail(steps::kCollateralExpired, chain.message);
   if (chain.status == ChainStatus::kRevoked) return fail(steps::kRevoked, chain.message);
   if (chain.status == ChainStatus::kCrlInvalid) return fail(steps::kCollateralInvalid, chain.message);
   if (chain.status != ChainStatus::kValid) return fail(steps::kChainInvalid, chain.message);
-  std::string error;
   const auto ext = read_vcek_extensions(vcek.get(), error);
   if (!ext) return fail(steps::kChainInvalid, "VCEK: " + error);
 
@@ -123,7 +203,9 @@ VerifyResult verify_report(std::span<const uint8_t> bytes, const Endorsements& e
   // 5. The certificate belongs to this chip and TCB.
   if (VerifyResult r = check_tcb_binding(report, *ext); !r.accepted) return r;
 
-  // 6–9. Policy.
+  // 6–9. The guest's policy, VMPL and TCB.
+  if (VerifyResult r = check_guest(report, policy, details.product, details); !r.accepted) return r;
+  // 10–11. The client's expected values.
   return check_policy(report, policy);
 }
 

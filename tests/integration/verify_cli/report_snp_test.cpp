@@ -23,7 +23,7 @@ TEST(VerifyCliSnp, RealReportAcceptedWithItsVcek) {
   EXPECT_FALSE(j.contains("failed_step"));
   EXPECT_EQ(j["measurement"], kSnpMeasurement);
   EXPECT_EQ(j["report_data"], kSnpReportData);
-  EXPECT_EQ(j["tcb_status"], "endorsed");
+  EXPECT_EQ(j["tcb_status"], "meets_minimum");  // the default minimum TCB (Milan)
   EXPECT_EQ(j["skipped"], nlohmann::json::array({"crl"}));
 }
 
@@ -33,7 +33,7 @@ TEST(VerifyCliSnp, TextOutputIsAFewLines) {
   EXPECT_EQ(r.out.rfind("accepted: sev-snp report\n", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(std::string("measurement: ") + kSnpMeasurement + "\n"), std::string::npos);
   EXPECT_NE(r.out.find(std::string("report_data: ") + kSnpReportData + "\n"), std::string::npos);
-  EXPECT_NE(r.out.find("tcb_status: endorsed\n"), std::string::npos);
+  EXPECT_NE(r.out.find("tcb_status: meets_minimum\n"), std::string::npos);
 }
 
 TEST(VerifyCliSnp, ExplicitCertChainAccepted) {

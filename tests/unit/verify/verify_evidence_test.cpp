@@ -30,7 +30,7 @@ TEST(VerifyEvidence, SnpAccepted) {
   EXPECT_EQ(r.tee_type, TeeType::kSevSnp);
   EXPECT_EQ(r.measurement.size(), 96u);
   EXPECT_EQ(r.report_data.size(), 128u);
-  EXPECT_EQ(r.tcb_status, "endorsed");
+  EXPECT_EQ(r.tcb_status, "meets_minimum");  // the default minimum TCB (Milan)
   EXPECT_EQ(r.skipped, std::vector<std::string>{"crl"});
 }
 

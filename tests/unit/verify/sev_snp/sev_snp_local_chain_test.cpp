@@ -53,7 +53,7 @@ TEST(LocalChain, SignedReportVerifies) {
   EXPECT_TRUE(r.accepted) << r.failed_step << ": " << r.message;
   // The chain is also accepted when the evidence carries it (ASK then ARK).
   VerifyOptions o;
-  o.anchors = {{chain.ark_pem}, {}};
+  o.anchors = TrustAnchors{{chain.ark_pem}, {}};
   EXPECT_TRUE(
       verify_report(chain.sign(milan_report(spec)), {chain.vcek_pem, chain.ask_pem + chain.ark_pem}, {}, o)
           .accepted);
@@ -100,7 +100,11 @@ TEST(LocalChain, ProductNameMustMatchTheCpuidFamily) {
   spec.product_name = "Genoa";
   const LocalAmdChain chain(spec);
   Report report = milan_report(spec);
+  report.cpuid_mod_id = 0x11;  // a Genoa model
   EXPECT_TRUE(verify(chain, chain.sign(report)).accepted);
+  // A Milan model with a Genoa certificate: a certificate of another product.
+  report.cpuid_mod_id = 0x01;
+  EXPECT_EQ(verify(chain, chain.sign(report)).failed_step, "chain_invalid");
   report.cpuid_fam_id = 0x17;
   EXPECT_EQ(verify(chain, chain.sign(report)).failed_step, "tcb_mismatch");
 }
@@ -167,9 +171,14 @@ TEST(LocalChain, TurinLayoutBindsTheFmcSpl) {
   report.reported_tcb = encode_tcb(spec.tcb, TcbLayout::kTurin);
   const VerifyResult r = verify(chain, chain.sign(report));
   EXPECT_TRUE(r.accepted) << r.failed_step << ": " << r.message;
-  // The same bytes read in the Milan layout would not match: the layout follows the CPUID family.
+  // A Milan CPUID with this Turin certificate names another product (and the bytes read in the Milan
+  // layout would not match either).
   report.cpuid_fam_id = 0x19;
+  EXPECT_EQ(verify(chain, chain.sign(report)).failed_step, "chain_invalid");
+  // A version 2 report has no CPUID: read in the Milan layout, its TCB does not match the certificate's.
+  report.version = 2;
   EXPECT_EQ(verify(chain, chain.sign(report)).failed_step, "tcb_mismatch");
+  report.version = 5;
   // A Turin report with a certificate that has no fmcSPL fails closed.
   LeafSpec no_fmc = spec;
   no_fmc.fmc_extension = false;

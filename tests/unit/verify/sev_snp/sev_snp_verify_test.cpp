@@ -154,7 +154,7 @@ std::string sha256_fingerprint(const std::string& pem) {
 }
 
 TEST(PinnedAnchors, AreAmdsMilanArkAndAsk) {
-  const TrustAnchors pinned = pinned_amd_anchors();
+  const TrustAnchors pinned = pinned_amd_anchors(AmdProduct::kMilan, /*vlek=*/false);
   ASSERT_EQ(pinned.arks.size(), 1u);
   ASSERT_EQ(pinned.asks.size(), 1u);
   EXPECT_EQ(sha256_fingerprint(pinned.arks[0]),
