@@ -3,6 +3,9 @@
 //   --api-key KEY   the API key (default: $A3S_POWER_API_KEY; prefer the variable: command lines are
 //                   visible to other users)
 //   --cacert PEM    CA certificates to trust for https instead of the system store
+//   --ratls-pin sha256:HEX   the server's RA-TLS key, as a3s-power-verify --ratls printed it after
+//                   verifying it (SHA-256 of the key's DER SubjectPublicKeyInfo, 64 hex digits): the
+//                   connection must present exactly that key (https only; instead of --cacert)
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,6 +20,7 @@ struct ServerFlags {
   std::string url = "http://127.0.0.1:11434";
   std::optional<std::string> api_key;
   std::string ca_file;
+  std::string ratls_pin;
 };
 
 void add_server_flags(CLI::App* cmd, ServerFlags& flags);

@@ -135,6 +135,9 @@ std::string HttpResponse::header(std::string_view name) const {
 
 HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_curl_easy()) {
   check_header_value(opts_.api_key);
+  if (!opts_.pinned_spki.empty() && opts_.url.scheme() != "https") {
+    throw Error(codes::kInvalidArgument, "a pinned RA-TLS key (--ratls-pin) needs an https:// URL (the RA-TLS port)");
+  }
   if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
     throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
   }
@@ -147,6 +150,11 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
   o.url = url;
   o.protocols = "http,https";
   o.ca_file = opts_.ca_file;
+  if (!opts_.pinned_spki.empty()) {
+    o.verify_peer = false;  // replaced by the pin: the RA-TLS certificate is self-signed
+    o.pinned_public_key = opts_.pinned_spki;
+    o.protocols = "https";
+  }
   // A loopback server is always reached directly; remote ones honour the proxy environment.
   o.no_proxy = is_loopback_host(opts_.url.host());
   o.connect_timeout_ms = opts_.connect_timeout_ms;
@@ -171,6 +179,10 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
       throw Error(codes::kServerUnreachable, "cannot connect to the server at " + where + ": " + detail);
     case CURLE_COULDNT_RESOLVE_HOST:
       throw Error(codes::kServerUnreachable, "cannot resolve the server host of " + where);
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      throw Error(codes::kServerUnreachable, "TLS connection to " + where +
+                                                 " refused: the server's key is not the pinned RA-TLS key "
+                                                 "(--ratls-pin); nothing was sent");
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
@@ -178,7 +190,6 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
     case CURLE_SSL_CIPHER:
     case CURLE_SSL_ENGINE_NOTFOUND:
     case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_SSL_INVALIDCERTSTATUS:
       throw Error(codes::kServerUnreachable, "TLS connection to " + where + " failed: " + detail);
     case CURLE_OPERATION_TIMEDOUT: {

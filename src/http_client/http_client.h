@@ -1,7 +1,8 @@
 // A small HTTP/1.1 client for the A3S Power API on libcurl: JSON GET, and JSON POST whose answer is
 // read as a Server-Sent Events stream.
 //
-// Security: TLS peer and host verification are always on (no option turns them off); redirects
+// Security: TLS peer and host verification are always on (only an RA-TLS key pin, pinned_spki,
+// replaces them, with a stricter check); redirects
 // are not followed (an Authorization header never goes to another host); only http and https are
 // spoken, plain http only to loopback hosts (see server_url.h). The API key is sent as
 // "Authorization: Bearer <key>" and never appears in errors.
@@ -37,6 +38,11 @@ struct ClientOptions {
   // PEM file of the CA certificates to trust for https instead of the system store (e.g. a
   // private CA); "" → the system store. Verification itself can never be turned off.
   std::string ca_file{};
+  // RA-TLS pin (docs/ra-tls.md): "sha256//<base64 of SHA-256 of the server key's DER
+  // SubjectPublicKeyInfo>", the key a3s-power-verify verified. Set: https only, the peer must present
+  // exactly that key (checked in the TLS handshake, before the API key or any request byte is sent),
+  // and it replaces the CA check (RA-TLS certificates are self-signed; their trust is the evidence).
+  std::string pinned_spki{};
 };
 
 struct HttpResponse {

@@ -37,6 +37,17 @@ void check_bind_policy(const config::Config& cfg) {
     throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
                                     " without api_keys; configure api_keys or set allow_unauthenticated = true");
   }
+  if (cfg.tee_mode && cfg.tee_policy == TeePolicy::kStrict && !is_loopback_host(cfg.host) && !cfg.ratls) {
+    throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
+                                    " in strict TEE mode without RA-TLS: set ratls = true and tls_port, so that "
+                                    "prompts arrive only over the attested channel");
+  }
+}
+
+std::string plain_listener_host(const config::Config& cfg) {
+  const bool strict = cfg.tee_mode && cfg.tee_policy == TeePolicy::kStrict;
+  if (strict && cfg.ratls && !is_loopback_host(cfg.host)) return "127.0.0.1";
+  return cfg.host;
 }
 
 std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg) {
@@ -195,7 +206,12 @@ uint16_t Server::start() {
   if (impl_->cfg.ratls && !attestor) throw Error(codes::kConfig, "'ratls' needs tee_mode = true");
   impl_->registry->load_all();
   if (impl_->cfg.port < 0 || impl_->cfg.port > 65535) throw Error(codes::kConfig, "port out of range");
-  uint16_t port = impl_->http.listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.port));
+  const std::string plain_host = plain_listener_host(impl_->cfg);
+  if (plain_host != impl_->cfg.host) {
+    spdlog::info("strict TEE mode: the plain HTTP listener binds {} only; {} is served over RA-TLS", plain_host,
+                 impl_->cfg.host);
+  }
+  uint16_t port = impl_->http.listen(plain_host, static_cast<uint16_t>(impl_->cfg.port));
   if (impl_->cfg.ratls) {
     if (impl_->cfg.tls_port < 0 || impl_->cfg.tls_port > 65535) throw Error(codes::kConfig, "tls_port out of range");
     const auto lifetime = std::chrono::seconds(static_cast<int64_t>(impl_->cfg.ratls_cert_lifetime_seconds));

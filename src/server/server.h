@@ -26,8 +26,14 @@ namespace a3s::power::server {
 bool is_loopback_host(const std::string& host);
 
 // Refuses (Error "config_error") to bind a non-loopback address without api_keys unless
-// allow_unauthenticated is set.
+// allow_unauthenticated is set, and — with tee_mode and tee_policy "strict" — a non-loopback address
+// without RA-TLS (`ratls`): in strict mode prompts reach the server only over the attested channel.
 void check_bind_policy(const config::Config& cfg);
+
+// The address the plain HTTP listener binds: cfg.host, except in strict TEE mode with RA-TLS on a
+// non-loopback host, where it is 127.0.0.1 (local health checks and tools) and cfg.host is served
+// by the RA-TLS listener only.
+std::string plain_listener_host(const config::Config& cfg);
 
 // The registry for cfg.models: a model whose ref is an existing file or ends in ".gguf" is served
 // from that path under its name (default: file name without ".gguf"); any other ref is a store

@@ -140,6 +140,7 @@ class MitmProxy {
   }
   int port() const { return port_; }
   int relayed() const { return relayed_.load(); }
+  int received() const { return received_.load(); }  // requests read from clients (each may carry a key)
 
  private:
   void serve() {
@@ -160,6 +161,7 @@ class MitmProxy {
     beast::flat_buffer buffer;
     http::request<http::string_body> req;
     http::read(down, buffer, req);
+    ++received_;
     req.keep_alive(false);
     ssl::context ctx = client_context();
     beast::ssl_stream<beast::tcp_stream> up(ioc_, ctx);
@@ -185,6 +187,7 @@ class MitmProxy {
   int port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> relayed_{0};
+  std::atomic<int> received_{0};
   std::thread thread_;
 };
 
@@ -287,6 +290,49 @@ TEST_F(RatlsE2E, ManInTheMiddleWithAnotherKeyIsRejected) {
   const ProcessResult missing = run_shell(verify_command(plain.port()) + " --allow-simulated", false);
   EXPECT_EQ(missing.status, 3) << missing.out;
   EXPECT_EQ(json::parse(missing.out)["failed_step"], "ratls_extension_missing") << missing.out;
+}
+
+// verify → pin → chat: the client talks to exactly the key the verifier checked; a man in the middle
+// with another key gets no request at all (so never the API key).
+TEST_F(RatlsE2E, ChatAndPsOverThePinnedKeyAndNothingReachesAnotherKey) {
+  const ProcessResult verified = run_shell(verify_command(server_->tls_port()) + " --allow-simulated", false);
+  ASSERT_EQ(verified.status, 0) << verified.out;
+  auto cert = peer_certificate(server_->tls_port());
+  ASSERT_TRUE(cert);
+  const auto spki = verify::certificate_spki_sha256(tee::certificate_der(cert.get()));
+  ASSERT_TRUE(spki.has_value());
+  const std::string pin = "sha256:" + to_hex(*spki);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server_->tls_port());
+  const std::vector<std::string> chat = {"chat", "stories260K", "Once upon a time", "--temperature", "0",
+                                         "-n", "8", "--ratls-pin", pin};
+  auto with_url = [&](std::vector<std::string> args, const std::string& u) {
+    args.insert(args.end(), {"--url", u});
+    return args;
+  };
+  RunOptions key;
+  key.env = {{"A3S_POWER_API_KEY", "sk-never-to-a-stranger"}};
+  const ProcessResult ok = run_process(bin_path("a3s-power"), with_url(chat, url), key);
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_FALSE(ok.out.empty());
+  EXPECT_EQ(run_process(bin_path("a3s-power"), {"ps", "--url", url, "--ratls-pin", pin}).status, 0);
+
+  MitmProxy mitm(mitm_identity(cert.get(), /*copy_evidence=*/true), server_->tls_port());
+  const std::string mitm_url = "https://127.0.0.1:" + std::to_string(mitm.port());
+  const ProcessResult refused = run_process(bin_path("a3s-power"), with_url(chat, mitm_url), key);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.err.find("not the pinned RA-TLS key"), std::string::npos) << refused.err;
+  EXPECT_EQ(mitm.received(), 0) << "no request (and so no API key) reached the other key";
+  // A wrong pin is refused against the real server too; a malformed pin or plain http is a usage error.
+  const std::string wrong = "sha256:" + std::string(64, '0');
+  const ProcessResult other = run_process(bin_path("a3s-power"), {"ps", "--url", url, "--ratls-pin", wrong});
+  EXPECT_NE(other.status, 0);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"ps", "--url", url, "--ratls-pin", "sha256:abc"},
+        std::vector<std::string>{"ps", "--url", url, "--ratls-pin", to_hex(*spki)},
+        std::vector<std::string>{"ps", "--url", server_->url(""), "--ratls-pin", pin}}) {
+    const ProcessResult r = run_process(bin_path("a3s-power"), bad);
+    EXPECT_EQ(r.status, 2) << r.err;
+  }
 }
 
 TEST(RatlsE2ERotation, ANewConnectionAfterExpiryGetsANewKeyWhoseEvidenceVerifies) {

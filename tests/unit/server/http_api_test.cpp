@@ -661,6 +661,34 @@ TEST_F(ApiTest, GracefulShutdownCancelsInFlightGenerations) {
   EXPECT_EQ(http("GET", url("/health"), "", HttpOptions{{}, 2000, {}}).status, 0);
 }
 
+TEST(BindPolicy, StrictTeeModeOffLoopbackNeedsRatlsAndKeepsThePlainListenerOnLoopback) {
+  config::Config cfg;
+  cfg.host = "0.0.0.0";
+  cfg.allow_unauthenticated = true;
+  cfg.tee_mode = true;
+  cfg.tee_policy = TeePolicy::kStrict;
+  try {
+    check_bind_policy(cfg);
+    FAIL() << "strict mode off loopback without RA-TLS must not start";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), codes::kConfig);
+    EXPECT_NE(std::string(e.what()).find("without RA-TLS"), std::string::npos) << e.what();
+  }
+  cfg.ratls = true;
+  cfg.tls_port = 0;
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  EXPECT_EQ(plain_listener_host(cfg), "127.0.0.1") << "the plain listener stays on loopback";
+  // Development policy, or a loopback host: the plain listener binds as configured.
+  cfg.tee_policy = TeePolicy::kDevelopment;
+  EXPECT_EQ(plain_listener_host(cfg), "0.0.0.0");
+  cfg.ratls = false;
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  cfg.tee_policy = TeePolicy::kStrict;
+  cfg.host = "127.0.0.1";
+  EXPECT_NO_THROW(check_bind_policy(cfg));
+  EXPECT_EQ(plain_listener_host(cfg), "127.0.0.1");
+}
+
 TEST(BindPolicy, NonLoopbackNeedsKeysOrExplicitOptIn) {
   config::Config cfg;
   EXPECT_NO_THROW(check_bind_policy(cfg));
