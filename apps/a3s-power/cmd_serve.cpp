@@ -86,6 +86,15 @@ void run_serve(const ServeArgs& a) {
   // TEE mode: no core dump and no ptrace / /proc/PID/mem reader may ever see prompts, keys or weights.
   if (cfg.tee_mode) disable_core_dumps();
   configure_logging(cfg.log_level);
+  // TEE mode: nothing the server holds (weights, KV cache, prompts, keys) may be swapped out.
+  if (cfg.tee_mode) {
+    if (const std::string why = lock_process_memory(); !why.empty()) {
+      if (cfg.tee_policy == TeePolicy::kStrict) {
+        throw Error(codes::kResourceExhausted, "tee_policy \"strict\" needs the process memory locked: " + why);
+      }
+      spdlog::warn("tee: memory is not locked ({}); allowed by tee_policy \"development\" only", why);
+    }
+  }
   server::check_bind_policy(cfg);
 
   server::Server srv(cfg);

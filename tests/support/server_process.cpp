@@ -16,7 +16,7 @@ extern char** environ;
 
 namespace a3s::power::testing {
 
-ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env) {
+ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env, std::vector<std::string> launcher) {
   log_path_ = home_.path() + "/server.log";
   std::vector<std::string> full_args = {"serve", "--port", "0"};
   if (std::find(args.begin(), args.end(), "--host") == args.end()) {
@@ -39,7 +39,14 @@ ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env) {
   stdio.out_fd = out[1];
   stdio.err = log_path_;
   try {
-    pid_ = spawn_process(bin_path("a3s-power"), full_args, child_environment(changes), stdio);
+    if (launcher.empty()) {
+      pid_ = spawn_process(bin_path("a3s-power"), full_args, child_environment(changes), stdio);
+    } else {
+      std::vector<std::string> wrapped(launcher.begin() + 1, launcher.end());
+      wrapped.push_back(bin_path("a3s-power"));
+      wrapped.insert(wrapped.end(), full_args.begin(), full_args.end());
+      pid_ = spawn_process(launcher.front(), wrapped, child_environment(changes), stdio);
+    }
   } catch (const std::exception&) {
     ::close(out[0]);
     ::close(out[1]);

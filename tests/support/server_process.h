@@ -22,7 +22,9 @@ class ServerProcess {
   // Runs `a3s-power serve --port 0 [--host 127.0.0.1 unless args has --host] <args>` in an
   // environment without A3S_POWER_* variables, then `env` applied (A3S_POWER_HOME defaults to a
   // private temporary directory).
-  explicit ServerProcess(std::vector<std::string> args, EnvChanges env = {});
+  // `launcher`: a command the binary runs under (e.g. {"/usr/bin/setpriv", "--bounding-set", …}),
+  // given the binary's path and arguments after its own.
+  explicit ServerProcess(std::vector<std::string> args, EnvChanges env = {}, std::vector<std::string> launcher = {});
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;

@@ -195,5 +195,53 @@ TEST(TeeE2EConfig, StrictPolicyWithoutHardwareDoesNotStart) {
   EXPECT_EQ(out.find("listening on"), std::string::npos) << out;
 }
 
+// Memory locking (mlockall) in TEE mode. The tests run as root, where mlockall always succeeds, so the
+// failure runs the server without CAP_IPC_LOCK (setpriv) under a 64 KiB RLIMIT_MEMLOCK (prlimit).
+const std::vector<std::string> kNoMemlock = {"/usr/bin/setpriv", "--bounding-set", "-ipc_lock", "--inh-caps",
+                                             "-ipc_lock", "/usr/bin/prlimit", "--memlock=65536"};
+
+TEST_F(TeeE2E, MemoryIsLocked) {
+  std::ifstream status("/proc/" + std::to_string(server_->pid()) + "/status");
+  std::string line, locked;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmLck:")) locked = line;
+  }
+  ASSERT_FALSE(locked.empty());
+  EXPECT_NE(locked, "VmLck:\t       0 kB") << "resident pages are locked: " << locked;
+  EXPECT_EQ(server_->log().find("memory is not locked"), std::string::npos) << server_->log();
+}
+
+// Whether this environment lets a test drop CAP_IPC_LOCK (setpriv needs CAP_SETPCAP).
+bool can_drop_memlock() {
+  std::string command;
+  for (const std::string& w : kNoMemlock) command += shell_quote(w) + " ";
+  return run_shell(command + "/bin/true").status == 0;
+}
+
+TEST(TeeE2EConfig, UnlockableMemoryIsAWarningInDevelopment) {
+  if (!can_drop_memlock()) GTEST_SKIP() << "setpriv cannot drop CAP_IPC_LOCK here";
+  TempDir dir;
+  ServerProcess s({"--config", tee_config(dir), "--model", stories_model()}, {}, kNoMemlock);
+  ASSERT_TRUE(s.ready()) << s.log();
+  EXPECT_NE(s.log().find("tee: memory is not locked (mlockall failed"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("RLIMIT_MEMLOCK 65536 bytes"), std::string::npos) << s.log();
+  EXPECT_EQ(http("GET", s.url("/health")).status, 200);
+}
+
+TEST(TeeE2EConfig, UnlockableMemoryStopsAStrictServer) {
+  if (!can_drop_memlock()) GTEST_SKIP() << "setpriv cannot drop CAP_IPC_LOCK here";
+  TempDir dir;
+  const std::string cfg = dir.write("power.hcl", "tee_mode = true\ntee_policy = \"strict\"\ntee_device_root = \"" +
+                                                     dir.path() + "\"\n");
+  std::string command;
+  for (const std::string& w : kNoMemlock) command += shell_quote(w) + " ";
+  const ProcessResult r =
+      run_shell(command + bin_dir() + "/a3s-power serve --port 0 --config " + cfg + " --model " + stories_model());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("tee_policy \"strict\" needs the process memory locked"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("RLIMIT_MEMLOCK"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("listening on"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace a3s::power::testing

@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <string>
 
 namespace a3s::power {
 namespace {
@@ -42,6 +46,29 @@ TEST(ProcessHardening, DisableCoreDumpsInAChild) {
 
 TEST(ProcessHardening, TheParentIsUntouched) {
   EXPECT_EQ(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+}
+
+int g_mlockall_flags = 0;
+int refuse_mlockall(int flags) {
+  g_mlockall_flags = flags;
+  errno = ENOMEM;
+  return -1;
+}
+int accept_mlockall(int flags) {
+  g_mlockall_flags = flags;
+  return 0;
+}
+
+TEST(ProcessHardening, LockProcessMemoryLocksCurrentAndFuturePagesAndNamesTheLimitOnFailure) {
+  set_mlockall_for_testing(&accept_mlockall);
+  EXPECT_EQ(lock_process_memory(), "");
+  EXPECT_EQ(g_mlockall_flags, MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
+  set_mlockall_for_testing(&refuse_mlockall);
+  const std::string why = lock_process_memory();
+  set_mlockall_for_testing(nullptr);
+  EXPECT_NE(why.find("mlockall failed"), std::string::npos) << why;
+  EXPECT_NE(why.find("RLIMIT_MEMLOCK"), std::string::npos) << why;
+  EXPECT_NE(why.find("CAP_IPC_LOCK"), std::string::npos) << why;
 }
 
 }  // namespace
