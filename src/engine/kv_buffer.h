@@ -3,7 +3,8 @@
 //   * excluded from core dumps (madvise MADV_DONTDUMP; best effort, always on),
 //   * wiped with crypto::wipe (not elided) before it is unmapped — on destruction, move-assignment
 //     and therefore on every growth of the cache — and on wipe().
-// It is not locked in RAM (a KV cache can be far larger than RLIMIT_MEMLOCK). Allocation failure
+// It is not mlocked here: in TEE mode the whole process is (lock_process_memory, base/process_hardening.h),
+// so no per-buffer limit applies. Allocation failure
 // throws std::bad_alloc, like the std::vector it replaces.
 #pragma once
 
