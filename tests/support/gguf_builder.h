@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -184,6 +185,27 @@ inline const DerivedModel* find_derived_model(const std::string& name) {
     if (d.name == name) return &d;
   return nullptr;
 }
+
+// The start of a SentencePiece ("llama") vocabulary: <unk> (type 2), <s> and </s> (control, type 3), then
+// the 256 byte tokens <0x00>..<0xFF> (type 6), all with score 0; ids 0..258. Synthetic vocabularies
+// append their pieces and special tokens after these.
+struct SpmVocabulary {
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+  std::vector<float> scores = {0, 0, 0};
+  std::vector<int32_t> types = {2, 3, 3};
+  SpmVocabulary() {
+    char buf[8];
+    for (int b = 0; b < 256; ++b) {
+      std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+      add(buf, 0, 6);
+    }
+  }
+  void add(const std::string& text, float score, int32_t type) {
+    tokens.push_back(text);
+    scores.push_back(score);
+    types.push_back(type);
+  }
+};
 
 // A GGUF image with metadata only (no tensors): the entries are kept in order, then written by
 // gguf::Writer and parsed from memory by build().

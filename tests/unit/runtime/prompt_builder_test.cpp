@@ -85,29 +85,12 @@ const std::vector<std::string> kMarkup = {
 // A SentencePiece vocabulary: <unk> <s> </s>, the 256 byte tokens, a few pieces, and every markup text
 // above (after <s> and </s>) as a control token.
 std::unique_ptr<Tokenizer> markup_tokenizer() {
-  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores = {0, 0, 0};
-  std::vector<int32_t> types = {2, 3, 3};
-  char buf[8];
-  for (int b = 0; b < 256; ++b) {
-    std::snprintf(buf, sizeof buf, "<0x%02X>", b);
-    tokens.emplace_back(buf);
-    scores.push_back(0);
-    types.push_back(6);
-  }
-  for (const char* piece : {"\xE2\x96\x81", "h", "i", "hi", "\xE2\x96\x81hi"}) {
-    tokens.emplace_back(piece);
-    scores.push_back(-1);
-    types.push_back(1);
-  }
-  for (size_t k = 2; k < kMarkup.size(); ++k) {
-    tokens.push_back(kMarkup[k]);
-    scores.push_back(0);
-    types.push_back(3);
-  }
+  power::testing::SpmVocabulary v;
+  for (const char* piece : {"\xE2\x96\x81", "h", "i", "hi", "\xE2\x96\x81hi"}) v.add(piece, -1, 1);
+  for (size_t k = 2; k < kMarkup.size(); ++k) v.add(kMarkup[k], 0, 3);
   power::testing::MetadataGguf b;
-  b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", tokens).f32s("tokenizer.ggml.scores", scores)
-      .i32s("tokenizer.ggml.token_type", types);
+  b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", v.tokens).f32s("tokenizer.ggml.scores", v.scores)
+      .i32s("tokenizer.ggml.token_type", v.types);
   return Tokenizer::from_gguf(*b.build());
 }
 

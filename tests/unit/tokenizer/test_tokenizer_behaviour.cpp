@@ -18,32 +18,15 @@ const std::string kSpace = "\xE2\x96\x81";  // "▁"
 // A small SentencePiece vocabulary: <unk> <s> </s>, 256 byte tokens, a few pieces, one control and
 // one user-defined token.
 MetadataGguf spm_vocab() {
-  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores = {0, 0, 0};
-  std::vector<int32_t> types = {2, 3, 3};
-  char buf[8];
-  for (int b = 0; b < 256; ++b) {
-    std::snprintf(buf, sizeof buf, "<0x%02X>", b);
-    tokens.emplace_back(buf);
-    scores.push_back(0);
-    types.push_back(6);
-  }
+  power::testing::SpmVocabulary v;
   const std::vector<std::pair<std::string, float>> pieces = {
       {kSpace, -1.0f}, {"a", -2.0f}, {"b", -2.0f}, {kSpace + "a", -0.5f}, {"ab", -0.1f}};
-  for (const auto& [t, s] : pieces) {
-    tokens.push_back(t);
-    scores.push_back(s);
-    types.push_back(1);
-  }
-  tokens.push_back("<|im_end|>");
-  scores.push_back(0);
-  types.push_back(3);
-  tokens.push_back("<tool>");
-  scores.push_back(0);
-  types.push_back(4);
+  for (const auto& [t, sc] : pieces) v.add(t, sc, 1);
+  v.add("<|im_end|>", 0, 3);
+  v.add("<tool>", 0, 4);
   MetadataGguf b;
-  b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", tokens).f32s("tokenizer.ggml.scores", scores)
-      .i32s("tokenizer.ggml.token_type", types);
+  b.str("tokenizer.ggml.model", "llama").strs("tokenizer.ggml.tokens", v.tokens).f32s("tokenizer.ggml.scores", v.scores)
+      .i32s("tokenizer.ggml.token_type", v.types);
   return b;
 }
 
