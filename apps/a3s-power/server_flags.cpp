@@ -43,9 +43,9 @@ client::ClientOptions client_options(const ServerFlags& flags) {
   }
   client::ClientOptions o{.url = client::ServerUrl::parse(flags.url), .api_key = std::move(key)};
   o.ca_file = flags.ca_file;
-  if (!flags.ratls_pin.empty()) {
+  if (flags.ratls_pin) {  // given, even empty: an empty pin is malformed, never "no pin"
     if (!flags.ca_file.empty()) throw Error(codes::kInvalidArgument, "--ratls-pin and --cacert contradict each other; give one");
-    o.pinned_spki = curl_pin(flags.ratls_pin);
+    o.pinned_spki = curl_pin(*flags.ratls_pin);
   }
   return o;
 }

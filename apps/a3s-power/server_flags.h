@@ -20,7 +20,7 @@ struct ServerFlags {
   std::string url = "http://127.0.0.1:11434";
   std::optional<std::string> api_key;
   std::string ca_file;
-  std::string ratls_pin;
+  std::optional<std::string> ratls_pin;
 };
 
 void add_server_flags(CLI::App* cmd, ServerFlags& flags);

@@ -80,7 +80,16 @@ std::shared_ptr<const ModelRuntime> ModelRegistry::acquire(const std::string& na
     if (e && e->runtime) return e->runtime;  // loaded while we waited
   }
   if (!e) throw Error(codes::kModelNotFound, "the model does not exist");  // the name is request text
-  std::shared_ptr<const ModelRuntime> rt = loader_(name, e->path);
+  std::shared_ptr<const ModelRuntime> rt;
+  try {
+    rt = loader_(name, e->path);
+  } catch (const Error& err) {
+    // A model loaded on a request's behalf: file and store errors name server paths, which a client
+    // must not see. The configured models load at startup, where the operator gets the whole message.
+    if (e->configured || (err.kind() != codes::kIo && err.kind() != codes::kInvalidModel)) throw;
+    if (log_) log_("model load failed: " + std::string(err.what()));
+    throw Error(codes::kServiceUnavailable, "the model could not be loaded (the server log has the details)");
+  }
   std::lock_guard lk(mu_);
   Entry& slot = entries_[name];
   slot.path = e->path;

@@ -61,6 +61,10 @@ class ModelRegistry {
 
   store::Store* store() const { return store_.get(); }
 
+  // Where the whole message of an on-demand load failure goes (the server's log); the request gets a
+  // message without paths (service_unavailable).
+  void set_load_failure_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+
  private:
   struct Entry {
     std::string path;
@@ -74,6 +78,7 @@ class ModelRegistry {
   Loader loader_;
   std::shared_ptr<store::Store> store_;
   bool serve_store_ = true;
+  std::function<void(const std::string&)> log_;
   mutable std::mutex mu_;       // entries_
   std::mutex load_mu_;          // one load at a time
   std::map<std::string, Entry> entries_;

@@ -35,6 +35,30 @@ const char* shown_method(const std::string& method) {
   return "other";
 }
 
+// The host of a Host header value or of an Origin's authority: "127.0.0.1:8080" → "127.0.0.1",
+// "[::1]:8080" → "::1", "localhost" → "localhost".
+std::string host_part(std::string_view authority) {
+  if (authority.starts_with("[")) {
+    const size_t close = authority.find(']');
+    return close == std::string_view::npos ? std::string() : std::string(authority.substr(1, close - 1));
+  }
+  const size_t colon = authority.find(':');
+  return std::string(authority.substr(0, colon));
+}
+
+// A loopback-only server answers loopback names only: a page on another site cannot reach it from the
+// user's browser by DNS rebinding (a foreign Host) or by a cross-site request (a foreign Origin).
+bool from_a_foreign_site(const HttpRequest& req) {
+  const std::string& host = req.header("host");
+  if (!host.empty() && !is_loopback_host(host_part(host))) return true;
+  std::string_view origin = req.header("origin");
+  if (origin.empty()) return false;
+  if (origin == "null") return true;  // sandboxed pages and file:// documents
+  const size_t scheme = origin.find("://");
+  if (scheme == std::string_view::npos) return true;
+  return !is_loopback_host(host_part(origin.substr(scheme + 3)));
+}
+
 bool is_admin_route(RouteId id) { return id == RouteId::PullModel || id == RouteId::DeleteModel; }
 }  // namespace
 
@@ -99,6 +123,12 @@ asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
 
 asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   const HttpRequest& req = ex.request();
+  if (is_loopback_host(cfg_.host) && from_a_foreign_site(req)) {
+    HttpResponse r = error_response(403, code_string(codes::kPermissionDenied),
+                                    "a loopback server answers loopback Host and Origin names only");
+    co_await ex.respond(std::move(r));
+    co_return;
+  }
   const bool found = m.kind == RouteMatch::Kind::Found;
   bool needs_key = auth_.enabled() && (starts_with_v1(req.path) || (m.id == RouteId::Metrics && found &&
                                                                      !cfg_.metrics_public));

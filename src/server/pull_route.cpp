@@ -101,6 +101,8 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
       if (f->error.kind() == codes::kIo) {
         spdlog::warn("model pull failed: {}", code_string(codes::kIo));
         f->error = Error(codes::kIo, "the download or the store write did not complete; pull again to resume");
+      } else if (f->error.kind() == codes::kInvalidModel) {
+        f->error = Error(codes::kInvalidModel, "the downloaded file is not a valid GGUF model");
       }
       if (!streaming) throw f->error;
       HttpResponse er = error_response(f->error);

@@ -77,6 +77,7 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   std::shared_ptr<store::Store> st;
   if (!cfg.home.empty()) st = std::make_shared<store::Store>(cfg.home);
   auto reg = std::make_shared<runtime::ModelRegistry>(loader, st, cfg.serve_store);
+  reg->set_load_failure_log([](const std::string& what) { spdlog::warn("{}", what); });
   for (const auto& spec : cfg.models) {
     if (store::is_path_reference(spec.ref)) {
       reg->add_path(spec.name.empty() ? store::default_model_name(spec.ref) : spec.name, spec.ref);

@@ -328,6 +328,7 @@ TEST_F(RatlsE2E, ChatAndPsOverThePinnedKeyAndNothingReachesAnotherKey) {
   EXPECT_NE(other.status, 0);
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"ps", "--url", url, "--ratls-pin", "sha256:abc"},
+        std::vector<std::string>{"ps", "--url", url, "--ratls-pin", ""},
         std::vector<std::string>{"ps", "--url", url, "--ratls-pin", to_hex(*spki)},
         std::vector<std::string>{"ps", "--url", server_->url(""), "--ratls-pin", pin}}) {
     const ProcessResult r = run_process(bin_path("a3s-power"), bad);

@@ -520,7 +520,7 @@ TEST(E2EConfig, StartupLogNamesAuthAndWarnsAboutUnknownVariables) {
   EXPECT_NE(s.log().find("A3S_POWER_API_KEY is the clients' variable"), std::string::npos) << s.log();
   EXPECT_EQ(s.log().find("sk-client-key"), std::string::npos);
   // A method outside the standard set is logged as "other"; durations are powers of two under redaction.
-  raw_exchange(s.port(), "BREWCOFFEE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  raw_exchange(s.port(), "BREWCOFFEE /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(http("GET", s.url("/health")).status, 200);
   EXPECT_EQ(s.stop(), 0);
   EXPECT_EQ(s.log().find("BREWCOFFEE"), std::string::npos) << s.log();

@@ -48,5 +48,48 @@ TEST(ModelRegistry, AStoreNameThatIsMissingIsShownPrintable) {
   EXPECT_NE(msg.find("is not in the model store"), std::string::npos) << msg;
 }
 
+TEST(ModelRegistry, AnOnDemandLoadFailureKeepsServerPathsInTheLogOnly) {
+  power::testing::TempDir home;
+  auto store = std::make_shared<store::Store>(home.path());
+  store::PullOptions po;
+  po.name = "pulled";
+  store->pull(std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf", po, nullptr);
+  ModelRegistry::Loader failing = [](const std::string&, const std::string& path) -> std::shared_ptr<ModelRuntime> {
+    throw Error(codes::kIo, "cannot open model file '" + path + "': No such file or directory");
+  };
+  ModelRegistry reg(failing, store, /*serve_store=*/false);
+  std::string logged;
+  reg.set_load_failure_log([&](const std::string& what) { logged = what; });
+  reg.add_pulled("pulled");
+  const std::string shown = message_of([&] { reg.acquire("pulled"); }, codes::kServiceUnavailable);
+  EXPECT_EQ(shown.find(home.path()), std::string::npos) << shown;
+  EXPECT_NE(logged.find(home.path()), std::string::npos) << "the operator's log has the whole message";
+  // A configured model fails at startup with the whole message (the operator runs serve).
+  reg.add_path("configured", "/models/m.gguf");
+  const std::string startup = message_of([&] { reg.acquire("configured"); }, codes::kIo);
+  EXPECT_NE(startup.find("/models/m.gguf"), std::string::npos) << startup;
+}
+
+TEST(ModelRegistry, OnlyAddedModelsAreServedUnlessTheStoreIs) {
+  power::testing::TempDir home;
+  auto store = std::make_shared<store::Store>(home.path());
+  store::PullOptions po;
+  po.name = "in-store";
+  store->pull(std::string(A3S_TESTDATA_DIR) + "/models/stories260K.gguf", po, nullptr);
+  ModelRegistry closed(no_loader(), store, /*serve_store=*/false);
+  EXPECT_FALSE(closed.contains("in-store"));
+  EXPECT_TRUE(closed.list().empty());
+  closed.add_pulled("in-store");
+  EXPECT_TRUE(closed.contains("in-store"));
+  EXPECT_EQ(closed.unload("in-store"), ModelRegistry::UnloadResult::kUnloaded);
+  EXPECT_FALSE(closed.contains("in-store")) << "unloaded and no longer served; the store keeps it";
+  EXPECT_TRUE(store->find("in-store").has_value());
+  ModelRegistry open(no_loader(), store, /*serve_store=*/true);
+  EXPECT_TRUE(open.contains("in-store"));
+  open.add_path("configured", "/m.gguf");
+  EXPECT_EQ(open.unload("configured"), ModelRegistry::UnloadResult::kConfigured);
+  EXPECT_EQ(open.unload("missing"), ModelRegistry::UnloadResult::kNotFound);
+}
+
 }  // namespace
 }  // namespace a3s::power::runtime

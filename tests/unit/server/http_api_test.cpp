@@ -346,7 +346,7 @@ TEST_F(ApiTest, MaxTokensBeyondTheContextFinishesWithLength) {
 
 TEST_F(ApiTest, HeaderTooLargeAndMalformedRequests) {
   start();
-  std::string huge = "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
+  std::string huge = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n";
   std::string r = testing::raw_exchange(port_, huge);
   EXPECT_EQ(r.rfind("HTTP/1.1 431", 0), 0u) << r.substr(0, 200);
   EXPECT_NE(r.find("\"header_too_large\""), std::string::npos);
@@ -359,20 +359,20 @@ TEST_F(ApiTest, HeaderTooLargeAndMalformedRequests) {
 // (request smuggling): it is refused and the connection closed.
 TEST_F(ApiTest, ABodyOfUnknownLengthIsRefusedAndNeverReadAsAnotherRequest) {
   start();
-  const std::string smuggled = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string smuggled = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   for (const char* headers :
        {"Transfer-Encoding: gzip\r\n", "Transfer-Encoding: chunked, gzip\r\n", "Transfer-Encoding: identity\r\n",
         "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
         "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"}) {
     SCOPED_TRACE(headers);
     const std::string r = testing::raw_exchange(
-        port_, std::string("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n") + headers + "\r\n" + smuggled);
+        port_, std::string("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n") + headers + "\r\n" + smuggled);
     EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r.substr(0, 200);
     EXPECT_EQ(r.find("HTTP/1.1 200"), std::string::npos) << "the smuggled request was served";
   }
   // Chunked bodies are still read.
   const std::string ok = testing::raw_exchange(
-      port_, "GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n");
+      port_, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n");
   EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok.substr(0, 200);
 }
 
@@ -532,6 +532,24 @@ TEST_F(ApiTest, HealthPublicDetailsShowsThemWithoutAKey) {
   const json j = json::parse(get("/health").body);
   EXPECT_TRUE(j.contains("models"));
   EXPECT_EQ(j["settings"]["health_public_details"], true);
+}
+
+TEST_F(ApiTest, ALoopbackServerRefusesForeignHostAndOriginNames) {
+  start();
+  auto status_of = [&](const std::string& headers) {
+    const std::string r = testing::raw_exchange(
+        port_, "DELETE /v1/models/other HTTP/1.1\r\n" + headers + "Connection: close\r\n\r\n");
+    return r.substr(0, 12);
+  };
+  // DNS rebinding: the page's own name in Host.
+  EXPECT_EQ(status_of("Host: attacker.example:1234\r\n"), "HTTP/1.1 403");
+  // A cross-site request from the user's browser.
+  EXPECT_EQ(status_of("Host: 127.0.0.1\r\nOrigin: https://evil.example\r\n"), "HTTP/1.1 403");
+  EXPECT_EQ(status_of("Host: 127.0.0.1\r\nOrigin: null\r\n"), "HTTP/1.1 403");
+  // Loopback names pass (the model does not exist: 404).
+  EXPECT_EQ(status_of("Host: 127.0.0.1\r\n"), "HTTP/1.1 404");
+  EXPECT_EQ(status_of("Host: localhost:8080\r\nOrigin: http://localhost:3000\r\n"), "HTTP/1.1 404");
+  EXPECT_EQ(status_of("Host: [::1]:8080\r\nOrigin: http://127.0.0.1:3000\r\n"), "HTTP/1.1 404");
 }
 
 TEST_F(ApiTest, MetricsPublicWithKeys) {
