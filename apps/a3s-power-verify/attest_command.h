@@ -26,7 +26,9 @@ struct AttestArgs {
   std::vector<std::string> expected_measurements;  // --expected-measurement HEX, repeatable: any of
   std::string nonce;                               // --nonce HEX (default: 32 fresh random bytes)
   std::string api_key;                             // --api-key K (default: $A3S_POWER_API_KEY)
-  bool allow_simulated = false;                    // --allow-simulated
+  bool allow_simulated = false;                    // --allow-simulated (loopback URLs only)
+  std::string require_policy;                      // --require-policy strict|development (default: strict,
+                                                   // either with --allow-simulated)
   std::string format = "text";                     // --format text|json
   std::string vcek;                                // --vcek F (SEV-SNP: instead of the certificate table's)
   std::string collateral;                          // --collateral DIR (TDX)

@@ -43,6 +43,7 @@ void set_transfer_options(CURL* c, const TransferOptions& o) {
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, o.verify_peer ? 2L : 0L);
   curl_easy_setopt(c, CURLOPT_SSLVERSION, o.tls_version);
   if (!o.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, o.ca_file.c_str());
+  if (!o.pinned_public_key.empty()) curl_easy_setopt(c, CURLOPT_PINNEDPUBLICKEY, o.pinned_public_key.c_str());
   if (o.fresh_connection) {
     curl_easy_setopt(c, CURLOPT_SSL_SESSIONID_CACHE, 0L);
     curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);

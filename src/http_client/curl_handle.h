@@ -48,6 +48,9 @@ struct TransferOptions {
   bool verify_peer = true;          // false only where trust comes from elsewhere (RA-TLS evidence)
   long tls_version = CURL_SSLVERSION_DEFAULT;  // CURLOPT_SSLVERSION: the lowest TLS version accepted
   std::string ca_file;                         // CA certificates (PEM) to trust; empty: the system store
+  // CURLOPT_PINNEDPUBLICKEY, e.g. "sha256//<base64 of the SPKI SHA-256>": the connection is dropped before
+  // any byte is sent when the peer's public key is another (checked with verify_peer off too); empty: none.
+  std::string pinned_public_key;
   bool fresh_connection = false;  // a new connection and TLS session, never reused afterwards
   bool no_proxy = false;          // reach the host directly, whatever the proxy environment says
   long connect_timeout_ms = 0;    // TCP + TLS handshake; 0: libcurl's default
