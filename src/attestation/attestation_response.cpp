@@ -60,8 +60,9 @@ std::optional<AttestationResponse> parse_attestation_response(std::string_view b
   std::string parse_error;
   const std::optional<json> parsed = parse_json_unique_keys(body, parse_error);
   if (!parsed) {
-    error = parse_error == "not JSON" ? "the response is not JSON"
-                                      : "the response repeats a key in a JSON object (duplicate keys are not accepted)";
+    error = parse_error == kNotJson
+                ? "the response is not JSON"
+                : "the response repeats a key in a JSON object (duplicate keys are not accepted)";
     return std::nullopt;
   }
   const json& j = *parsed;

@@ -28,11 +28,11 @@ std::optional<nlohmann::json> parse_json_unique_keys(std::string_view text, std:
   };
   json j = json::parse(text.begin(), text.end(), check, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    error = "not JSON";
+    error = kNotJson;
     return std::nullopt;
   }
   if (repeated) {
-    error = "a JSON object repeats a key";
+    error = kRepeatedKey;
     return std::nullopt;
   }
   return j;

@@ -10,9 +10,12 @@
 
 namespace a3s::power {
 
-// Parses `text` as one JSON value. std::nullopt, with `error` set, when it is not JSON ("not JSON")
-// or when any object at any depth has a key twice ("a JSON object repeats a key"; the key itself is
-// never part of the message). Never throws for anything in `text`.
+inline constexpr const char* kNotJson = "not JSON";
+inline constexpr const char* kRepeatedKey = "a JSON object repeats a key";
+
+// Parses `text` as one JSON value. std::nullopt, with `error` set, when it is not JSON (kNotJson) or
+// when any object at any depth has a key twice (kRepeatedKey; the key itself is never part of the
+// message). Never throws for anything in `text`.
 std::optional<nlohmann::json> parse_json_unique_keys(std::string_view text, std::string& error);
 
 }  // namespace a3s::power
