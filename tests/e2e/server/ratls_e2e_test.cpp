@@ -207,7 +207,7 @@ class RatlsE2E : public ::testing::Test {
   static inline ServerProcess* server_ = nullptr;
 };
 
-TEST_F(RatlsE2E, VerifierAcceptsTheCertificateAndTheNonceFlowOverTheSameConnection) {
+TEST_F(RatlsE2E, VerifierAcceptsTheCertificateThenTheNonceFlowPinnedToItsKey) {
   const ProcessResult ok = run_shell(verify_command(server_->tls_port()) + " --allow-simulated", false);
   ASSERT_EQ(ok.status, 0) << ok.out << server_->log();
   const json accepted = json::parse(ok.out);
