@@ -32,7 +32,7 @@ constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash"
                                   "--collateral", "--root",    "--no-tcb-check",    "--at",
                                   "--min-tcb",    "--format",  "--ratls",           "--online",
                                   "--kds-url",    "--pcs-url", "--cache-dir",       "--no-amd-crl",
-                                  "--vmpl",       "--allow-migration-agent"};
+                                  "--vmpl",       "--allow-migration-agent", "--require-policy"};
 
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
@@ -41,6 +41,7 @@ AttestationPolicy policy_from(const AttestArgs& a) {
   for (const auto& m : a.expected_measurements)
     p.expected_measurements.push_back(parse_hex_array<48>(m, "--expected-measurement"));
   p.allow_simulated = a.allow_simulated;
+  p.require_tee_policy = a.require_policy;
   if (!a.vcek.empty()) p.vcek = read_file_text(a.vcek, "--vcek");
   if (!a.root.empty()) p.root = read_file_text(a.root, "--root");
   p.collateral_dir = a.collateral;
@@ -75,28 +76,37 @@ OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& bod
   return use;
 }
 
-// RA-TLS: one request on one fresh TLS connection; its peer certificate is checked first (its evidence
-// binds its key), then the nonce flow's answer must bind the same key. The certificate's evidence
-// names the model the server attests by default, so its model is reported, not compared: the model
-// asked for is checked by the nonce flow.
+// RA-TLS: the peer certificate of a handshake-only connection is checked first (its evidence binds its
+// key); only then does the request (with the API key) go out, on a second connection pinned to that key,
+// and its answer must bind the same key. The certificate's evidence names the model the server attests
+// by default, so its model is reported, not compared: the model asked for is checked by the nonce flow.
 AttestationResult verify_over_ratls(const AttestArgs& a, AttestationPolicy policy, const Nonce& nonce,
-                                    const std::string& api_key, OnlineUse& use) {
-  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key});
-  use = add_live_endorsements(a.online, fetched.body, policy);  // the server's endorsements apply to both
+                                    const std::string& api_key, OnlineUse& use, std::optional<Sha256>& pin) {
+  const std::string certificate_der = fetch_ratls_certificate(a.url);
+  // The server's endorsements apply to both evidences (the certificate's and the nonce flow's).
+  if (const auto embedded = ratls_certificate_response(certificate_der))
+    use = add_live_endorsements(a.online, *embedded, policy);
   AttestationPolicy certificate_policy = policy;
   certificate_policy.model.clear();
-  AttestationResult certificate = verify_ratls_certificate(fetched.certificate_der, certificate_policy);
+  AttestationResult certificate = verify_ratls_certificate(certificate_der, certificate_policy);
   if (!certificate.accepted) {
     for (auto& c : certificate.checks) c.name = "ratls_" + c.name;
     return certificate;
   }
+  const std::optional<Sha256> spki = certificate_spki_sha256(certificate_der);
+  if (!spki) throw Error(codes::kInternal, "the verified RA-TLS certificate's key cannot be hashed");
+  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key}, *spki);
   AttestationPolicy connection_policy = policy;
-  connection_policy.tls_spki_sha256 = certificate_spki_sha256(fetched.certificate_der);
+  // libcurl's pin held; the claims must bind this key (a certificate that does not parse fails closed).
+  if (certificate_spki_sha256(fetched.certificate_der) != spki)
+    throw Error(codes::kIo, "the RA-TLS connection's key is not the verified one");
+  connection_policy.tls_spki_sha256 = spki;
   AttestationResult result = verify_attestation(fetched.body, nonce, connection_policy);
   result.checks.insert(result.checks.begin(),
                        AttestationCheck{"ratls_certificate", true,
-                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " +
-                                            to_hex(*connection_policy.tls_spki_sha256) + ") and verified"});
+                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " + to_hex(*spki) +
+                                            ") and verified before the request was sent on a connection pinned to it"});
+  if (result.accepted) pin = spki;
   return result;
 }
 
@@ -118,7 +128,12 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--api-key", a.api_key, "API key (default: $A3S_POWER_API_KEY); sent as a bearer token")
       ->check(kNonEmpty);
   cmd.add_flag("--allow-simulated", a.allow_simulated,
-               "Accept a development server's simulated evidence (still checks its signature and chain)");
+               "Accept a development server's simulated evidence (still checks its signature and chain); "
+               "loopback URLs only");
+  cmd.add_option("--require-policy", a.require_policy,
+                 "The server's signed TEE policy must be this: strict or development (default: strict; with "
+                 "--allow-simulated: either)")
+      ->check(CLI::IsMember({"strict", "development"}));
   cmd.add_option("--format", a.format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd.add_option(
          "--vcek", a.vcek,
@@ -158,8 +173,14 @@ int run_attest(const AttestArgs& a) {
   if (a.model.empty()) throw Error(codes::kInvalidArgument, "--model is required");
   if (a.expected_hash.empty())
     throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
-  if (a.ratls && client::ServerUrl::parse(a.url).scheme() != "https")
+  const client::ServerUrl url = client::ServerUrl::parse(a.url);
+  if (a.ratls && url.scheme() != "https")
     throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
+  // A simulated response brings its own root: trusting it is only for a development server on this machine.
+  if (a.allow_simulated && !client::is_loopback_host(url.host()))
+    throw Error(codes::kInvalidArgument,
+                "--allow-simulated is only accepted for a loopback URL (127.0.0.0/8, ::1, localhost): simulated "
+                "evidence brings its own root, so it proves nothing about a remote server");
   AttestationPolicy policy = policy_from(a);
   std::string api_key = a.api_key;
   if (api_key.empty()) {
@@ -170,14 +191,15 @@ int run_attest(const AttestArgs& a) {
 
   OnlineUse use;
   AttestationResult result;
+  std::optional<Sha256> pin;  // RA-TLS: the verified key, printed once the whole attestation accepted
   if (a.ratls) {
-    result = verify_over_ratls(a, policy, nonce, api_key, use);
+    result = verify_over_ratls(a, policy, nonce, api_key, use, pin);
   } else {
     const std::string body = fetch_attestation({a.url, to_hex(nonce), a.model, api_key});
     use = add_live_endorsements(a.online, body, policy);
     result = verify_attestation(body, nonce, policy);
   }
-  print_verdict(a.format, attestation_json(result), attestation_text(result));
+  print_verdict(a.format, attestation_json(result, pin), attestation_text(result, pin));
   if (result.accepted) return kExitAccepted;
   use.forget_after(result.failed_step);
   std::fprintf(stderr, "rejected: %s: %s\n", result.failed_step.c_str(),

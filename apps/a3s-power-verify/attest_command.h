@@ -1,10 +1,13 @@
 // Live attestation: `a3s-power-verify --url URL --model NAME --expected-hash sha256:HEX [...]` (also
 // as the explicit subcommand `a3s-power-verify attest --url ...`). Sends a fresh nonce to the
 // server's GET /v1/attestation, verifies the answer (a3s/power/verify_attestation.h) and prints one
-// line per check. With --ratls (docs/ra-tls.md) the request goes over one fresh TLS connection to the
-// server's RA-TLS port: the peer certificate's evidence must bind the certificate's key
-// (verify_ratls_certificate), then the nonce flow's claims must bind the same key
-// (AttestationPolicy::tls_spki_sha256). With --online the endorsements the answer's evidence needs and
+// line per check. With --ratls (docs/ra-tls.md) a handshake-only TLS connection to the server's RA-TLS
+// port comes first: its certificate's evidence must bind the certificate's key
+// (verify_ratls_certificate) before anything is sent; then the request (with the API key) goes over a
+// second connection pinned to that key, and the nonce flow's claims must bind the same key
+// (AttestationPolicy::tls_spki_sha256). Accepted, the key's pin is printed (hex and curl's base64).
+// --allow-simulated is a usage error for a URL whose host is not loopback; --require-policy names the
+// signed TEE policy required (AttestationPolicy::require_tee_policy). With --online the endorsements the answer's evidence needs and
 // neither the answer nor the flags give (SEV-SNP: AMD's CRL, a VCEK when the certificate table has
 // none; TDX: the collateral from Intel PCS) are fetched as `report --online` does (online_args.h).
 #pragma once
@@ -26,7 +29,9 @@ struct AttestArgs {
   std::vector<std::string> expected_measurements;  // --expected-measurement HEX, repeatable: any of
   std::string nonce;                               // --nonce HEX (default: 32 fresh random bytes)
   std::string api_key;                             // --api-key K (default: $A3S_POWER_API_KEY)
-  bool allow_simulated = false;                    // --allow-simulated
+  bool allow_simulated = false;                    // --allow-simulated (loopback URLs only)
+  std::string require_policy;                      // --require-policy strict|development (default: strict,
+                                                   // either with --allow-simulated)
   std::string format = "text";                     // --format text|json
   std::string vcek;                                // --vcek F (SEV-SNP: instead of the certificate table's)
   std::string collateral;                          // --collateral DIR (TDX)

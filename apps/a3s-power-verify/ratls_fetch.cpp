@@ -1,10 +1,13 @@
 #include "a3s-power-verify/ratls_fetch.h"
 
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 #include "a3s/power/error.h"
 #include "base/percent_encode.h"
+#include "crypto/base64.h"
+#include "crypto/openssl.h"
 #include "http_client/curl_handle.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"
@@ -56,12 +59,84 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-}  // namespace
+// The options both connections share: TLS 1.3, a fresh connection, no CA or host name check.
+client::TransferOptions ratls_options(const client::ServerUrl& url, std::string target) {
+  client::TransferOptions o;
+  o.url = std::move(target);
+  o.tls_version = CURL_SSLVERSION_TLSv1_3;
+  // Trust comes from the certificate's evidence, checked by the caller against this very key.
+  o.verify_peer = false;
+  o.fresh_connection = true;
+  o.no_proxy = client::is_loopback_host(url.host());
+  o.connect_timeout_ms = kConnectTimeoutMs;
+  o.timeout_ms = kRequestTimeoutMs;
+  o.user_agent = "a3s-power-verify";
+  return o;
+}
 
-RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request) {
-  const client::ServerUrl url = client::ServerUrl::parse(request.url);
+client::ServerUrl https_url(const std::string& text) {
+  client::ServerUrl url = client::ServerUrl::parse(text);
   if (url.scheme() != "https")
     throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
+  return url;
+}
+
+// The leaf certificate (DER) of a finished handshake, from libcurl's certificate information
+// (CURLOPT_CERTINFO: each certificate's "Cert:" PEM, leaf first); "" when there is none.
+std::string leaf_from_certinfo(CURL* c) {
+  curl_certinfo* info = nullptr;
+  if (curl_easy_getinfo(c, CURLINFO_CERTINFO, &info) != CURLE_OK || info == nullptr || info->num_of_certs < 1)
+    return {};
+  constexpr std::string_view kCert = "Cert:";
+  for (curl_slist* field = info->certinfo[0]; field != nullptr; field = field->next) {
+    const std::string_view text(field->data);
+    if (text.substr(0, kCert.size()) != kCert) continue;
+    const std::string_view pem = text.substr(kCert.size());
+    crypto::BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    if (!bio) return {};
+    crypto::X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (!cert) return {};
+    unsigned char* der = nullptr;
+    const int n = i2d_X509(cert.get(), &der);
+    if (n <= 0) return {};
+    std::string out(reinterpret_cast<const char*>(der), static_cast<size_t>(n));
+    OPENSSL_free(der);
+    return out;
+  }
+  return {};
+}
+
+[[noreturn]] void throw_transfer(const std::string& what, CURLcode rc, const char* errbuf) {
+  if (rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH)
+    throw Error(codes::kIo, what + ": the server's TLS key is not the one its RA-TLS certificate was verified "
+                                   "for; nothing was sent");
+  throw Error(codes::kIo,
+              what + ": " + client::one_line(errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc), 200));
+}
+
+}  // namespace
+
+std::string fetch_ratls_certificate(const std::string& url_text) {
+  const client::ServerUrl url = https_url(url_text);
+  const std::string what = "TLS handshake with " + url.display();
+  client::curl_global_init_once();
+  client::CurlEasy curl = client::make_curl_easy();
+  CURL* c = curl.get();
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  client::set_transfer_options(c, ratls_options(url, url.endpoint("/")));
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);  // the handshake, then stop: no request is written
+  curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
+  const CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf);
+  std::string der = leaf_from_certinfo(c);
+  if (der.empty()) throw Error(codes::kIo, what + ": the server presented no certificate");
+  return der;
+}
+
+RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request,
+                                         const std::array<uint8_t, 32>& pinned_spki_sha256) {
+  const client::ServerUrl url = https_url(request.url);
   for (const unsigned char c : request.api_key)
     if (c < 0x20 || c == 0x7f)
       throw Error(codes::kInvalidArgument, "the API key contains control characters");
@@ -78,17 +153,9 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request) {
   Transfer t;
   t.curl = c;
   char errbuf[CURL_ERROR_SIZE] = {0};
-  client::TransferOptions o;
-  o.url = target;
-  o.tls_version = CURL_SSLVERSION_TLSv1_3;
-  // Trust comes from the certificate's evidence, checked by the caller against this very key.
-  o.verify_peer = false;
-  o.fresh_connection = true;
-  o.no_proxy = client::is_loopback_host(url.host());
-  o.connect_timeout_ms = kConnectTimeoutMs;
-  o.timeout_ms = kRequestTimeoutMs;
-  o.user_agent = "a3s-power-verify";
+  client::TransferOptions o = ratls_options(url, target);
   o.headers = &headers;
+  o.pinned_public_key = "sha256//" + crypto::base64_encode(pinned_spki_sha256);
   client::set_transfer_options(c, o);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
@@ -97,9 +164,7 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request) {
   if (t.wrong_backend)
     throw Error(codes::kIo, what + ": libcurl does not use OpenSSL; the peer certificate is unavailable");
   if (t.too_large) throw Error(codes::kIo, what + ": the server's answer is too large");
-  if (rc != CURLE_OK)
-    throw Error(codes::kIo,
-                what + ": " + client::one_line(errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc), 200));
+  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf);
   if (t.certificate_der.empty()) throw Error(codes::kIo, what + ": the server presented no certificate");
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

@@ -43,6 +43,9 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   cmd->add_flag("--no-tcb-check", a.no_tcb_check,
                 "Verify signatures and certificate chains only (TCB status not checked; the TDX QE identity "
                 "still is)");
+  cmd->add_flag("--allow-simulated", a.allow_simulated,
+                "SEV-SNP: accept a report whose chain is the simulated hierarchy's (labelled simulated; "
+                "no hardware attests it)");
   add_tdx_policy_options(*cmd, a.tdx);
   add_snp_guest_options(*cmd, a.snp_guest);
   add_online_options(*cmd, a.online);
@@ -65,6 +68,7 @@ int run_report(const ReportArgs& a) {
   if (a.no_tcb_check && !a.min_tcb.empty())
     throw Error(codes::kInvalidArgument, "--min-tcb and --no-tcb-check contradict each other; give one");
   opt.no_tcb_check = a.no_tcb_check;
+  opt.allow_simulated = a.allow_simulated;
   opt.tdx = parse_tdx_policy(a.tdx, a.no_tcb_check);
   opt.snp_vmpl = parse_vmpl(a.snp_guest.vmpl);
   opt.snp_allow_migration_agent = a.snp_guest.allow_migration_agent;

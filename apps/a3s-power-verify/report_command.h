@@ -22,6 +22,7 @@ struct ReportArgs {
   std::string expected_report_data;                // --expected-report-data HEX
   std::string min_tcb;                             // --min-tcb bl=N,tee=N,snp=N,ucode=N[,fmc=N] (SEV-SNP)
   bool no_tcb_check = false;                       // --no-tcb-check
+  bool allow_simulated = false;                    // --allow-simulated: accept (labelled) simulated evidence
   SnpGuestArgs snp_guest;                          // --vmpl N, --allow-migration-agent (SEV-SNP)
   std::string format = "text";                     // --format text|json
   TdxPolicyArgs tdx;                               // --expected-rtmr, --expected-mrconfigid, ... (TDX)

@@ -78,6 +78,7 @@ std::string report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["accepted"] = r.accepted;
   j["tee_type"] = std::string(to_string(r.tee_type));
+  j["simulated"] = r.simulated;
   add_rejection(j, r.accepted, r.failed_step, r.message);
   j["measurement"] = r.measurement;
   j["report_data"] = r.report_data;
@@ -98,7 +99,9 @@ std::string report_text(const Report& r) {
   const char* kind = r.tee_type == TeeType::kTdx      ? " quote"
                      : r.tee_type == TeeType::kSevSnp ? " report"
                                                       : " evidence";
-  out += ": " + std::string(to_string(r.tee_type)) + kind + "\n";
+  out += std::string(r.simulated ? ": SIMULATED " : ": ") + std::string(to_string(r.tee_type)) + kind + "\n";
+  if (r.simulated)
+    out += "warning: the report verifies under the simulated root: no hardware attests it\n";
   if (!r.accepted) out += "failed_step: " + r.failed_step + "\n";
   if (!r.measurement.empty()) out += "measurement: " + r.measurement + "\n";
   if (!r.report_data.empty()) out += "report_data: " + r.report_data + "\n";

@@ -11,7 +11,8 @@
 namespace a3s::power::verify::cli {
 
 // One JSON object (no trailing newline):
-//   {"accepted": bool, "tee_type": "sev-snp"|"tdx"|"unknown", "failed_step": "..." (rejected only),
+//   {"accepted": bool, "tee_type": "sev-snp"|"tdx"|"unknown", "simulated": bool (the chain is the
+//    simulated hierarchy's: Report::simulated), "failed_step": "..." (rejected only),
 //    "message": "..." (rejected only), "measurement": hex, "report_data": hex, "tcb_status": "...",
 //    "skipped": ["tcb", "crl", ...],
 //    SEV-SNP only: "product": "Milan"|"Genoa"|"Turin"|"", "vmpl": N (once the report parsed),
@@ -22,7 +23,8 @@ namespace a3s::power::verify::cli {
 //    "warnings": ["...", ...]}
 std::string report_json(const Report& report);
 
-// A few "key: value" lines, each ending in '\n': verdict and TEE, measurement, report_data,
+// A few "key: value" lines, each ending in '\n': verdict and TEE ("accepted: SIMULATED sev-snp report"
+// and a warning line for simulated evidence), measurement, report_data,
 // tcb_status, SEV-SNP product, VMPL and minimum TCB, the TDX registers and advisory IDs (tdx_text),
 // warnings ("warning: ..."), and what was skipped.
 std::string report_text(const Report& report);

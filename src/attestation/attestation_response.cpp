@@ -1,6 +1,7 @@
 #include "attestation/attestation_response.h"
 
 #include "base/hex.h"
+#include "base/json_unique_keys.h"
 #include "crypto/base64.h"
 
 namespace a3s::power::verify::attestation {
@@ -56,11 +57,15 @@ template bool decode_lower_hex<32>(std::string_view, std::array<uint8_t, 32>&);
 template bool decode_lower_hex<64>(std::string_view, std::array<uint8_t, 64>&);
 
 std::optional<AttestationResponse> parse_attestation_response(std::string_view body, std::string& error) {
-  const json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    error = "the response is not JSON";
+  std::string parse_error;
+  const std::optional<json> parsed = parse_json_unique_keys(body, parse_error);
+  if (!parsed) {
+    error = parse_error == kNotJson
+                ? "the response is not JSON"
+                : "the response repeats a key in a JSON object (duplicate keys are not accepted)";
     return std::nullopt;
   }
+  const json& j = *parsed;
   if (!j.is_object()) {
     error = "the response is not a JSON object";
     return std::nullopt;

@@ -28,8 +28,10 @@ struct AttestationResponse {
 };
 
 // Parses `body`. std::nullopt, with `error` naming the member and what is wrong (never its value),
-// when it is not one JSON object of exactly the documented members' types and encodings; members not
-// in the format are ignored. The combination of tee_type and evidence_format must be one a server
+// when it is not one JSON object of exactly the documented members' types and encodings, or when any
+// object in it (the claims included) repeats a key (RFC 8785 / I-JSON; the message never names the key);
+// members not in the format are ignored. `policy` is the server's unsigned statement: only the signed
+// claims.runtime.tee_policy is trusted (verify_response checks that they agree). The combination of tee_type and evidence_format must be one a server
 // produces: sev-snp/sev-snp-report, tdx/tdx-quote, tdx/tdx-tdreport, simulated/sev-snp-report.
 std::optional<AttestationResponse> parse_attestation_response(std::string_view body, std::string& error);
 

@@ -40,6 +40,7 @@ inline constexpr const char* kMalformedResponse = "malformed_response";         
 inline constexpr const char* kUnsupportedClaimsSchema = "unsupported_claims_schema";  // claims.schema
 inline constexpr const char* kModelMismatch = "model_mismatch";                      // claims.model.name
 inline constexpr const char* kNotVerifiable = "not_verifiable";                      // TDREPORT / verifiable false
+inline constexpr const char* kPolicyMismatch = "policy_mismatch";                    // claims.runtime.tee_policy
 // RA-TLS (verify_ratls_certificate, AttestationPolicy::tls_spki_sha256).
 inline constexpr const char* kTlsKeyMismatch = "tls_key_mismatch";                   // claims.tls.spki_sha256
 inline constexpr const char* kRatlsExtensionMissing = "ratls_extension_missing";      // no evidence extension

@@ -7,10 +7,13 @@
 #include <chrono>
 
 #include "a3s/power/error.h"
+#include "a3s/power/verify_attestation.h"
 #include "base/hex.h"
+#include "verify/attestation/simulated_root.h"
 #include "verify/evidence_verifiers.h"
 #include "verify/sev_snp/default_minimum_tcb.h"
 #include "verify/sev_snp/sev_snp_verify.h"
+#include "verify/sev_snp/x509_certificates.h"
 
 namespace a3s::power::verify {
 namespace {
@@ -28,6 +31,21 @@ bool tcb_compared(const std::string& failed_step) {
   return minimum_compared(failed_step) || failed_step == steps::kDebugEnabled ||
          failed_step == steps::kMigrationAgentAllowed || failed_step == steps::kVmplMismatch ||
          failed_step == steps::kMinimumTcbUnknown || failed_step == steps::kTcbOutOfDate;
+}
+
+// True when the root given or a certificate of the chain given is the server's simulated ARK
+// (attestation/simulated_root.h): evidence under it is no hardware's, whatever verifies.
+bool simulated_chain(const EvidenceOptions& options) {
+  for (const std::string* certificates : {&options.root, &options.cert_chain}) {
+    if (certificates->empty()) continue;
+    const auto loaded = sev_snp::load_certificates(*certificates);
+    if (!loaded) continue;
+    for (const auto& cert : *loaded) {
+      std::string why;
+      if (attestation::is_simulated_root(sev_snp::to_der(cert.get()), why)) return true;
+    }
+  }
+  return false;
 }
 
 std::string tcb_status(const EvidenceOptions& options, const std::string& failed_step,
@@ -113,6 +131,13 @@ Report verify_sev_snp_evidence(std::span<const uint8_t> evidence, const Evidence
   r.tcb_status = tcb_status(options, result.failed_step, details);
   if (options.no_tcb_check) r.skipped.push_back("tcb");
   if (options.snp_crl.empty()) r.skipped.push_back("crl");
+  r.simulated = simulated_chain(options);
+  if (r.simulated && r.accepted && !options.allow_simulated) {
+    r.accepted = false;
+    r.failed_step = steps::kSimulatedEvidence;
+    r.message = std::string("the report verifies under the simulated root (O=") + kSimulatedOrganization +
+                "): no hardware attests it (--allow-simulated accepts it for development)";
+  }
   return r;
 }
 

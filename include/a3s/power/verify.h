@@ -143,8 +143,10 @@ struct EvidenceOptions {
   // VCEK ↔ REPORTED_TCB binding is part of the signature check and always runs. Report::tcb_status is
   // then "not_checked" and Report::skipped lists "tcb".
   bool no_tcb_check = false;
-  // Accept evidence from the server's simulated TEE. Raw hardware reports and quotes are never
-  // simulated; the flag matters for the live attestation mode only.
+  // Accept evidence from the server's simulated TEE. SEV-SNP evidence is simulated when `root` or a
+  // certificate of `cert_chain` is the simulated hierarchy's self-signed ARK (O=kSimulatedOrganization,
+  // a3s/power/verify_attestation.h): Report::simulated is then set, and evidence that otherwise verifies
+  // is rejected with simulated_evidence unless this is set.
   bool allow_simulated = false;
   // SEV-SNP: REPORTED_TCB must be at least this, component by component. Unset: the default minimum of
   // the report's product, from the dated table shipped with the verifier (docs/verify.md "Default
@@ -199,6 +201,9 @@ struct Report {
   // One line each: what a client should know about evidence that was accepted or not (a VMPL above 0,
   // a migration agent allowed with snp_allow_migration_agent).
   std::vector<std::string> warnings;
+  // SEV-SNP: the chain given is the simulated hierarchy's (EvidenceOptions::allow_simulated): no hardware
+  // attests this evidence, whatever verified.
+  bool simulated = false;
   // Checks that were not made, by name: "tcb" (no_tcb_check), "crl" (TDX without collateral: the PCK
   // chain's CRLs were not applied; SEV-SNP: no snp_crl was given, so ASK/VCEK revocation was not checked).
   std::vector<std::string> skipped;

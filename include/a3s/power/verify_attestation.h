@@ -10,7 +10,8 @@
 //
 // Response (application/json, one object; every member required, no other types accepted):
 //   "tee_type":        "sev-snp" | "tdx" | "simulated"
-//   "policy":          "strict" | "development"
+//   "policy":          "strict" | "development" (unsigned: it must equal claims.runtime.tee_policy,
+//                      the signed value, which is the only one checked and reported)
 //   "evidence_format": "sev-snp-report" | "tdx-quote" | "tdx-tdreport"
 //   "report":          standard padded base64 (RFC 4648 §4) of the raw evidence bytes
 //   "report_data":     128 lowercase hex digits (the 64 bytes the evidence binds)
@@ -29,7 +30,9 @@
 //
 // Checks, in order; the first failure stops verification and names its step (AttestationResult::
 // failed_step, stable strings):
-//   1. response shape, types, hex / base64 encodings          malformed_response
+//   1. response shape, types, hex / base64 encodings; no JSON  malformed_response
+//      object (the claims included) repeats a key; the unsigned
+//      "policy" equals claims.runtime.tee_policy
 //   2. claims.schema is "a3s-power.claims.v1"                   unsupported_claims_schema
 //   2b. only when policy.tls_spki_sha256 is set (RA-TLS):        tls_key_mismatch
 //      claims.tls.spki_sha256 is present and equals it
@@ -40,6 +43,9 @@
 //   6. claims.model.sha256 equals the expected digest           model_hash_mismatch
 //   7. evidence kind: a TDREPORT or "verifiable": false         not_verifiable
 //      hardware evidence; simulated evidence unless allowed     simulated_evidence
+//   7b. claims.runtime.tee_policy is the one required            policy_mismatch
+//      (policy.require_tee_policy; by default "strict" unless
+//      allow_simulated, which then accepts either)
 //   8. the REPORT_DATA field parsed from the evidence bytes     report_data_mismatch
 //      equals "report_data" (malformed_evidence if it does not parse)
 //   9. endorsements: SEV-SNP VCEK from the certificate table    certificate_missing
@@ -99,6 +105,9 @@ struct AttestationPolicy {
   std::string snp_cert_chain;
   std::optional<TdxCollateralData> tdx_collateral;
   TdxPolicy tdx;  // TDX evidence only: RTMR / MRCONFIGID / MROWNER and advisory policy (not used for SEV-SNP)
+  // The server's signed claims.runtime.tee_policy must be this: "strict" or "development". Empty: "strict",
+  // or either one when allow_simulated is set. Any other value throws Error "invalid_argument".
+  std::string require_tee_policy;
   // RA-TLS (docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS peer key of the
   // connection the response came over. When set, claims.tls.spki_sha256 must equal it.
   std::optional<Sha256> tls_spki_sha256;
@@ -108,7 +117,7 @@ struct AttestationPolicy {
 struct AttestationCheck {
   std::string name;  // "certificate" (verify_ratls_certificate), "response", "claims_schema",
                      // "tls_key" (RA-TLS), "nonce", "claims_digest", "model", "model_hash",
-                     // "evidence_kind", "report_data", "endorsements", "evidence", "measurement"
+                     // "evidence_kind", "policy", "report_data", "endorsements", "evidence", "measurement"
   bool passed = false;
   std::string detail;  // one line
 };
@@ -124,6 +133,9 @@ struct AttestationResult {
   std::string nonce;                     // hex of the nonce sent (always set)
   std::string model;                     // claims.model.name
   std::string model_sha256;              // claims.model.sha256
+  // claims.runtime.tee_policy ("strict" | "development"), signed: set once the claims digest verified
+  // (empty before); never the response's unsigned "policy".
+  std::string tee_policy;
   std::string report_data;               // 128 hex
   std::string measurement;               // from the evidence when it was verified, else the response's
   std::string tcb_status;                // verify_evidence's (Report::tcb_status); "unknown" before that step
@@ -177,6 +189,11 @@ inline constexpr const char* kRatlsEvidenceOid = "2.25.5018800965966951311172586
 //      model; the nonce flow checks the model asked for).
 // Never throws for anything in the certificate; throws like verify_attestation for a bad policy.
 AttestationResult verify_ratls_certificate(std::string_view certificate_der, const AttestationPolicy& policy);
+
+// The response body in an RA-TLS certificate's evidence extension, unverified (e.g. for
+// response_evidence before verify_ratls_certificate); std::nullopt when the DER does not parse or has
+// not exactly one such extension holding an OCTET STRING.
+std::optional<std::string> ratls_certificate_response(std::string_view certificate_der);
 
 // SHA-256 of the DER SubjectPublicKeyInfo of a DER X.509 certificate; std::nullopt when it does not
 // parse.

@@ -44,6 +44,13 @@ std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string&
     return std::nullopt;
   }
   c.model_sha256_hex = v->get<std::string>();
+  const auto runtime = claims.find("runtime");
+  if (runtime == claims.end() || !runtime->is_object() || !(v = string_at(*runtime, "tee_policy")) ||
+      (*v != "strict" && *v != "development")) {
+    error = "claims member \"runtime.tee_policy\" must be \"strict\" or \"development\"";
+    return std::nullopt;
+  }
+  c.tee_policy = v->get<std::string>();
   if (const auto tls = claims.find("tls"); tls != claims.end()) {
     std::array<uint8_t, 32> spki{};
     if (!tls->is_object() || !(v = string_at(*tls, "spki_sha256")) || !decode_lower_hex(v->get<std::string>(), spki)) {

@@ -19,11 +19,13 @@ struct ClaimsView {
   std::array<uint8_t, 32> model_sha256{};  // "model.sha256": 64 lowercase hex
   std::string model_sha256_hex;
   std::optional<std::array<uint8_t, 32>> tls_spki_sha256;  // "tls.spki_sha256" (RA-TLS only)
+  std::string tee_policy;                                  // "runtime.tee_policy": "strict" | "development"
 };
 
 // Reads the members above. std::nullopt, with `error` naming the member, when "schema" is not a
 // string; when the schema is kClaimsSchema, also when "nonce", "model" (an object), "model.name" or
-// "model.sha256" is missing or malformed, or "tls" is present without a 64 lowercase hex
+// "model.sha256" is missing or malformed, "runtime" is not an object whose "tee_policy" is "strict" or
+// "development", or "tls" is present without a 64 lowercase hex
 // "spki_sha256". An unknown schema is returned with only `schema` set (the
 // caller rejects it as unsupported).
 std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string& error);

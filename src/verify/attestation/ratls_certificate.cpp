@@ -44,6 +44,40 @@ std::optional<Sha256> spki_digest(X509* cert) {
   return digest;
 }
 
+// The contents of the certificate's one RA-TLS evidence extension (a view into `cert`); std::nullopt with
+// `step` / `message` otherwise.
+std::optional<std::string_view> evidence_extension(X509* cert, std::string& step, std::string& message) {
+  crypto::Asn1ObjectPtr oid(OBJ_txt2obj(kRatlsEvidenceOid, 1));
+  if (!oid) {
+    step = steps::kRatlsCertificateInvalid;
+    message = "the evidence OID cannot be encoded";
+    return std::nullopt;
+  }
+  const int index = X509_get_ext_by_OBJ(cert, oid.get(), -1);
+  if (index < 0) {
+    step = steps::kRatlsExtensionMissing;
+    message = std::string("the certificate has no RA-TLS evidence extension (") + kRatlsEvidenceOid + ")";
+    return std::nullopt;
+  }
+  if (X509_get_ext_by_OBJ(cert, oid.get(), index) >= 0) {
+    step = steps::kRatlsCertificateInvalid;
+    message = "the certificate has two RA-TLS evidence extensions";
+    return std::nullopt;
+  }
+  const ASN1_OCTET_STRING* value = X509_EXTENSION_get_data(X509_get_ext(cert, index));
+  const unsigned char* p = ASN1_STRING_get0_data(value);
+  const unsigned char* end = p + ASN1_STRING_length(value);
+  // The inner OCTET STRING's contents lie inside the extension value: a view into `cert`.
+  crypto::Asn1OctetStringPtr body(d2i_ASN1_OCTET_STRING(nullptr, &p, ASN1_STRING_length(value)));
+  if (!body || p != end) {
+    step = steps::kRatlsExtensionMissing;
+    message = "the RA-TLS evidence extension is not a DER OCTET STRING";
+    return std::nullopt;
+  }
+  const auto length = static_cast<size_t>(ASN1_STRING_length(body.get()));
+  return std::string_view(reinterpret_cast<const char*>(end) - length, length);
+}
+
 AttestationResult fail(AttestationResult r, const char* step, std::string message) {
   r.checks.push_back({"certificate", false, message});
   r.accepted = false;
@@ -53,6 +87,15 @@ AttestationResult fail(AttestationResult r, const char* step, std::string messag
 }
 
 }  // namespace
+
+std::optional<std::string> ratls_certificate_response(std::string_view certificate_der) {
+  crypto::X509Ptr cert = parse_der(certificate_der);
+  if (!cert) return std::nullopt;
+  std::string step, message;
+  const auto json = evidence_extension(cert.get(), step, message);
+  if (!json) return std::nullopt;
+  return std::string(*json);
+}
 
 std::optional<Sha256> certificate_spki_sha256(std::string_view certificate_der) {
   crypto::X509Ptr cert = parse_der(certificate_der);
@@ -84,32 +127,16 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der,
                 "the certificate is outside its validity period");
 
   // c. The evidence extension.
-  crypto::Asn1ObjectPtr oid(OBJ_txt2obj(kRatlsEvidenceOid, 1));
-  if (!oid) return fail(std::move(r), steps::kRatlsCertificateInvalid, "the evidence OID cannot be encoded");
-  const int index = X509_get_ext_by_OBJ(cert.get(), oid.get(), -1);
-  if (index < 0)
-    return fail(std::move(r), steps::kRatlsExtensionMissing,
-                std::string("the certificate has no RA-TLS evidence extension (") + kRatlsEvidenceOid + ")");
-  if (X509_get_ext_by_OBJ(cert.get(), oid.get(), index) >= 0)
-    return fail(std::move(r), steps::kRatlsCertificateInvalid,
-                "the certificate has two RA-TLS evidence extensions");
-  const ASN1_OCTET_STRING* value = X509_EXTENSION_get_data(X509_get_ext(cert.get(), index));
-  const unsigned char* p = ASN1_STRING_get0_data(value);
-  const unsigned char* end = p + ASN1_STRING_length(value);
-  crypto::Asn1OctetStringPtr body(
-      d2i_ASN1_OCTET_STRING(nullptr, &p, ASN1_STRING_length(value)));
-  if (!body || p != end)
-    return fail(std::move(r), steps::kRatlsExtensionMissing,
-                "the RA-TLS evidence extension is not a DER OCTET STRING");
-  const std::string_view json(reinterpret_cast<const char*>(ASN1_STRING_get0_data(body.get())),
-                              static_cast<size_t>(ASN1_STRING_length(body.get())));
+  std::string step, message;
+  const std::optional<std::string_view> json = evidence_extension(cert.get(), step, message);
+  if (!json) return fail(std::move(r), step.c_str(), message);
   const std::string detail = "self-signed, within its validity, SPKI SHA-256 " + to_hex(*spki);
 
   // d. The evidence binds this certificate's key (claims.tls.spki_sha256 and the nonce).
   AttestationPolicy p2 = policy;
   p2.tls_spki_sha256 = *spki;
   AttestationResult verdict =
-      attestation::verify_response(json, *spki, p2, /*check_model=*/!policy.model.empty());
+      attestation::verify_response(*json, *spki, p2, /*check_model=*/!policy.model.empty());
   verdict.checks.insert(verdict.checks.begin(), AttestationCheck{"certificate", true, detail});
   return verdict;
 }

@@ -118,6 +118,14 @@ std::string endorse(const AttestationResponse& resp, const AttestationPolicy& po
   return detail;
 }
 
+// The tee_policy the claims must carry; "" accepts either.
+std::string required_tee_policy(const AttestationPolicy& policy) {
+  if (policy.require_tee_policy.empty()) return policy.allow_simulated ? "" : "strict";
+  if (policy.require_tee_policy != "strict" && policy.require_tee_policy != "development")
+    throw Error(codes::kInvalidArgument, "the required TEE policy must be \"strict\" or \"development\"");
+  return policy.require_tee_policy;
+}
+
 TeeType format_type(const std::string& evidence_format) {
   return evidence_format == "tdx-quote" ? TeeType::kTdx : TeeType::kSevSnp;
 }
@@ -150,6 +158,7 @@ std::optional<ResponseEvidence> response_evidence(std::string_view response_json
 
 AttestationResult attestation::verify_response(std::string_view response_json, const Nonce& nonce,
                                                const AttestationPolicy& policy, bool check_model) {
+  const std::string required = required_tee_policy(policy);  // throws for a bad policy before any check
   AttestationResult r;
   r.nonce = to_hex(nonce);
   r.tcb_status = "unknown";
@@ -166,8 +175,12 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   r.measurement = resp->measurement;
   const auto claims = attestation::read_claims(resp->claims, error);
   if (!claims) return v.fail("response", steps::kMalformedResponse, error);
-  v.pass("response", "tee_type " + resp->tee_type + ", evidence_format " + resp->evidence_format +
-                         ", policy " + resp->policy);
+  // Only the signed claim is trusted; an unsigned "policy" that says otherwise is a forged or broken answer.
+  if (claims->schema == attestation::kClaimsSchema && resp->policy != claims->tee_policy)
+    return v.fail("response", steps::kMalformedResponse,
+                  "the unsigned member \"policy\" (" + resp->policy +
+                      ") differs from the signed claims.runtime.tee_policy (" + claims->tee_policy + ")");
+  v.pass("response", "tee_type " + resp->tee_type + ", evidence_format " + resp->evidence_format);
 
   // 2. Claims schema.
   if (claims->schema != attestation::kClaimsSchema)
@@ -215,6 +228,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
                   "claims_sha256 differs from the SHA-256 of the canonical claims (" + to_hex(*digest) + ")");
   v.pass("claims_digest",
          "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
+  r.tee_policy = claims->tee_policy;
 
   // 5–6. The model.
   if (!check_model) {
@@ -250,6 +264,14 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
     v.pass("evidence_kind", "hardware " + resp->evidence_format);
   }
 
+  // 7b. The server's signed TEE policy.
+  if (!required.empty() && claims->tee_policy != required)
+    return v.fail("policy", steps::kPolicyMismatch,
+                  "the signed claims.runtime.tee_policy is " + claims->tee_policy + ", not the required " + required);
+  v.pass("policy", "claims.runtime.tee_policy is " + claims->tee_policy +
+                       (required.empty() ? " (either policy accepted with simulated evidence allowed)"
+                                         : " (required: " + required + ")"));
+
   // 8. The evidence itself carries report_data.
   const auto evidence_rd = attestation::evidence_report_data(resp->report, error);
   if (!evidence_rd) return v.fail("report_data", steps::kMalformedEvidence, error);
@@ -281,6 +303,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   r.minimum_tcb_source = report.minimum_tcb_source;
   r.minimum_tcb_date = report.minimum_tcb_date;
   r.warnings = report.warnings;
+  r.simulated = r.simulated || report.simulated;  // hardware-labelled evidence under the simulated root
   if (!report.measurement.empty()) r.measurement = report.measurement;
   if (!report.accepted)
     return v.fail(report.failed_step == steps::kMeasurementMismatch ? "measurement" : "evidence",

@@ -34,8 +34,11 @@ std::string issuer_cn(X509* cert) {
   return cn;
 }
 
-// A body that is hex text (PCS v3 style) is decoded; DER is returned as is.
+// A body that is hex text (PCS v3 style) is decoded; DER is returned as is. DER (an ASN.1 SEQUENCE,
+// first byte 0x30; hex text starts with a digit or letter) is never trimmed: its last bytes may be any
+// value, white space included.
 std::string der_or_hex(std::string body) {
+  if (!body.empty() && static_cast<unsigned char>(body.front()) == 0x30) return body;
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
   if (body.empty() || body.size() % 2 != 0) return body;
   const auto bytes = decode_hex(body);

@@ -86,7 +86,8 @@ TEST(VerifyLive, JsonOutput) {
   EXPECT_EQ(j["nonce"], kNonceHex);
   EXPECT_EQ(j["measurement"], to_hex(tee::SimulatedProvider::measurement()));
   ASSERT_TRUE(j["checks"].is_array());
-  EXPECT_EQ(j["checks"].size(), 11u);
+  EXPECT_EQ(j["checks"].size(), 12u);
+  EXPECT_EQ(j["tee_policy"], "development");  // the signed claim
 }
 
 TEST(VerifyLive, SimulatedEvidenceIsRejectedWithoutTheFlag) {
@@ -234,6 +235,7 @@ TEST(VerifyLiveUsage, BadFlags) {
   expect_usage_error(
       {"--url", url, "--model", kModel, "--expected-hash", hash, "--vcek", "/nonexistent.pem"});
   expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--bogus"});
+  expect_usage_error({"--url", url, "--model", kModel, "--expected-hash", hash, "--require-policy", "lenient"});
   expect_usage_error({"--url", "ftp://127.0.0.1/", "--model", kModel, "--expected-hash", hash});
   // Plain http only to loopback: an API key or prompt would cross the network in clear text.
   expect_usage_error({"--url", "http://example.com", "--model", kModel, "--expected-hash", hash});

@@ -34,6 +34,7 @@ struct LiveHardwareSnp {
     hierarchy = std::make_unique<snp::LocalKeyHierarchy>(leaf);
     ark = files.write("ark.pem", hierarchy->ark_pem);
     tee::Claims claims = make_claims(kLiveOnlineNonce);
+    claims.tee_policy = TeePolicy::kStrict;  // a hardware server's policy (required by default)
     tee::Evidence ev = evidence_under(*hierarchy, chip_id, claims.report_data());
     ev.tee_type = tee::tee_types::kSevSnp;
     ev.simulated = false;

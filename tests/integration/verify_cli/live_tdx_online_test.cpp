@@ -41,7 +41,8 @@ std::string live_tdx_url_encode(const std::string& text) {
 class VerifyLiveTdxOnline : public ::testing::Test {
  protected:
   void SetUp() override {
-    const tee::Claims claims = make_claims(kTdxNonce);
+    tee::Claims claims = make_claims(kTdxNonce);
+    claims.tee_policy = TeePolicy::kStrict;  // a hardware server's policy (required by default)
     const auto sample = verify::tdx::parse_tdx_quote(read_bytes(attestation("tdx/quote.dat")));
     std::vector<uint8_t> body(sample.signed_bytes.begin() + 48, sample.signed_bytes.end());
     const tee::ReportData rd = claims.report_data();

@@ -6,6 +6,7 @@
 
 #include "a3s/power/verify_attestation.h"
 #include "attestation_builder.h"
+#include "base/json_unique_keys.h"
 
 namespace a3s::power::verify_attestation_testing {
 namespace {
@@ -129,6 +130,42 @@ TEST_F(Malformed, BadClaims) {
   expect_malformed([](json& j) { j["claims"]["runtime"]["workers"] = 4; }, "claims with a number");
   expect_malformed([](json& j) { j["claims"]["tls"] = nullptr; }, "claims with null");
   expect_malformed([](json& j) { j["claims"]["extra"] = json::array({"a"}); }, "claims with an array");
+}
+
+// RFC 8785 / I-JSON: a key twice in one object (nlohmann::json would keep the last silently).
+TEST_F(Malformed, RepeatedKeysAreRejectedAtAnyDepth) {
+  const std::string body = good_->dump();
+  auto insert_after = [&](const std::string& anchor, const std::string& text) {
+    const size_t at = body.find(anchor);
+    EXPECT_NE(at, std::string::npos) << anchor;
+    std::string out = body;
+    out.insert(at + anchor.size(), text);
+    return out;
+  };
+  // The unsigned policy said twice: the first "development", the last "strict".
+  ASSERT_EQ((*good_)["policy"], "development");
+  expect_malformed(insert_after("{", "\"policy\":\"strict\","), "top-level policy repeated");
+  expect_malformed(insert_after("\"claims\":{", "\"nonce\":\"" + std::string(64, '0') + "\","),
+                   "claims.nonce repeated");
+  expect_malformed(insert_after("\"runtime\":{", "\"tee_policy\":\"strict\","), "claims.runtime.tee_policy repeated");
+  // The message says that a key repeats, without naming it.
+  const std::string canary = "zz-canary-key";
+  const auto r = verify::verify_attestation(
+      insert_after("{", "\"" + canary + "\":\"a\",\"" + canary + "\":\"b\","), test_nonce(3), policy());
+  EXPECT_EQ(r.failed_step, "malformed_response");
+  EXPECT_NE(r.message.find("repeats a key"), std::string::npos) << r.message;
+  EXPECT_EQ(r.message.find("zz-canary"), std::string::npos) << r.message;
+}
+
+TEST(UniqueKeys, TheSameKeyInDifferentObjectsIsAccepted) {
+  std::string error;
+  EXPECT_TRUE(parse_json_unique_keys(R"([{"a":1},{"a":2}])", error)) << error;
+  EXPECT_TRUE(parse_json_unique_keys(R"({"a":{"a":{"b":1},"b":2},"b":[{"b":3}]})", error)) << error;
+  EXPECT_FALSE(parse_json_unique_keys(R"({"a":{"b":1},"c":[{"d":1,"d":2}]})", error));
+  EXPECT_EQ(error, "a JSON object repeats a key");
+  EXPECT_FALSE(parse_json_unique_keys(R"({"a":1,"a":1})", error));
+  EXPECT_FALSE(parse_json_unique_keys(R"({"a":)", error));
+  EXPECT_EQ(error, "not JSON");
 }
 
 TEST_F(Malformed, InvalidUtf8InClaims) {

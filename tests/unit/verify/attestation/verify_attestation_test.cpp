@@ -54,7 +54,7 @@ TEST_F(LiveAttestation, SimulatedEvidenceIsAcceptedWhenAllowed) {
     names.push_back(c.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"response", "claims_schema", "nonce", "claims_digest", "model",
-                                             "model_hash", "evidence_kind", "report_data", "endorsements",
+                                             "model_hash", "evidence_kind", "policy", "report_data", "endorsements",
                                              "evidence", "measurement"}));
 }
 
@@ -116,13 +116,13 @@ TEST_F(LiveAttestation, HardwareEvidenceMarkedUnverifiable) {
 }
 
 // Simulated evidence presented as hardware: its root is not AMD's, and a response never brings its
-// own root for hardware evidence.
+// own root for hardware evidence. Its chain gives it away: the result says simulated.
 TEST_F(LiveAttestation, SimulatedEvidenceClaimingHardwareFailsTheChain) {
   response["tee_type"] = "sev-snp";
   response["verifiable"] = true;
   const AttestationResult r = verify_json(response, nonce, simulated_policy());
   EXPECT_EQ(r.failed_step, "chain_invalid") << r.message;
-  EXPECT_FALSE(r.simulated);
+  EXPECT_TRUE(r.simulated);
 }
 
 TEST_F(LiveAttestation, HardwareEvidenceWithoutCertificatesFailsClosed) {
