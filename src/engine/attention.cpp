@@ -21,11 +21,22 @@ Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
       probs_(static_cast<size_t>(n_slots_) * n_ctx),
       q16_(static_cast<size_t>(n_slots_) * hp.head_dim) {}
 
-void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out,
-                    ThreadPool& pool) {
+void Attention::reserve_ctx(int n_ctx) {
+  if (n_ctx <= n_ctx_) return;
+  crypto::wipe_allocation(scores_);
+  crypto::wipe_allocation(probs_);
+  scores_.assign(static_cast<size_t>(n_slots_) * n_ctx, 0.0f);
+  probs_.assign(static_cast<size_t>(n_slots_) * n_ctx, 0);
+  n_ctx_ = n_ctx;
+}
+
+void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool) {
+  const int n_tokens = static_cast<int>(rows.size());
   const int n_work = n_tokens * n_head_;
   // Small problems (short decode steps) run on the calling thread: waking workers costs more.
-  const int64_t macs = static_cast<int64_t>(n_work) * (pos0 + n_tokens) * head_dim_ * 2;
+  int64_t positions = 0;
+  for (const AttentionRow& r : rows) positions += r.pos + 1;
+  const int64_t macs = positions * n_head_ * head_dim_ * 2;
   const int n_tasks = macs < (1 << 16) ? 1 : std::min(n_slots_, n_work);
   const int n_gqa = n_head_ / n_head_kv_;
   const size_t n_q = static_cast<size_t>(n_head_) * head_dim_;
@@ -36,7 +47,8 @@ void Attention::run(const KvCache& kv, int il, const float* q, int n_tokens, int
     uint16_t* qh = q16_.data() + static_cast<size_t>(slot) * head_dim_;
     for (int w = slot; w < n_work; w += n_slots) {
       const int t = w / n_head_, h = w % n_head_;
-      const int n_kv = pos0 + t + 1;  // causal: positions 0 … p
+      const KvCache& kv = *rows[static_cast<size_t>(t)].kv;
+      const int n_kv = rows[static_cast<size_t>(t)].pos + 1;  // causal: positions 0 … p
       const int g = h / n_gqa;
       const float* qrow = q + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       kernels::fp32_to_fp16_row(qrow, qh, head_dim_);

@@ -4,9 +4,13 @@
 //   s_j = (q_h · k_{g,j}) / sqrt(head_dim) for j = 0 … p,   a = softmax(s),   out_h = Σ_j a_j v_{g,j}
 // Numerics follow llama.cpp with an fp16 cache: q is rounded to fp16 for q·k, the probabilities are
 // rounded to fp16 for the weighted sum of V. Work is split over (token, head) pairs on the pool.
+// Each token's result depends only on its own query, position and sequence (its KV cache), never on
+// the other tokens of the call, so a token gives the same bits alone, inside a prefill chunk or in a
+// batched decode step with other sequences (batch invariance).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -15,14 +19,23 @@
 
 namespace a3s::power::engine {
 
+// Where one query token attends: its sequence's cache and its position there (it sees 0 … pos).
+struct AttentionRow {
+  KvCache* kv;  // read only here; the forward pass stores the token's K/V through it
+  int pos;
+};
+
 class Attention {
  public:
   // Scratch for up to `n_slots` parallel workers over a cache of n_ctx positions.
   Attention(const HParams& hp, int n_ctx, int n_slots);
 
-  // q: [n_tokens, n_head*head_dim] (RoPE applied); out: same shape. K/V of positions
-  // [0, pos0 + n_tokens) of layer il must be in the cache.
-  void run(const KvCache& kv, int il, const float* q, int n_tokens, int pos0, float* out, ThreadPool& pool);
+  // Grows the scratch for caches of up to n_ctx positions (no-op when it is large enough).
+  void reserve_ctx(int n_ctx);
+
+  // q: [rows.size(), n_head*head_dim] (RoPE applied); out: same shape. Row t attends over positions
+  // [0, rows[t].pos] of layer il of rows[t].kv, which must be in that cache; every pos < n_ctx.
+  void run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool);
 
   // Zeroes the scratch (scores and probabilities of the last request).
   void wipe() noexcept;

@@ -1,14 +1,14 @@
-// Context: one sequence's KV cache, its token history and the forward pass buffers. eval() splits
-// the tokens into prefill batches of n_batch and runs them under the model's compute mutex.
+// Context: one sequence's KV cache and its token history. eval() splits the tokens into prefill
+// chunks of n_batch and runs each through the model's step batcher (step_batcher.h), which batches
+// them with the other contexts' work; the forward pass buffers belong to the model.
 #include <algorithm>
-#include <mutex>
 #include <new>
 #include <string>
 
 #include "a3s/power/error.h"
 #include "base/process_memory.h"
 #include "crypto/secure_memory.h"
-#include "engine/forward.h"
+#include "engine/step_batcher.h"
 #include "engine/kv_cache.h"
 #include "engine/context_inspect.h"
 #include "engine/model_impl.h"
@@ -19,18 +19,17 @@ struct Context::Impl {
   std::shared_ptr<const engine::ModelImpl> model;
   int n_ctx;
   engine::KvCache kv;
-  engine::Forward fwd;
   std::vector<Token> tokens;  // what the cache holds, positions 0 … n_past-1
   std::vector<float> logits;
 
   Impl(std::shared_ptr<const engine::ModelImpl> m, int ctx)
       : model(std::move(m)),
         n_ctx(ctx),
-        kv(model->hparams().n_layer, ctx, model->hparams().n_embd_kv()),
-        fwd(*model, ctx, std::min(ctx, model->options().n_batch)) {
+        kv(model->hparams().n_layer, ctx, model->hparams().n_embd_kv()) {
     tokens.reserve(static_cast<size_t>(ctx));
     logits.resize(static_cast<size_t>(model->hparams().n_vocab));
   }
+  ~Impl() { model->batcher().leave(this); }
 };
 
 namespace {
@@ -97,20 +96,28 @@ std::span<const Token> Context::tokens() const {
 }
 
 void Context::reset() {
+  impl_->model->batcher().leave(impl_.get());
   impl_->tokens.clear();
   impl_->kv.clear();
 }
 
 void Context::wipe() {
-  Impl& c = *impl_;  // every buffer is this context's own: no model lock needed
+  Impl& c = *impl_;
+  c.model->batcher().leave(impl_.get());
   crypto::wipe_allocation(c.tokens);
   c.tokens.clear();
   c.kv.clear();
   crypto::wipe_allocation(c.logits);
-  c.fwd.wipe();
+  c.model->batcher().wipe();  // the shared forward buffers hold activations of this sequence too
 }
 
 const engine::KvCache& engine::kv_cache_of(const Context& ctx) { return ctx.impl_->kv; }
+
+engine::StepBatcher& engine::batcher_of(const Model& model) {
+  const auto* impl = dynamic_cast<const engine::ModelImpl*>(&model);
+  if (!impl) throw Error(codes::kInvalidArgument, "model was not loaded by this engine");
+  return impl->batcher();
+}
 
 void Context::truncate(int n) {
   if (n < 0 || n > n_past()) throw Error(codes::kInvalidArgument, "truncate beyond the cached tokens");
@@ -141,15 +148,15 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
     throw Error(codes::kInvalidArgument, "not enough memory to grow the KV cache to " +
                                              std::to_string(n_past0 + n) + " tokens; use a smaller context");
   }
-  std::lock_guard<std::mutex> lock(c.model->compute_mutex());
+  engine::StepBatcher& batcher = c.model->batcher();
   try {
-    const size_t nb = static_cast<size_t>(c.fwd.n_batch());
+    const size_t nb = static_cast<size_t>(batcher.n_batch());
     for (size_t i = 0; i < n; i += nb) {
       const size_t len = std::min(nb, n - i);
       const bool last = i + len == n;
       const int n_out = all_logits ? static_cast<int>(len) : (last ? 1 : 0);
       float* out = c.logits.data() + (all_logits ? i * static_cast<size_t>(n_vocab) : 0);
-      c.fwd.run(c.kv, tokens.subspan(i, len), n_past0 + static_cast<int>(i), n_out, out);
+      batcher.run({&c.kv, tokens.subspan(i, len), n_past0 + static_cast<int>(i), n_out, out}, &c);
       c.tokens.insert(c.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
                       tokens.begin() + static_cast<std::ptrdiff_t>(i + len));
     }

@@ -34,6 +34,8 @@ Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
   vec_b_.resize(vec);
   rope_cache_.resize(static_cast<size_t>(std::max(2, hp.n_rot)));
   act_buf_.resize(std::max<size_t>(m_.max_act_bytes(n_batch_), 1));
+  rows_.reserve(nb);
+  out_rows_.reserve(nb);
   act_.set_buffer(act_buf_.data());
   weights::WeightSource& ws = m_.weights();
   if (ws.rows_need_scratch()) {
@@ -54,26 +56,44 @@ const float* Forward::small_vector(const uint8_t* data, int id, float* dst) {
   return dst;
 }
 
-void Forward::run(KvCache& kv, std::span<const Token> tokens, int pos0, int n_out, float* logits) {
-  const int n = static_cast<int>(tokens.size());
-  if (n <= 0 || n > n_batch_ || n_out < 0 || n_out > n)
-    throw Error(codes::kInternal, "forward batch out of range");
-  embed(tokens);
-  for (int il = 0; il < m_.hparams().n_layer; ++il) layer(kv, il, n, pos0);
-  if (n_out > 0) head(n, n_out, logits);
+void Forward::run(std::span<const Segment> segments) {
+  int n = 0;
+  for (const Segment& sg : segments) {
+    const int len = static_cast<int>(sg.tokens.size());
+    if (sg.kv == nullptr || len <= 0 || sg.n_out < 0 || sg.n_out > len || (sg.n_out > 0 && sg.logits == nullptr) ||
+        sg.pos0 < 0 || sg.pos0 + len > sg.kv->capacity())
+      throw Error(codes::kInternal, "forward segment out of range");
+    n += len;
+  }
+  if (n <= 0 || n > n_batch_) throw Error(codes::kInternal, "forward batch out of range");
+  rows_.clear();
+  int n_ctx = 0;
+  for (const Segment& sg : segments) {
+    for (int t = 0; t < static_cast<int>(sg.tokens.size()); ++t) rows_.push_back({sg.kv, sg.pos0 + t});
+    n_ctx = std::max(n_ctx, sg.kv->n_ctx());
+  }
+  attn_.reserve_ctx(n_ctx);
+  used_rows_ = std::max(used_rows_, n);
+  embed(segments);
+  for (int il = 0; il < m_.hparams().n_layer; ++il) layer(il, n);
+  head(segments);
 }
 
-void Forward::embed(std::span<const Token> tokens) {
+void Forward::embed(std::span<const Segment> segments) {
   weights::WeightSource& ws = m_.weights();
   const weights::TensorDesc& d = ws.desc(m_.tok_embd());
   const int64_t n_embd = m_.hparams().n_embd;
-  for (size_t t = 0; t < tokens.size(); ++t) {
-    const uint8_t* row = ws.read_rows(m_.tok_embd(), tokens[t], 1, row_scratch_);
-    kernels::dequantize_row(d.type, row, x_.data() + t * n_embd, n_embd);
+  size_t t = 0;
+  for (const Segment& sg : segments) {
+    for (Token tok : sg.tokens) {
+      const uint8_t* row = ws.read_rows(m_.tok_embd(), tok, 1, row_scratch_);
+      kernels::dequantize_row(d.type, row, x_.data() + t * n_embd, n_embd);
+      ++t;
+    }
   }
 }
 
-void Forward::layer(KvCache& kv, int il, int n, int pos0) {
+void Forward::layer(int il, int n) {
   const HParams& hp = m_.hparams();
   const LayerTensors& lt = m_.layer(il);
   weights::WeightSource& ws = m_.weights();
@@ -103,12 +123,13 @@ void Forward::layer(KvCache& kv, int il, int n, int pos0) {
     for (int t = 0; t < n; ++t) add_inplace(b.y + t * b.width, bias, static_cast<int64_t>(b.width));
   }
   for (int t = 0; t < n; ++t) {
-    rope_.angles(pos0 + t, rope_cache_.data());
+    const AttentionRow& r = rows_[static_cast<size_t>(t)];
+    rope_.angles(r.pos, rope_cache_.data());
     rope_.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
     rope_.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
-    kv.store(il, pos0 + t, &k_[t * n_kv], &v_[t * n_kv]);
+    r.kv->store(il, r.pos, &k_[t * n_kv], &v_[t * n_kv]);
   }
-  attn_.run(kv, il, q_.data(), n, pos0, att_.data(), pool);
+  attn_.run(rows_, il, q_.data(), att_.data(), pool);
   act_.invalidate();
   linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
@@ -126,20 +147,48 @@ void Forward::layer(KvCache& kv, int il, int n, int pos0) {
   act_.invalidate();
 }
 
-void Forward::head(int n, int n_out, float* logits) {
+void Forward::head(std::span<const Segment> segments) {
   const HParams& hp = m_.hparams();
   weights::WeightSource& ws = m_.weights();
   ThreadPool& pool = m_.pool();
   const size_t n_embd = static_cast<size_t>(hp.n_embd);
+  const size_t n_vocab = static_cast<size_t>(hp.n_vocab);
+  // The rows that want logits, in batch order, and where each goes.
+  out_rows_.clear();
+  int n_out = 0, with_logits = 0;
+  for (const Segment& sg : segments) {
+    for (int i = 0; i < sg.n_out; ++i) out_rows_.push_back(sg.logits + static_cast<size_t>(i) * n_vocab);
+    n_out += sg.n_out;
+    with_logits += sg.n_out > 0 ? 1 : 0;
+  }
+  if (n_out == 0) return;
   const float* w_norm = small_vector(ws.read_rows(m_.output_norm(), 0, 1, row_scratch_), m_.output_norm(),
                                      vec_a_.data());
-  const int first = n - n_out;
-  for (int t = 0; t < n_out; ++t)
-    rms_norm(&x_[(first + t) * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, w_norm);
+  int row = 0, t0 = 0;
+  for (const Segment& sg : segments) {
+    const int len = static_cast<int>(sg.tokens.size());
+    for (int i = len - sg.n_out; i < len; ++i, ++row)
+      rms_norm(&x_[static_cast<size_t>(t0 + i) * n_embd], &xn_[static_cast<size_t>(row) * n_embd], hp.n_embd,
+               hp.rms_eps, w_norm);
+    t0 += len;
+  }
   act_.invalidate();
   const weights::TensorDesc& out = ws.desc(m_.output());
   if (!ws.rows_need_scratch()) {
-    linear(out, ws.read_rows(m_.output(), 0, out.n_rows(), {}), xn_.data(), n_out, logits, act_, pool);
+    // One segment writes its rows in place; several go through one buffer and are scattered.
+    float* dst = out_rows_[0];
+    if (with_logits > 1) {
+      if (logits_.size() < static_cast<size_t>(n_out) * n_vocab) {
+        crypto::wipe_allocation(logits_);
+        logits_.assign(static_cast<size_t>(n_out) * n_vocab, 0.0f);
+      }
+      dst = logits_.data();
+    }
+    linear(out, ws.read_rows(m_.output(), 0, out.n_rows(), {}), xn_.data(), n_out, dst, act_, pool);
+    if (with_logits > 1)
+      for (int t = 0; t < n_out; ++t)
+        std::memcpy(out_rows_[static_cast<size_t>(t)], &logits_[static_cast<size_t>(t) * n_vocab],
+                    n_vocab * sizeof(float));
   } else {
     // Row-chunked head: each chunk of vocabulary rows is read, multiplied, and scattered.
     weights::TensorDesc chunk = out;
@@ -149,7 +198,7 @@ void Forward::head(int n, int n_out, float* logits) {
       const uint8_t* w = ws.read_rows(m_.output(), r0, rows, row_scratch_);
       linear(chunk, w, xn_.data(), n_out, head_out_.data(), act_, pool);
       for (int t = 0; t < n_out; ++t)
-        std::memcpy(logits + static_cast<size_t>(t) * hp.n_vocab + r0, &head_out_[static_cast<size_t>(t * rows)],
+        std::memcpy(out_rows_[static_cast<size_t>(t)] + r0, &head_out_[static_cast<size_t>(t * rows)],
                     static_cast<size_t>(rows) * sizeof(float));
     }
   }
@@ -157,13 +206,28 @@ void Forward::head(int n, int n_out, float* logits) {
 }
 
 void Forward::wipe() noexcept {
-  for (auto* v : {&x_, &xn_, &q_, &k_, &v_, &att_, &o_, &gate_, &up_, &vec_a_, &vec_b_, &head_out_}) {
-    crypto::wipe_allocation(*v);
-  }
-  crypto::wipe_allocation(act_buf_);
+  // Row-major [n_batch, width] buffers: only the first used_rows_ rows can hold anything.
+  const size_t rows = static_cast<size_t>(used_rows_);
+  const HParams& hp = m_.hparams();
+  auto wipe_rows = [rows](std::vector<float>& v, size_t width) {
+    if (!v.empty()) crypto::wipe(v.data(), std::min(v.size(), rows * width) * sizeof(float));
+  };
+  wipe_rows(x_, static_cast<size_t>(hp.n_embd));
+  wipe_rows(xn_, static_cast<size_t>(hp.n_embd));
+  wipe_rows(o_, static_cast<size_t>(hp.n_embd));
+  wipe_rows(q_, static_cast<size_t>(hp.n_embd_q()));
+  wipe_rows(att_, static_cast<size_t>(hp.n_embd_q()));
+  wipe_rows(k_, static_cast<size_t>(hp.n_embd_kv()));
+  wipe_rows(v_, static_cast<size_t>(hp.n_embd_kv()));
+  wipe_rows(gate_, static_cast<size_t>(hp.n_ff));
+  wipe_rows(up_, static_cast<size_t>(hp.n_ff));
+  wipe_rows(head_out_, static_cast<size_t>(head_chunk_));
+  for (auto* v : {&vec_a_, &vec_b_, &logits_}) crypto::wipe_allocation(*v);
+  if (!act_buf_.empty()) crypto::wipe(act_buf_.data(), std::min(act_buf_.size(), m_.max_act_bytes(used_rows_)));
   act_.invalidate();  // its converted activations are gone
   crypto::wipe_allocation(row_scratch_);
   attn_.wipe();
+  used_rows_ = 0;
 }
 
 }  // namespace a3s::power::engine

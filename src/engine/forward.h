@@ -6,7 +6,16 @@
 //              x += (silu(h·Wgate) ⊙ h·Wup)·Wdown
 //   logits = RMSNorm(x)·w_out_norm · Woutᵀ   (only for the rows asked for)
 // Weights come only through the model's WeightSource (one layer leased at a time). Buffers are
-// sized once for n_batch tokens; a forward call allocates nothing.
+// sized once for n_batch tokens; a forward call allocates nothing (except when a step asks for more
+// logit rows or a longer context than any step before).
+//
+// Batches. One call runs one or more segments — consecutive tokens of one sequence each, at their
+// own positions in their own KV cache — as one batch: every weight matrix is read once for all the
+// batch's tokens (decode steps of several sequences, prefill chunks), while RoPE and attention use
+// each token's own position and cache. A token's logits do not depend on which other tokens share
+// its batch or how its sequence was split into chunks (batch invariance: every per-token operation
+// and every matmul row is computed the same way whatever the batch), except for BF16 weights, whose
+// multi-token matmul follows llama.cpp's prompt-processing order (kernels.h).
 #pragma once
 
 #include <cstdint>
@@ -29,18 +38,33 @@ class Forward {
 
   int n_batch() const { return n_batch_; }
 
-  // Runs tokens (at most n_batch) at positions pos0 … pos0+n-1, storing their K/V in `kv`.
-  // Writes logits for the last `n_out` tokens of the batch (0 ≤ n_out ≤ n) into `logits`
+  // Consecutive tokens of one sequence: positions pos0 … pos0+n-1 of `kv` (reserved by the caller
+  // for them). Logits of the segment's last `n_out` tokens (0 ≤ n_out ≤ n) go to `logits`
   // ([n_out, n_vocab] row-major).
-  void run(KvCache& kv, std::span<const Token> tokens, int pos0, int n_out, float* logits);
+  struct Segment {
+    KvCache* kv = nullptr;
+    std::span<const Token> tokens;
+    int pos0 = 0;
+    int n_out = 0;
+    float* logits = nullptr;
+  };
 
-  // Zeroes every activation buffer (they hold data derived from the last request's tokens).
+  // Runs the segments as one batch (together at most n_batch tokens, each sequence at most once),
+  // storing their K/V in their caches. Throws Error(codes::kInternal) when the batch is out of range.
+  void run(std::span<const Segment> segments);
+  void run(KvCache& kv, std::span<const Token> tokens, int pos0, int n_out, float* logits) {
+    const Segment s{&kv, tokens, pos0, n_out, logits};
+    run(std::span<const Segment>(&s, 1));
+  }
+
+  // Zeroes every activation buffer (they hold data derived from the last requests' tokens). Only
+  // the rows used since the last wipe are touched, so a wipe after decode steps is cheap.
   void wipe() noexcept;
 
  private:
-  void embed(std::span<const Token> tokens);
-  void layer(KvCache& kv, int il, int n, int pos0);
-  void head(int n, int n_out, float* logits);
+  void embed(std::span<const Segment> segments);
+  void layer(int il, int n);
+  void head(std::span<const Segment> segments);
   const float* small_vector(const uint8_t* data, int id, float* dst);  // dequantized 1-D tensor
 
   const ModelImpl& m_;
@@ -54,7 +78,11 @@ class Forward {
   std::vector<uint8_t> act_buf_;         // converted activations
   std::vector<uint8_t> row_scratch_;     // embedding / head rows for copying weight sources
   std::vector<float> head_out_;          // [n_batch, head chunk] when the head is read in chunks
+  std::vector<float> logits_;            // [rows, n_vocab] when several segments want logits
+  std::vector<AttentionRow> rows_;       // [n] the cache and position of each batch token
+  std::vector<float*> out_rows_;         // destination of each logit row
   int64_t head_chunk_ = 0;
+  int used_rows_ = 0;                    // batch rows written since the last wipe
 };
 
 }  // namespace a3s::power::engine

@@ -102,6 +102,7 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
       if (id >= 0) order.push_back(id);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
+  batcher_ = std::make_unique<StepBatcher>(*this);
 }
 
 ModelImpl::~ModelImpl() = default;

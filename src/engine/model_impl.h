@@ -1,5 +1,6 @@
 // The engine's Model: hyper-parameters, the resolved tensor table of the architecture's graph, the
-// weight source, the tokenizer, the thread pool and the compute mutex (one eval at a time).
+// weight source, the tokenizer, the thread pool, the compute mutex (one forward pass at a time) and
+// the step batcher that runs every context's tokens.
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 #include "base/thread_pool.h"
 #include "engine/arch.h"
 #include "engine/hparams.h"
+#include "engine/step_batcher.h"
 #include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
@@ -38,6 +40,8 @@ class ModelImpl final : public Model {
   weights::WeightSource& weights() const { return *weights_; }
   ThreadPool& pool() const { return *pool_; }
   std::mutex& compute_mutex() const { return *compute_mu_; }
+  // The engine loop every Context of this model runs its tokens through (step_batcher.h).
+  StepBatcher& batcher() const { return *batcher_; }
 
   const LayerTensors& layer(int il) const { return layers_[static_cast<size_t>(il)]; }
   int tok_embd() const { return tok_embd_; }
@@ -65,6 +69,7 @@ class ModelImpl final : public Model {
   std::vector<LayerTensors> layers_;
   int tok_embd_ = -1, output_norm_ = -1, output_ = -1;
   std::vector<float> rope_freqs_;
+  std::unique_ptr<StepBatcher> batcher_;  // last: destroyed first (its forward pass reads the rest)
 };
 
 }  // namespace a3s::power::engine

@@ -5,9 +5,11 @@
 //   auto tokens = model->tokenizer().encode("Once upon a time", /*add_special=*/true, false);
 //   std::span<const float> logits = ctx.eval(tokens);   // n_vocab floats for the last token
 //
-// Threading: a Model owns one persistent ThreadPool; Context::eval on contexts of the same model
-// is serialised by the model (one compute at a time), so several contexts (one per request slot)
-// may be driven from several threads safely. Errors: a3s::power::Error (see error.h).
+// Threading: a Model owns one persistent ThreadPool and one forward pass. Context::eval calls on
+// contexts of the same model from several threads (one per request slot) are safe and are batched:
+// the tokens that are waiting run together as one forward pass (continuous batching, one read of
+// the weights per step), and each sequence's logits are bitwise the same as when it runs alone.
+// Errors: a3s::power::Error (see error.h).
 #pragma once
 
 #include <cstdint>
@@ -121,7 +123,7 @@ struct ContextOptions {
   int n_ctx = 0;
 };
 
-// One sequence: its KV cache and scratch buffers. Not thread-safe itself (one user at a time).
+// One sequence: its KV cache and token history. Not thread-safe itself (one user at a time).
 class Context {
  public:
   Context(std::shared_ptr<const Model> model, const ContextOptions& opts = {});

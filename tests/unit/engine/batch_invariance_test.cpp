@@ -1,0 +1,215 @@
+// Batch invariance of the forward pass (forward.h, step_batcher.h): a sequence's logits are bitwise
+// the same whether it runs alone, is prefilled in chunks of 1, 7, 64 or 512 tokens, or shares its
+// steps with other sequences that join and leave — on every ISA path this CPU has, resident and
+// streamed. (BF16 weights are the documented exception: their multi-token matmul follows llama.cpp's
+// prompt-processing order.)
+#include <gtest/gtest.h>
+
+#include <barrier>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "a3s/power/engine.h"
+#include "engine/context_inspect.h"
+#include "kernels/kernels.h"
+#include "support/gguf_builder.h"
+
+namespace a3s::power {
+namespace {
+
+struct IsaCase {
+  std::string model;
+  kernels::Isa isa;
+};
+
+std::string case_name(const ::testing::TestParamInfo<IsaCase>& info) {
+  std::string n = info.param.model + "_" + kernels::isa_name(info.param.isa);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+std::vector<IsaCase> invariance_cases() {
+  std::vector<IsaCase> cases;
+  for (const char* m : {"stories260K", "tiny-llama-f32", "tiny-llama-F16", "tiny-llama-Q8_0", "tiny-llama-Q4_0",
+                        "tiny-llama-Q4_1", "tiny-llama-Q5_0", "tiny-llama-Q5_1", "tiny-llama-Q2_K",
+                        "tiny-llama-Q3_K_M", "tiny-llama-Q4_K_M", "tiny-llama-Q5_K_M", "tiny-llama-Q6_K",
+                        "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0"})
+    for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2})
+      if (kernels::isa_supported(isa)) cases.push_back({m, isa});
+  return cases;
+}
+
+// Switches the kernels to one ISA for a test and back to the start-up choice after it.
+class IsaScope {
+ public:
+  explicit IsaScope(kernels::Isa isa) : saved_(kernels::active_isa()) { kernels::force_isa(isa); }
+  ~IsaScope() { kernels::force_isa(saved_); }
+
+ private:
+  kernels::Isa saved_;
+};
+
+std::vector<Token> seeded_tokens(int n, int n_vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(1, n_vocab - 1);
+  std::vector<Token> t(static_cast<size_t>(n));
+  for (auto& x : t) x = d(rng);
+  return t;
+}
+
+bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::shared_ptr<Model> load_with(const std::string& name, int n_batch, WeightsMode mode = WeightsMode::Resident) {
+  return Model::load(testing::model_path(name), {.n_threads = 2, .n_batch = n_batch, .weights = mode});
+}
+
+class BatchInvariance : public ::testing::TestWithParam<IsaCase> {};
+
+TEST_P(BatchInvariance, PrefillChunksOf1_7_64And512GiveBitwiseEqualLogits) {
+  IsaScope isa(GetParam().isa);
+  auto ref_model = load_with(GetParam().model, 512);
+  const int n_vocab = ref_model->info().n_vocab;
+  const std::vector<Token> prompt = seeded_tokens(150, n_vocab, 11);
+  Context ref(ref_model, {.n_ctx = 256});
+  auto r = ref.eval(prompt, true);
+  const std::vector<float> want(r.begin(), r.end());
+  for (int chunk : {1, 7, 64}) {
+    auto m = load_with(GetParam().model, chunk);
+    Context ctx(m, {.n_ctx = 256});
+    EXPECT_TRUE(bitwise_equal(ctx.eval(prompt, true), want)) << "prefill chunks of " << chunk;
+  }
+}
+
+// Per sequence: its prompt, the tokens it then decodes one at a time, and the step it joins at.
+struct Script {
+  std::vector<Token> prompt;
+  std::vector<Token> decode;
+  int start_step;
+};
+
+std::vector<Script> four_sequences(int n_vocab) {
+  std::vector<Script> s;
+  s.push_back({seeded_tokens(9, n_vocab, 1), seeded_tokens(5, n_vocab, 21), 0});
+  s.push_back({seeded_tokens(23, n_vocab, 2), seeded_tokens(3, n_vocab, 22), 0});
+  s.push_back({seeded_tokens(1, n_vocab, 3), seeded_tokens(6, n_vocab, 23), 0});
+  s.push_back({seeded_tokens(40, n_vocab, 4), seeded_tokens(4, n_vocab, 24), 2});  // joins mid-stream
+  return s;
+}
+
+// Every logit row a sequence gets (after the prompt, then after each decode token), run alone.
+std::vector<std::vector<float>> alone(const std::shared_ptr<Model>& m, const Script& s) {
+  Context ctx(m, {.n_ctx = 128});
+  std::vector<std::vector<float>> rows;
+  auto l = ctx.eval(s.prompt);
+  rows.emplace_back(l.begin(), l.end());
+  for (Token t : s.decode) {
+    auto d = ctx.eval(std::span<const Token>(&t, 1));
+    rows.emplace_back(d.begin(), d.end());
+  }
+  return rows;
+}
+
+// Runs the scripts concurrently, one context and thread each, composing every step on purpose: the
+// batcher is paused until every sequence due in that step has queued its work.
+std::vector<std::vector<std::vector<float>>> batched(const std::shared_ptr<Model>& m, const std::vector<Script>& scripts,
+                                                     int* n_steps) {
+  engine::StepBatcher& b = engine::batcher_of(*m);
+  int last_step = 0;
+  for (const Script& s : scripts) last_step = std::max(last_step, s.start_step + static_cast<int>(s.decode.size()));
+  std::vector<std::vector<std::vector<float>>> out(scripts.size());
+  std::barrier sync(static_cast<std::ptrdiff_t>(scripts.size() + 1));
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const Script& s = scripts[i];
+      Context ctx(m, {.n_ctx = 128});
+      for (int step = 0; step <= last_step; ++step) {
+        sync.arrive_and_wait();  // the main thread has paused the batcher
+        const int k = step - s.start_step;
+        if (k < 0 || k > static_cast<int>(s.decode.size())) {
+          sync.arrive_and_wait();
+          continue;
+        }
+        auto l = k == 0 ? ctx.eval(s.prompt) : ctx.eval(std::span<const Token>(&s.decode[static_cast<size_t>(k - 1)], 1));
+        out[i].emplace_back(l.begin(), l.end());
+        sync.arrive_and_wait();
+      }
+    });
+  }
+  const uint64_t steps0 = b.stats().steps;
+  for (int step = 0; step <= last_step; ++step) {
+    b.pause_for_testing(true);
+    int due = 0;
+    for (const Script& s : scripts)
+      if (step >= s.start_step && step <= s.start_step + static_cast<int>(s.decode.size())) ++due;
+    sync.arrive_and_wait();
+    while (b.queued() < due) std::this_thread::yield();
+    b.pause_for_testing(false);
+    sync.arrive_and_wait();  // every sequence due has its logits
+  }
+  for (auto& t : threads) t.join();
+  *n_steps = static_cast<int>(b.stats().steps - steps0);
+  return out;
+}
+
+TEST_P(BatchInvariance, SequencesSharingStepsGetTheirAloneLogits) {
+  IsaScope isa(GetParam().isa);
+  auto m = load_with(GetParam().model, 512);
+  const auto scripts = four_sequences(m->info().n_vocab);
+  int n_steps = 0;
+  const auto got = batched(m, scripts, &n_steps);
+  EXPECT_EQ(n_steps, 7) << "one forward pass per step for every sequence in it";
+  EXPECT_EQ(engine::batcher_of(*m).stats().max_segments_in_step, 4);
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    const auto want = alone(m, scripts[i]);
+    ASSERT_EQ(got[i].size(), want.size()) << "sequence " << i;
+    for (size_t r = 0; r < want.size(); ++r)
+      EXPECT_TRUE(bitwise_equal(got[i][r], want[r])) << "sequence " << i << ", row " << r;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, BatchInvariance, ::testing::ValuesIn(invariance_cases()), case_name);
+
+// A prompt longer than what is left of a step is split across steps; streamed weights (one read of
+// each layer per step for every sequence) give the same bits as resident ones.
+TEST(BatchInvarianceSplit, SplitPrefillAndStreamedWeightsKeepTheAloneLogits) {
+  auto ref = load_with("tiny-llama-Q4_K_M", 512);
+  const auto scripts = four_sequences(ref->info().n_vocab);
+  for (WeightsMode mode : {WeightsMode::Resident, WeightsMode::Stream}) {
+    auto m = load_with("tiny-llama-Q4_K_M", 16, mode);  // the 23- and 40-token prompts are split
+    int n_steps = 0;
+    const auto got = batched(m, scripts, &n_steps);
+    EXPECT_GT(n_steps, 7) << "the long prompts took more than one step";
+    for (size_t i = 0; i < scripts.size(); ++i) {
+      const auto want = alone(ref, scripts[i]);
+      ASSERT_EQ(got[i].size(), want.size());
+      for (size_t r = 0; r < want.size(); ++r)
+        EXPECT_TRUE(bitwise_equal(got[i][r], want[r])) << to_string(mode) << " sequence " << i << ", row " << r;
+    }
+  }
+}
+
+// An eval refused before it reaches a step (a context too small for its prompt) leaves nothing
+// queued: the other sequences' steps run as usual.
+TEST(BatchInvarianceSplit, ARefusedEvalLeavesTheBatcherServing) {
+  auto m = load_with("tiny-llama-Q4_K_M", 512);
+  const auto scripts = four_sequences(m->info().n_vocab);
+  Context small(m, {.n_ctx = 8});
+  std::vector<Token> long_prompt = seeded_tokens(20, m->info().n_vocab, 5);
+  EXPECT_THROW(small.eval(long_prompt), Error);
+  EXPECT_EQ(small.n_past(), 0);
+  EXPECT_EQ(engine::batcher_of(*m).queued(), 0);
+  int n_steps = 0;
+  const auto got = batched(m, scripts, &n_steps);
+  EXPECT_EQ(n_steps, 7);
+  for (size_t i = 0; i < scripts.size(); ++i) EXPECT_EQ(got[i].size(), alone(m, scripts[i]).size());
+}
+
+}  // namespace
+}  // namespace a3s::power
