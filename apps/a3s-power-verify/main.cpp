@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
     if (live) return run_attest(live_args);
     throw Error(
         codes::kInvalidArgument,
-        "nothing to verify: give --url URL --model NAME --expected-hash sha256:HEX, or `report --file "
-        "EVIDENCE` (--help lists the flags)");
+        "nothing to verify: give --url URL --model NAME --expected-hash sha256:HEX, `report --file "
+        "EVIDENCE` or `receipt --attestation FILE --receipt FILE` (--help lists the flags)");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help / --version
     std::fprintf(stderr, "error: %s\n", e.what());
