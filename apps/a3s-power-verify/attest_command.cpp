@@ -34,6 +34,42 @@ constexpr const char* kFlags[] = {"--url",        "--model",   "--expected-hash"
                                   "--kds-url",    "--pcs-url", "--cache-dir",       "--no-amd-crl",
                                   "--vmpl",       "--allow-migration-agent", "--require-policy"};
 
+// RA-TLS: the peer certificate of a handshake-only connection is checked first (its evidence binds its
+// key); only then does the request (with the API key) go out, on a second connection pinned to that key,
+// and its answer must bind the same key. The certificate's evidence names the model the server attests
+// by default, so its model is reported, not compared: the model asked for is checked by the nonce flow.
+AttestationResult verify_over_ratls(const AttestArgs& a, AttestationPolicy policy, const Nonce& nonce,
+                                    const std::string& api_key, OnlineUse& use, std::optional<Sha256>& pin) {
+  const std::string certificate_der = fetch_ratls_certificate(a.url);
+  // The server's endorsements apply to both evidences (the certificate's and the nonce flow's).
+  if (const auto embedded = ratls_certificate_response(certificate_der))
+    use = add_live_endorsements(a.online, *embedded, policy);
+  AttestationPolicy certificate_policy = policy;
+  certificate_policy.model.clear();
+  AttestationResult certificate = verify_ratls_certificate(certificate_der, certificate_policy);
+  if (!certificate.accepted) {
+    for (auto& c : certificate.checks) c.name = "ratls_" + c.name;
+    return certificate;
+  }
+  const std::optional<Sha256> spki = certificate_spki_sha256(certificate_der);
+  if (!spki) throw Error(codes::kInternal, "the verified RA-TLS certificate's key cannot be hashed");
+  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key}, *spki);
+  AttestationPolicy connection_policy = policy;
+  // libcurl's pin held; the claims must bind this key (a certificate that does not parse fails closed).
+  if (certificate_spki_sha256(fetched.certificate_der) != spki)
+    throw Error(codes::kIo, "the RA-TLS connection's key is not the verified one");
+  connection_policy.tls_spki_sha256 = spki;
+  AttestationResult result = verify_attestation(fetched.body, nonce, connection_policy);
+  result.checks.insert(result.checks.begin(),
+                       AttestationCheck{"ratls_certificate", true,
+                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " + to_hex(*spki) +
+                                            ") and verified before the request was sent on a connection pinned to it"});
+  if (result.accepted) pin = spki;
+  return result;
+}
+
+}  // namespace
+
 AttestationPolicy policy_from(const AttestArgs& a) {
   AttestationPolicy p;
   p.model = a.model;
@@ -76,46 +112,22 @@ OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& bod
   return use;
 }
 
-// RA-TLS: the peer certificate of a handshake-only connection is checked first (its evidence binds its
-// key); only then does the request (with the API key) go out, on a second connection pinned to that key,
-// and its answer must bind the same key. The certificate's evidence names the model the server attests
-// by default, so its model is reported, not compared: the model asked for is checked by the nonce flow.
-AttestationResult verify_over_ratls(const AttestArgs& a, AttestationPolicy policy, const Nonce& nonce,
-                                    const std::string& api_key, OnlineUse& use, std::optional<Sha256>& pin) {
-  const std::string certificate_der = fetch_ratls_certificate(a.url);
-  // The server's endorsements apply to both evidences (the certificate's and the nonce flow's).
-  if (const auto embedded = ratls_certificate_response(certificate_der))
-    use = add_live_endorsements(a.online, *embedded, policy);
-  AttestationPolicy certificate_policy = policy;
-  certificate_policy.model.clear();
-  AttestationResult certificate = verify_ratls_certificate(certificate_der, certificate_policy);
-  if (!certificate.accepted) {
-    for (auto& c : certificate.checks) c.name = "ratls_" + c.name;
-    return certificate;
-  }
-  const std::optional<Sha256> spki = certificate_spki_sha256(certificate_der);
-  if (!spki) throw Error(codes::kInternal, "the verified RA-TLS certificate's key cannot be hashed");
-  const RatlsAttestation fetched = fetch_ratls_attestation({a.url, to_hex(nonce), a.model, api_key}, *spki);
-  AttestationPolicy connection_policy = policy;
-  // libcurl's pin held; the claims must bind this key (a certificate that does not parse fails closed).
-  if (certificate_spki_sha256(fetched.certificate_der) != spki)
-    throw Error(codes::kIo, "the RA-TLS connection's key is not the verified one");
-  connection_policy.tls_spki_sha256 = spki;
-  AttestationResult result = verify_attestation(fetched.body, nonce, connection_policy);
-  result.checks.insert(result.checks.begin(),
-                       AttestationCheck{"ratls_certificate", true,
-                                        "the TLS certificate's evidence binds its key (SPKI SHA-256 " + to_hex(*spki) +
-                                            ") and verified before the request was sent on a connection pinned to it"});
-  if (result.accepted) pin = spki;
-  return result;
-}
-
-}  // namespace
-
 void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   const CLI::Validator& kNonEmpty = non_empty();
   cmd.add_option("--url", a.url, "Server to attest: http(s)://HOST[:PORT] (plain http to loopback only)")
       ->check(kNonEmpty);
+  cmd.add_option("--nonce", a.nonce, "Nonce to send, 64 hex digits (default: 32 fresh random bytes)")
+      ->check(kNonEmpty);
+  cmd.add_option("--api-key", a.api_key, "API key (default: $A3S_POWER_API_KEY); sent as a bearer token")
+      ->check(kNonEmpty);
+  cmd.add_flag("--ratls", a.ratls,
+               "RA-TLS: --url is the server's https RA-TLS port; the TLS certificate's evidence must bind the "
+               "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
+  add_expectation_options(cmd, a);
+}
+
+void add_expectation_options(CLI::App& cmd, AttestArgs& a) {
+  const CLI::Validator& kNonEmpty = non_empty();
   cmd.add_option("--model", a.model, "Model the server must attest to serving (claims.model.name)")
       ->check(kNonEmpty);
   cmd.add_option("--expected-hash", a.expected_hash,
@@ -123,10 +135,6 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
       ->check(kNonEmpty);
   cmd.add_option("--expected-measurement", a.expected_measurements,
                  "SNP MEASUREMENT / TDX MRTD, 96 hex digits (repeatable: any of)");
-  cmd.add_option("--nonce", a.nonce, "Nonce to send, 64 hex digits (default: 32 fresh random bytes)")
-      ->check(kNonEmpty);
-  cmd.add_option("--api-key", a.api_key, "API key (default: $A3S_POWER_API_KEY); sent as a bearer token")
-      ->check(kNonEmpty);
   cmd.add_flag("--allow-simulated", a.allow_simulated,
                "Accept a development server's simulated evidence (still checks its signature and chain); "
                "loopback URLs only");
@@ -150,9 +158,6 @@ void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   cmd.add_option("--at", a.at,
                  "Check validity at this time (2025-09-01 or 2025-09-01T00:00:00Z); default now")
       ->check(kNonEmpty);
-  cmd.add_flag("--ratls", a.ratls,
-               "RA-TLS: --url is the server's https RA-TLS port; the TLS certificate's evidence must bind the "
-               "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
   cmd.add_option("--min-tcb", a.min_tcb, "SEV-SNP: minimum REPORTED_TCB, bl=N,tee=N,snp=N,ucode=N[,fmc=N]")
       ->check(kNonEmpty);
   add_tdx_policy_options(cmd, a.tdx);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "a3s/power/verify_attestation.h"
 #include "a3s-power-verify/online_args.h"
 #include "a3s-power-verify/tdx_policy_args.h"
 #include "a3s-power-verify/snp_guest_args.h"
@@ -47,6 +48,18 @@ struct AttestArgs {
 
 // Adds the live-mode flags to `cmd` (the root command or the `attest` subcommand).
 void add_attest_options(CLI::App& cmd, AttestArgs& args);
+// Adds the expectation flags only (what the attestation must show: --model, --expected-hash,
+// --expected-measurement, --allow-simulated, --require-policy, --format, the evidence options,
+// --online ...): every live-mode flag except --url, --nonce, --api-key and --ratls. The `receipt`
+// subcommand takes these.
+void add_expectation_options(CLI::App& cmd, AttestArgs& args);
+
+// The AttestationPolicy of the expectation flags. Throws Error "invalid_argument" / "io_error" for a
+// malformed value or an unreadable file.
+AttestationPolicy policy_from(const AttestArgs& args);
+
+// --online: fetches what the attestation body's evidence needs into `policy` (nothing without --online).
+OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& body, AttestationPolicy& policy);
 
 // True when any live-mode flag was given on `cmd`.
 bool attest_options_given(const CLI::App& cmd);

@@ -123,6 +123,8 @@ std::optional<AttestationResponse> parse_attestation_response(std::string_view b
   r.claims = *v;
   if (!(v = member(j, "verifiable", &json::is_boolean, "a boolean", error))) return std::nullopt;
   r.verifiable = v->get<bool>();
+  if (!(v = member(j, "config", &json::is_object, "an object", error))) return std::nullopt;
+  r.config = *v;
   const auto certs = j.find("certificates");
   if (certs == j.end()) {
     error = "missing member \"certificates\"";

@@ -24,6 +24,7 @@ struct AttestationResponse {
   std::array<uint8_t, 32> claims_sha256{};
   std::optional<std::vector<uint8_t>> certificates;  // decoded table; nullopt when null
   bool verifiable = false;
+  nlohmann::json config;  // an object: the effective non-secret configuration
   std::string generated_at;
 };
 

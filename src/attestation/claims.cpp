@@ -3,6 +3,7 @@
 #include <span>
 
 #include "base/canonical_json.h"
+#include "attestation/receipt.h"
 #include "base/hex.h"
 
 namespace a3s::power::tee {
@@ -20,6 +21,8 @@ nlohmann::json Claims::to_json() const {
                           {"config_sha256", to_hex(config_sha256)},
                           {"tee_policy", to_string(tee_policy)}}}};
   if (tls_spki_sha256) out["tls"] = {{"spki_sha256", to_hex(*tls_spki_sha256)}};
+  if (receipt_public_key)
+    out["receipt"] = {{"ed25519_pub", to_hex(*receipt_public_key)}, {"key_id", receipt_key_id(*receipt_public_key)}};
   return out;
 }
 

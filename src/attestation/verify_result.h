@@ -41,6 +41,15 @@ inline constexpr const char* kUnsupportedClaimsSchema = "unsupported_claims_sche
 inline constexpr const char* kModelMismatch = "model_mismatch";                      // claims.model.name
 inline constexpr const char* kNotVerifiable = "not_verifiable";                      // TDREPORT / verifiable false
 inline constexpr const char* kPolicyMismatch = "policy_mismatch";                    // claims.runtime.tee_policy
+inline constexpr const char* kConfigDigestMismatch = "config_digest_mismatch";       // "config" vs config_sha256
+// Receipts (a3s/power/verify_receipt.h).
+inline constexpr const char* kMalformedReceipt = "malformed_receipt";                // receipt shape / encodings
+inline constexpr const char* kReceiptKeyUnbound = "receipt_key_unbound";              // key not in the claims
+inline constexpr const char* kReceiptSignatureInvalid = "receipt_signature_invalid";  // Ed25519 signature
+inline constexpr const char* kReceiptModelMismatch = "receipt_model_mismatch";        // receipt model vs claims
+inline constexpr const char* kReceiptConfigMismatch = "receipt_config_mismatch";      // receipt config vs claims
+inline constexpr const char* kMalformedCompletion = "malformed_completion";          // the response body / stream
+inline constexpr const char* kReceiptOutputMismatch = "receipt_output_mismatch";      // response vs receipt
 // RA-TLS (verify_ratls_certificate, AttestationPolicy::tls_spki_sha256).
 inline constexpr const char* kTlsKeyMismatch = "tls_key_mismatch";                   // claims.tls.spki_sha256
 inline constexpr const char* kRatlsExtensionMissing = "ratls_extension_missing";      // no evidence extension

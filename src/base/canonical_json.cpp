@@ -1,7 +1,10 @@
 #include "base/canonical_json.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -49,7 +52,60 @@ void write_string(const std::string& s, const std::string& path, std::string& ou
   append_json_string(out, s);
 }
 
-void write_value(const nlohmann::json& v, const std::string& path, std::string& out) {
+void write_integer(int64_t n, const std::string& path, std::string& out) {
+  if (n > kMaxCanonicalInteger || n < -kMaxCanonicalInteger)
+    reject(path, "integers beyond 2^53 - 1 have no exact canonical form");
+  out += std::to_string(n);
+}
+
+// ECMAScript Number.prototype.toString (ECMA-262 §6.1.6.1.20) of a finite double: the shortest
+// digits that round-trip (std::to_chars guarantees the shortest, closest representation), laid out
+// by the exponent.
+void write_double(double x, const std::string& path, std::string& out) {
+  if (!std::isfinite(x)) reject(path, "numbers must be finite");
+  if (x == 0) {  // +0 and -0
+    out += '0';
+    return;
+  }
+  if (x < 0) {
+    out += '-';
+    x = -x;
+  }
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  if (res.ec != std::errc()) reject(path, "the number cannot be formatted");
+  const std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));  // d[.ddd]e±XX
+  const size_t e = sci.find('e');
+  std::string digits(1, sci[0]);
+  if (e > 1) digits.append(sci.substr(2, e - 2));
+  const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  const int k = static_cast<int>(digits.size());
+  const int n = exponent + 1;  // x = 0.digits × 10^n
+  if (k <= n && n <= 21) {
+    out += digits;
+    out.append(static_cast<size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out += digits.substr(0, static_cast<size_t>(n));
+    out += '.';
+    out += digits.substr(static_cast<size_t>(n));
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-n), '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out += digits.substr(1);
+    }
+    out += 'e';
+    out += n - 1 >= 0 ? '+' : '-';
+    out += std::to_string(std::abs(n - 1));
+  }
+}
+
+void write_value(const nlohmann::json& v, const std::string& path, JsonValues set, std::string& out) {
+  const bool all = set == JsonValues::kAll;
   switch (v.type()) {
     case nlohmann::json::value_t::string:
       write_string(v.get_ref<const std::string&>(), path, out);
@@ -69,19 +125,41 @@ void write_value(const nlohmann::json& v, const std::string& path, std::string& 
         first = false;
         write_string(*key, path, out);
         out.push_back(':');
-        write_value(v.at(*key), path + "." + *key, out);  // keys are valid UTF-8 here (checked above)
+        write_value(v.at(*key), path + "." + *key, set, out);  // keys are valid UTF-8 here (checked above)
       }
       out.push_back('}');
       return;
     }
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned:
+      if (!all) reject(path, "numbers are not allowed (strings and booleans only)");
+      write_integer(v.get<int64_t>(), path, out);
+      return;
+    case nlohmann::json::value_t::number_unsigned: {
+      if (!all) reject(path, "numbers are not allowed (strings and booleans only)");
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(kMaxCanonicalInteger))
+        reject(path, "integers beyond 2^53 - 1 have no exact canonical form");
+      write_integer(static_cast<int64_t>(u), path, out);
+      return;
+    }
     case nlohmann::json::value_t::number_float:
-      reject(path, "numbers are not allowed (strings and booleans only)");
+      if (!all) reject(path, "numbers are not allowed (strings and booleans only)");
+      write_double(v.get<double>(), path, out);
+      return;
     case nlohmann::json::value_t::null:
-      reject(path, "null is not allowed");
-    case nlohmann::json::value_t::array:
-      reject(path, "arrays are not allowed");
+      if (!all) reject(path, "null is not allowed");
+      out += "null";
+      return;
+    case nlohmann::json::value_t::array: {
+      if (!all) reject(path, "arrays are not allowed");
+      out.push_back('[');
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out.push_back(',');
+        write_value(v[i], path + "[" + std::to_string(i) + "]", set, out);
+      }
+      out.push_back(']');
+      return;
+    }
     default:
       reject(path, "unsupported JSON value type");
   }
@@ -89,9 +167,9 @@ void write_value(const nlohmann::json& v, const std::string& path, std::string& 
 
 }  // namespace
 
-std::string canonical_json(const nlohmann::json& value) {
+std::string canonical_json(const nlohmann::json& value, JsonValues set) {
   std::string out;
-  write_value(value, "", out);
+  write_value(value, "", set, out);
   return out;
 }
 

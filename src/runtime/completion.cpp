@@ -59,7 +59,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     gen.sampling = request.sampling;
     gen.stop = request.stop;
     gen.cancel = &cancel;
-    sink.started(n_prompt);
+    sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });
     out.text = std::move(r.text);
     out.finish = r.finish;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,8 @@ struct CompletionResult {
 class CompletionSink {
  public:
   virtual ~CompletionSink() = default;
-  virtual void started(int prompt_tokens) = 0;
+  // The prompt's token ids after the chat template (valid during the call only; wiped afterwards).
+  virtual void started(std::span<const Token> prompt) = 0;
   // A whole-UTF-8 text delta (may be empty for a token that completed no character yet). Return
   // false to cancel the generation.
   virtual bool delta(std::string_view text) = 0;

@@ -1,13 +1,13 @@
 #include "server/attestation.h"
 
 #include "a3s/power/error.h"
+#include "base/canonical_json.h"
 #include "base/hex.h"
 #include "base/utc_time.h"
 #include "crypto/base64.h"
 #include "attestation/claims.h"
 #include "tee/detect.h"
 #include "tee/evidence_check.h"
-#include "a3s/power/error.h"
 
 namespace a3s::power::server {
 namespace {
@@ -42,8 +42,15 @@ Attestor::Attestor(const config::Config& cfg) : Attestor(cfg, detect_for(cfg)) {
 
 Attestor::Attestor(const config::Config& cfg, std::unique_ptr<tee::EvidenceProvider> provider)
     : provider_(std::move(provider)), policy_(cfg.tee_policy) {
-  const std::string settings = cfg.effective_json().dump();
+  config_ = cfg.effective_json();
+  const std::string settings = canonical_json(config_, JsonValues::kAll);
   config_sha256_ = crypto::sha256({reinterpret_cast<const uint8_t*>(settings.data()), settings.size()});
+  // The receipt key of this boot, generated here, inside the TEE.
+  receipt_seed_ = crypto::LockedBuffer(crypto::kEd25519KeyBytes, "receipt key");
+  const std::span<uint8_t, crypto::kEd25519KeyBytes> seed(receipt_seed_.data(), crypto::kEd25519KeyBytes);
+  crypto::ed25519_random_seed(seed);
+  receipt_public_ = crypto::ed25519_public_key(seed);
+  receipt_key_id_ = tee::receipt_key_id(receipt_public_);
   provider_name_ = provider_->name();
   // Self-test: the platform answers, with evidence that parses and carries what was asked for.
   tee::Evidence e = evidence_for(tee::ReportData{});
@@ -75,6 +82,7 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDes
   c.config_sha256 = config_sha256_;
   c.tee_policy = policy_;
   c.tls_spki_sha256 = tls_spki_sha256;
+  c.receipt_public_key = receipt_public_;
 
   const crypto::Sha256Digest claims_digest = c.digest();
   const tee::ReportData report_data = tee::make_report_data(nonce, claims_digest);
@@ -92,8 +100,19 @@ nlohmann::json Attestor::attest(const tee::Nonce& nonce, const runtime::ModelDes
   j["claims_sha256"] = to_hex(claims_digest);
   j["certificates"] = e.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(e.certificates));
   j["verifiable"] = e.verifiable_remotely;
+  j["config"] = config_;
   j["generated_at"] = rfc3339_utc_now();
   return j;
+}
+
+nlohmann::json Attestor::sign_receipt(tee::Receipt receipt) const {
+  receipt.key_id = receipt_key_id_;
+  receipt.config_sha256 = config_sha256_;
+  const std::string bytes = receipt.signed_bytes();
+  const crypto::Ed25519Signature sig = crypto::ed25519_sign(
+      std::span<const uint8_t, crypto::kEd25519KeyBytes>(receipt_seed_.data(), crypto::kEd25519KeyBytes),
+      {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  return tee::signed_receipt_json(receipt, sig);
 }
 
 }  // namespace a3s::power::server

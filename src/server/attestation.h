@@ -13,7 +13,14 @@
 //    "report": base64 (RFC 4648, padded) of the raw evidence, "report_data": 128 hex,
 //    "measurement": hex (SEV-SNP MEASUREMENT, TDX MRTD), "claims": {…}, "claims_sha256": 64 hex,
 //    "certificates": base64 of the SEV-SNP certificate table | null, "verifiable": bool,
+//    "config": {…} (the effective non-secret configuration, Config::effective_json(), whose
+//    RFC 8785 canonical form's SHA-256 is claims.runtime.config_sha256),
 //    "generated_at": "YYYY-MM-DDThh:mm:ssZ"}
+//
+// Receipts (docs/receipts.md): the constructor also generates the per-boot Ed25519 receipt key (its
+// private seed in locked memory, wiped when the Attestor is destroyed; it never leaves the process);
+// its public key is in every attestation's claims ("receipt"), and sign_receipt signs the receipts
+// of generating responses with it.
 //
 // Errors: Error(codes::kTeeUnavailable) from the constructor (strict policy, no provider);
 // Error(codes::kAttestationFailed) when the platform fails or the model was not measured at load.
@@ -27,7 +34,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attestation/receipt.h"
 #include "config/config.h"
+#include "crypto/ed25519.h"
+#include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "runtime/model_runtime.h"
 #include "tee/evidence.h"
@@ -54,9 +64,17 @@ class Attestor {
   bool verifiable() const { return verifiable_; }
   TeePolicy policy() const { return policy_; }
   const std::string& provider_name() const { return provider_name_; }
-  // SHA-256 of the effective non-secret configuration as /health shows it under "settings": its
-  // compact JSON text (keys sorted, no whitespace; Config::effective_json().dump()).
+  // SHA-256 of the RFC 8785 canonical JSON of the effective non-secret configuration, the object
+  // /health shows under "settings" and the attestation body under "config" (Config::effective_json()).
   const crypto::Sha256Digest& config_sha256() const { return config_sha256_; }
+
+  // The receipt key of this boot and its key id (tee::receipt_key_id).
+  const crypto::Ed25519PublicKey& receipt_public_key() const { return receipt_public_; }
+  const std::string& receipt_key_id() const { return receipt_key_id_; }
+  // Fills receipt.key_id and receipt.config_sha256 and returns the signed receipt object
+  // (tee::signed_receipt_json). Thread-safe. Throws Error(codes::kInvalidArgument) when a name in it
+  // is not valid UTF-8.
+  nlohmann::json sign_receipt(tee::Receipt receipt) const;
 
  private:
   tee::Evidence evidence_for(const tee::ReportData& report_data);
@@ -65,6 +83,10 @@ class Attestor {
   std::mutex mu_;  // the provider is not thread-safe
   TeePolicy policy_;
   crypto::Sha256Digest config_sha256_{};
+  nlohmann::json config_;  // effective_json()
+  crypto::LockedBuffer receipt_seed_;  // kEd25519KeyBytes: the receipt key's private seed
+  crypto::Ed25519PublicKey receipt_public_{};
+  std::string receipt_key_id_;
   std::string tee_type_;
   std::string provider_name_;
   bool verifiable_ = false;

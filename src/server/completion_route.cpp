@@ -1,6 +1,8 @@
 // POST /v1/chat/completions and POST /v1/completions: parse, admit, run on a slot, and answer
 // with one JSON document or an SSE stream. The request's text and the completion held here are wiped
-// when the request ends (docs/privacy.md, "Memory").
+// when the request ends (docs/privacy.md, "Memory"). In tee_mode every completed response carries a
+// signed receipt (docs/receipts.md): a top-level "attestation_receipt" of the body, or of the stream's
+// last chunk before [DONE] (the usage chunk when include_usage, else a chunk with empty choices).
 #include <chrono>
 #include <ctime>
 #include <variant>
@@ -8,9 +10,13 @@
 #include "server/api.h"
 #include "server/api_error.h"
 #include "server/async_queue.h"
+#include "server/attestation.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
+#include "attestation/receipt.h"
+#include "base/hex.h"
+#include "crypto/sha256.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
@@ -21,6 +27,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Started {
   int prompt_tokens;
+  crypto::Sha256Digest prompt_sha256;  // tee::prompt_sha256 of the prompt's token ids
 };
 struct Delta {
   std::string text;
@@ -40,7 +47,9 @@ class QueueSink final : public runtime::CompletionSink {
  public:
   QueueSink(std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
       : q_(std::move(q)), cancel_(std::move(cancel)) {}
-  void started(int prompt_tokens) override { q_->push(Started{prompt_tokens}); }
+  void started(std::span<const Token> prompt) override {
+    q_->push(Started{static_cast<int>(prompt.size()), tee::prompt_sha256(prompt)});
+  }
   bool delta(std::string_view text) override {
     if (cancel_->load()) return false;
     // The first token is always reported (time to first token), later ones only with text.
@@ -59,10 +68,59 @@ class QueueSink final : public runtime::CompletionSink {
   bool first_sent_ = false;
 };
 
+// The receipt of one response (docs/receipts.md); its output digest is over `choices` as the client
+// decodes them: the JSON text the body or the stream carries, parsed back.
+nlohmann::json make_receipt(const Attestor& attestor, const ResponseMeta& meta, bool chat, bool stream,
+                            const crypto::Sha256Digest& request_sha256, const crypto::Sha256Digest& prompt_sha256,
+                            const crypto::Sha256Digest& model_sha256, const runtime::CompletionResult& shown,
+                            bool rounded) {
+  tee::Receipt rc;
+  rc.response.id = meta.id;
+  rc.response.object = chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  rc.response.created = meta.created;
+  rc.response.model = meta.model;
+  rc.response.system_fingerprint = meta.system_fingerprint;
+  rc.response.stream = stream;
+  rc.request_sha256 = request_sha256;
+  rc.prompt_sha256 = prompt_sha256;
+  rc.model_sha256 = model_sha256;
+  rc.usage.prompt_tokens = shown.prompt_tokens;
+  rc.usage.completion_tokens = shown.completion_tokens;
+  rc.usage.rounded = rounded;
+  rc.completed_at = static_cast<int64_t>(std::time(nullptr));
+  {
+    nlohmann::json doc = chat ? chat_completion(meta, shown) : text_completion(meta, shown);
+    nlohmann::json choices = nlohmann::json::parse(json_text(doc["choices"]));
+    privacy::wipe_json(doc);
+    try {
+      rc.output_sha256 = tee::output_sha256(choices);
+    } catch (...) {
+      privacy::wipe_json(choices);
+      throw;
+    }
+    privacy::wipe_json(choices);
+  }
+  return attestor.sign_receipt(std::move(rc));
+}
+
+std::optional<crypto::Sha256Digest> measured_digest(const std::string& hex) {
+  crypto::Sha256Digest d{};
+  if (hex.size() != 64 || !decode_hex(hex, d)) return std::nullopt;
+  return d;
+}
+
 }  // namespace
 
 asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   const auto start = Clock::now();
+  // Receipts (tee_mode): the request digest is over the body bytes exactly as received.
+  const bool receipts = attestor_ != nullptr;
+  crypto::Sha256Digest request_sha256{}, prompt_sha256{}, model_sha256{};
+  bool model_measured = false;
+  if (receipts) {
+    const std::string& raw = ex.request().body;
+    request_sha256 = crypto::sha256({reinterpret_cast<const uint8_t*>(raw.data()), raw.size()});
+  }
   nlohmann::json body = parse_json_object(ex.request().body);
   ParsedCompletion p;
   try {
@@ -127,7 +185,12 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       ex.record().prompt_tokens = shown_token_counts(st->prompt_tokens, 0, cfg_.suppress_token_metrics).prompt;
       if (auto s = registry_->status(request->model); s && s->description) {
         meta.system_fingerprint = s->description->system_fingerprint;
+        if (const auto d = measured_digest(s->description->sha256)) {
+          model_sha256 = *d;
+          model_measured = true;
+        }
       }
+      prompt_sha256 = st->prompt_sha256;
       if (p.stream) {
         streaming = true;
         // No braced temporaries with string literals inside co_await (g++ 12 rejects them).
@@ -159,6 +222,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
           cancel->store(true);  // failed write: the client is gone or not reading
           co_return;
         }
+        if (receipts) text += d->text;  // the receipt's output digest (wiped on exit)
       } else {
         text += d->text;
       }
@@ -182,18 +246,42 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
         throw e;
       }
       if (r.finish == FinishReason::Cancelled) co_return;  // client gone
+      nlohmann::json receipt;
+      if (receipts) {
+        // In tee_mode every model is measured at load; a response about unmeasured bytes gets no receipt.
+        if (!model_measured) {
+          Error e(codes::kInternal, "the model's bytes were not measured: no receipt can be signed");
+          if (!streaming) throw e;
+          HttpResponse er = error_response(e);
+          co_await ex.write_chunk(sse_event(std::string_view(er.body)));
+          co_return;
+        }
+        if (streaming) r.text = text;  // what the deltas carried
+        else if (r.text.empty()) r.text = text;
+        receipt = make_receipt(*attestor_, meta, chat, streaming, request_sha256, prompt_sha256, model_sha256, r,
+                               cfg_.suppress_token_metrics);
+      }
       if (streaming) {
         const char* reason = runtime::finish_reason_name(r.finish);
         nlohmann::json last = chat ? chat_chunk_finish(meta, reason, usage_null)
                                    : text_chunk(meta, "", reason, usage_null);
         std::string out = sse_event(last);
-        if (p.include_usage) out += sse_event(usage_chunk(meta, chat, r.prompt_tokens, r.completion_tokens));
+        if (p.include_usage) {
+          nlohmann::json usage = usage_chunk(meta, chat, r.prompt_tokens, r.completion_tokens);
+          if (receipts) usage["attestation_receipt"] = std::move(receipt);
+          out += sse_event(usage);
+        } else if (receipts) {
+          nlohmann::json last_chunk = receipt_chunk(meta, chat);
+          last_chunk["attestation_receipt"] = std::move(receipt);
+          out += sse_event(last_chunk);
+        }
         out += kSseDone;
         co_await ex.write_chunk(std::move(out));
         co_await ex.end_stream();
       } else {
         if (r.text.empty()) r.text = std::move(text);
         nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
+        if (receipts) doc["attestation_receipt"] = std::move(receipt);
         HttpResponse res;
         res.body = json_text(doc);
         privacy::wipe_json(doc);

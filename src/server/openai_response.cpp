@@ -99,6 +99,12 @@ json usage_chunk(const ResponseMeta& m, bool chat, int prompt_tokens, int comple
   return j;
 }
 
+json receipt_chunk(const ResponseMeta& m, bool chat) {
+  json j = head(m, chat ? "chat.completion.chunk" : "text_completion");
+  j["choices"] = json::array();
+  return j;
+}
+
 std::string sse_event(std::string_view payload) {
   std::string s;
   s.reserve(payload.size() + 8);

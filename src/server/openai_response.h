@@ -36,6 +36,9 @@ nlohmann::json text_chunk(const ResponseMeta& m, std::string_view text, const ch
                           bool with_usage_null);
 // The final usage chunk: empty choices.
 nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, int prompt_tokens, int completion_tokens);
+// The last chunk of a stream without include_usage that carries the receipt (the caller adds
+// "attestation_receipt"): shaped like the usage chunk, empty choices, no usage.
+nlohmann::json receipt_chunk(const ResponseMeta& m, bool chat);
 
 // Compact JSON text; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
 inline std::string json_text(const nlohmann::json& j) {

@@ -21,11 +21,13 @@
 //   "certificates":    base64 of the SEV-SNP certificate table (AMD 56421 / configfs-tsm auxblob:
 //                      VCEK, ASK, ARK) or null
 //   "verifiable":      boolean (false for TDX TDREPORTs and simulated evidence)
+//   "config":          object: the server's effective non-secret configuration (docs/configuration.md)
 //   "generated_at":    RFC 3339 UTC time, informational
 // Claims: {"schema":"a3s-power.claims.v1","nonce":"<64 hex>","model":{"name":"…","sha256":"<64 hex>",
 //   "encrypted_sha256":"<64 hex>" (encrypted models), "signature":"verified|absent"},
 //   "runtime":{"version":"…","config_sha256":"<64 hex>","tee_policy":"strict|development"},
-//   "tls":{"spki_sha256":"<64 hex>"} (RA-TLS only)}.
+//   "tls":{"spki_sha256":"<64 hex>"} (RA-TLS only),
+//   "receipt":{"ed25519_pub":"<64 hex>","key_id":"<16 hex>"} (the per-boot receipt key; docs/receipts.md)}.
 // Binding: report_data = nonce (32 bytes) || SHA-256(RFC 8785 canonical JSON of claims).
 //
 // Checks, in order; the first failure stops verification and names its step (AttestationResult::
@@ -39,6 +41,8 @@
 //   3. claims.nonce and report_data[0..32] equal the nonce sent nonce_mismatch
 //   4. SHA-256(canonical(claims)) equals report_data[32..64],   claims_digest_mismatch
 //      and claims_sha256 agrees (computed here, never trusted)
+//   4b. SHA-256(RFC 8785 canonical "config") equals            config_digest_mismatch
+//      claims.runtime.config_sha256
 //   5. claims.model.name equals the model asked for             model_mismatch
 //   6. claims.model.sha256 equals the expected digest           model_hash_mismatch
 //   7. evidence kind: a TDREPORT or "verifiable": false         not_verifiable
@@ -116,7 +120,7 @@ struct AttestationPolicy {
 // One line of the verdict: a check that ran (passed or failed).
 struct AttestationCheck {
   std::string name;  // "certificate" (verify_ratls_certificate), "response", "claims_schema",
-                     // "tls_key" (RA-TLS), "nonce", "claims_digest", "model", "model_hash",
+                     // "tls_key" (RA-TLS), "nonce", "claims_digest", "config", "model", "model_hash",
                      // "evidence_kind", "policy", "report_data", "endorsements", "evidence", "measurement"
   bool passed = false;
   std::string detail;  // one line

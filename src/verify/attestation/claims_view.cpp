@@ -5,6 +5,7 @@
 #include "a3s/power/error.h"
 #include "base/canonical_json.h"
 #include "attestation/attestation_response.h"
+#include "attestation/receipt.h"
 
 namespace a3s::power::verify::attestation {
 namespace {
@@ -51,6 +52,10 @@ std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string&
     return std::nullopt;
   }
   c.tee_policy = v->get<std::string>();
+  if (!(v = string_at(*runtime, "config_sha256")) || !decode_lower_hex(v->get<std::string>(), c.config_sha256)) {
+    error = "claims member \"runtime.config_sha256\" must be 64 lowercase hex digits";
+    return std::nullopt;
+  }
   if (const auto tls = claims.find("tls"); tls != claims.end()) {
     std::array<uint8_t, 32> spki{};
     if (!tls->is_object() || !(v = string_at(*tls, "spki_sha256")) || !decode_lower_hex(v->get<std::string>(), spki)) {
@@ -58,6 +63,20 @@ std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string&
       return std::nullopt;
     }
     c.tls_spki_sha256 = spki;
+  }
+  if (const auto receipt = claims.find("receipt"); receipt != claims.end()) {
+    std::array<uint8_t, 32> pub{};
+    if (!receipt->is_object() || !(v = string_at(*receipt, "ed25519_pub")) ||
+        !decode_lower_hex(v->get<std::string>(), pub)) {
+      error = "claims member \"receipt.ed25519_pub\" must be 64 lowercase hex digits";
+      return std::nullopt;
+    }
+    if (!(v = string_at(*receipt, "key_id")) || *v != tee::receipt_key_id(pub)) {
+      error = "claims member \"receipt.key_id\" must be the key id of receipt.ed25519_pub";
+      return std::nullopt;
+    }
+    c.receipt_public_key = pub;
+    c.receipt_key_id = v->get<std::string>();
   }
   return c;
 }

@@ -20,13 +20,17 @@ struct ClaimsView {
   std::string model_sha256_hex;
   std::optional<std::array<uint8_t, 32>> tls_spki_sha256;  // "tls.spki_sha256" (RA-TLS only)
   std::string tee_policy;                                  // "runtime.tee_policy": "strict" | "development"
+  std::array<uint8_t, 32> config_sha256{};                 // "runtime.config_sha256": 64 lowercase hex
+  std::optional<std::array<uint8_t, 32>> receipt_public_key;  // "receipt.ed25519_pub" (receipt-signing servers)
+  std::string receipt_key_id;                                 // "receipt.key_id" (its receipt_key_id)
 };
 
 // Reads the members above. std::nullopt, with `error` naming the member, when "schema" is not a
 // string; when the schema is kClaimsSchema, also when "nonce", "model" (an object), "model.name" or
 // "model.sha256" is missing or malformed, "runtime" is not an object whose "tee_policy" is "strict" or
-// "development", or "tls" is present without a 64 lowercase hex
-// "spki_sha256". An unknown schema is returned with only `schema` set (the
+// "development" and whose "config_sha256" is 64 lowercase hex, "tls" is present without a 64 lowercase
+// hex "spki_sha256", or "receipt" is present without a 64 lowercase hex "ed25519_pub" and the "key_id"
+// that key has (attestation/receipt.h receipt_key_id). An unknown schema is returned with only `schema` set (the
 // caller rejects it as unsupported).
 std::optional<ClaimsView> read_claims(const nlohmann::json& claims, std::string& error);
 

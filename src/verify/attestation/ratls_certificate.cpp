@@ -136,7 +136,7 @@ AttestationResult verify_ratls_certificate(std::string_view certificate_der,
   AttestationPolicy p2 = policy;
   p2.tls_spki_sha256 = *spki;
   AttestationResult verdict =
-      attestation::verify_response(*json, *spki, p2, /*check_model=*/!policy.model.empty());
+      attestation::verify_response(*json, &*spki, p2, /*check_model=*/!policy.model.empty());
   verdict.checks.insert(verdict.checks.begin(), AttestationCheck{"certificate", true, detail});
   return verdict;
 }

@@ -8,7 +8,9 @@
 
 #include "a3s/power/error.h"
 #include "attestation/attestation_response.h"
+#include "base/canonical_json.h"
 #include "base/hex.h"
+#include "crypto/sha256.h"
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/evidence_report_data.h"
 #include "verify/attestation/simulated_root.h"
@@ -135,7 +137,7 @@ TeeType format_type(const std::string& evidence_format) {
 AttestationResult verify_attestation(std::string_view response_json, const Nonce& nonce,
                                      const AttestationPolicy& policy) {
   if (policy.model.empty()) throw Error(codes::kInvalidArgument, "the model name to verify is empty");
-  return attestation::verify_response(response_json, nonce, policy, /*check_model=*/true);
+  return attestation::verify_response(response_json, &nonce, policy, /*check_model=*/true);
 }
 
 std::optional<ResponseEvidence> response_evidence(std::string_view response_json) {
@@ -156,11 +158,11 @@ std::optional<ResponseEvidence> response_evidence(std::string_view response_json
   return out;
 }
 
-AttestationResult attestation::verify_response(std::string_view response_json, const Nonce& nonce,
+AttestationResult attestation::verify_response(std::string_view response_json, const Nonce* nonce,
                                                const AttestationPolicy& policy, bool check_model) {
   const std::string required = required_tee_policy(policy);  // throws for a bad policy before any check
   AttestationResult r;
-  r.nonce = to_hex(nonce);
+  if (nonce) r.nonce = to_hex(*nonce);
   r.tcb_status = "unknown";
   Verdict v(r);
 
@@ -207,14 +209,23 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
 
   // 3. Freshness.
   const std::span<const uint8_t> report_data(resp->report_data);
-  if (!equal(claims->nonce, nonce))
-    return v.fail("nonce", steps::kNonceMismatch,
-                  "claims.nonce differs from the nonce sent: the attestation was made for another request");
-  if (!equal(report_data.first(32), nonce))
-    return v.fail(
-        "nonce", steps::kNonceMismatch,
-        "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
-  v.pass("nonce", "claims.nonce and report_data[0..32] equal the nonce sent (" + r.nonce + ")");
+  if (!nonce) {
+    r.nonce = to_hex(claims->nonce);
+    if (!equal(report_data.first(32), claims->nonce))
+      return v.fail("nonce", steps::kNonceMismatch,
+                    "report_data[0..32] differs from claims.nonce: the evidence was made for other claims");
+    v.pass("nonce", "claims.nonce equals report_data[0..32] (" + r.nonce +
+                        "; no nonce given: freshness not checked)");
+  } else {
+    if (!equal(claims->nonce, *nonce))
+      return v.fail("nonce", steps::kNonceMismatch,
+                    "claims.nonce differs from the nonce sent: the attestation was made for another request");
+    if (!equal(report_data.first(32), *nonce))
+      return v.fail(
+          "nonce", steps::kNonceMismatch,
+          "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
+    v.pass("nonce", "claims.nonce and report_data[0..32] equal the nonce sent (" + r.nonce + ")");
+  }
 
   // 4. The claims are the ones the evidence binds.
   const auto digest = attestation::claims_digest(resp->claims, error);
@@ -229,6 +240,21 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   v.pass("claims_digest",
          "SHA-256 of the canonical claims equals report_data[32..64] (" + to_hex(*digest) + ")");
   r.tee_policy = claims->tee_policy;
+
+  // 4b. The published configuration is the one the claims bind.
+  std::string config_canonical;
+  try {
+    config_canonical = canonical_json(resp->config, JsonValues::kAll);
+  } catch (const std::exception& e) {  // the message names the path only
+    return v.fail("config", steps::kMalformedResponse, std::string("config cannot be canonicalised: ") + e.what());
+  }
+  const crypto::Sha256Digest config_digest =
+      crypto::sha256({reinterpret_cast<const uint8_t*>(config_canonical.data()), config_canonical.size()});
+  if (!equal(config_digest, claims->config_sha256))
+    return v.fail("config", steps::kConfigDigestMismatch,
+                  "SHA-256 of the canonical config (" + to_hex(config_digest) +
+                      ") differs from claims.runtime.config_sha256: the configuration shown is not the attested one");
+  v.pass("config", "SHA-256 of the canonical config equals claims.runtime.config_sha256 (" + to_hex(config_digest) + ")");
 
   // 5–6. The model.
   if (!check_model) {

@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -145,4 +146,80 @@ test('errors surface as APIError with OpenAI fields', async () => {
     client.chat.completions.create({ model: 'stories260K', messages: [{ role: 'user', content: 'hi' }], n: 2 }),
     (e) => e instanceof OpenAI.BadRequestError && e.param === 'n',
   );
+});
+
+// A TEE-mode server (development policy, simulated evidence) signs a receipt for every response: in
+// the body, and in a stream as one final chunk with empty choices (the usage chunk when
+// include_usage). The SDK accepts both and hands the receipt through.
+async function startTeeServer() {
+  const teeHome = mkdtempSync(join(tmpdir(), 'a3s-openai-tee-'));
+  const digest = createHash('sha256').update(readFileSync(model)).digest('hex');
+  const config = join(teeHome, 'power.hcl');
+  writeFileSync(config, `tee_mode = true\ntee_policy = "development"\ntee_device_root = "${teeHome}"\n` +
+                        `model_hashes = { "stories260K" = "sha256:${digest}" }\n`);
+  const env = { ...process.env, A3S_POWER_HOME: teeHome };
+  const proc = spawn(join(binDir, 'a3s-power'), ['serve', '--host', '127.0.0.1', '--port', '0', '--config', config,
+                                                 '--model', model], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', (d) => { log += d; });
+  const line = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`TEE server did not start:\n${log}`)), 60000);
+    proc.on('exit', (code) => reject(new Error(`TEE server exited with ${code}:\n${log}`)));
+    createInterface({ input: proc.stdout }).once('line', (l) => { clearTimeout(timer); resolve(l); });
+  });
+  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+  assert.ok(m, `unexpected first line: ${line}`);
+  return { proc, teeHome, client: new OpenAI({ baseURL: `${m[1]}/v1`, apiKey: 'unused', maxRetries: 0 }) };
+}
+
+test('TEE mode: receipts in bodies and in a final stream chunk', async () => {
+  const tee = await startTeeServer();
+  try {
+    const body = await tee.client.chat.completions.create({
+      model: 'stories260K', messages: [{ role: 'user', content: 'Once upon a time' }], temperature: 0, max_tokens: 8,
+    });
+    assert.equal(body.attestation_receipt.schema, 'a3s-power.receipt.v1');
+    assert.equal(body.attestation_receipt.response.id, body.id);
+
+    for (const includeUsage of [false, true]) {
+      const params = {
+        model: 'stories260K', messages: [{ role: 'user', content: 'Once upon a time' }], temperature: 0,
+        max_tokens: 8, stream: true,
+      };
+      if (includeUsage) params.stream_options = { include_usage: true };
+      const stream = await tee.client.chat.completions.create(params);
+      let text = '';
+      let receipt = null;
+      let usage = null;
+      let last = null;
+      for await (const chunk of stream) {
+        last = chunk;
+        if (chunk.usage) usage = chunk.usage;
+        if (chunk.attestation_receipt) receipt = chunk.attestation_receipt;
+        for (const c of chunk.choices) if (c.delta.content) text += c.delta.content;
+      }
+      assert.equal(text, body.choices[0].message.content);
+      assert.ok(receipt, 'the stream carries a receipt');
+      assert.equal(last.attestation_receipt, receipt, 'in its last chunk');
+      assert.deepEqual(last.choices, []);
+      assert.equal(receipt.response.stream, true);
+      if (includeUsage) {
+        assert.ok(usage, 'the usage chunk');
+        assert.equal(last.usage, usage, 'the receipt rides on the usage chunk');
+        assert.equal(receipt.usage.total_tokens, usage.total_tokens);
+      } else {
+        assert.equal(usage, null);
+      }
+    }
+
+    const text = await tee.client.completions.create({ model: 'stories260K', prompt: 'Once', max_tokens: 4, stream: true });
+    let receipt = null;
+    for await (const chunk of text) if (chunk.attestation_receipt) receipt = chunk.attestation_receipt;
+    assert.equal(receipt.response.object, 'text_completion');
+  } finally {
+    const exited = new Promise((resolve) => tee.proc.on('exit', (code) => resolve(code)));
+    tee.proc.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    rmSync(tee.teeHome, { recursive: true, force: true });
+  }
 });

@@ -86,7 +86,7 @@ TEST(VerifyLive, JsonOutput) {
   EXPECT_EQ(j["nonce"], kNonceHex);
   EXPECT_EQ(j["measurement"], to_hex(tee::SimulatedProvider::measurement()));
   ASSERT_TRUE(j["checks"].is_array());
-  EXPECT_EQ(j["checks"].size(), 12u);
+  EXPECT_EQ(j["checks"].size(), 13u);
   EXPECT_EQ(j["tee_policy"], "development");  // the signed claim
 }
 

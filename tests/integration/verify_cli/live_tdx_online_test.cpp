@@ -61,6 +61,7 @@ class VerifyLiveTdxOnline : public ::testing::Test {
     j["claims_sha256"] = to_hex(claims.digest());
     j["certificates"] = nullptr;
     j["verifiable"] = true;
+    j["config"] = test_config();
     j["generated_at"] = "2025-09-01T00:00:00Z";
 
     const verify::tdx::TdxCollateral c = signer_.collateral("", "", QeReportFrom::kRealTdQe);

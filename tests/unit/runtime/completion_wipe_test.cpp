@@ -14,7 +14,7 @@ namespace a3s::power::runtime {
 namespace {
 
 struct RecordingSink final : CompletionSink {
-  void started(int) override {}
+  void started(std::span<const Token>) override {}
   bool delta(std::string_view) override { return true; }
   void finished(const CompletionResult& r) override { text = r.text; }
   void failed(const Error& e) override { error.emplace(e); }

@@ -1,5 +1,6 @@
 #include "attestation_builder.h"
 
+#include "base/canonical_json.h"
 #include "base/hex.h"
 #include "crypto/base64.h"
 
@@ -21,6 +22,12 @@ std::string model_digest_arg() {
   return "sha256:" + to_hex(model_digest());
 }
 
+nlohmann::json test_config() {
+  return {{"host", "127.0.0.1"},          {"port", 11434},      {"queue_timeout_seconds", 2.5},
+          {"models", nlohmann::json::array({{{"name", kModel}, {"ref", "/m.gguf"}}})},
+          {"model_signing_key", nullptr}, {"tee_mode", true}};
+}
+
 tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model) {
   tee::Claims c;
   c.nonce = nonce;
@@ -28,7 +35,8 @@ tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model) {
   c.model_sha256 = model_digest();
   c.signature = tee::SignatureStatus::kAbsent;
   c.runtime_version = "0.1.0";
-  c.config_sha256.fill(0x42);
+  const std::string config = canonical_json(test_config(), JsonValues::kAll);
+  c.config_sha256 = crypto::sha256({reinterpret_cast<const uint8_t*>(config.data()), config.size()});
   c.tee_policy = TeePolicy::kDevelopment;
   return c;
 }
@@ -54,6 +62,7 @@ nlohmann::json response_for(const tee::Evidence& ev, const tee::Claims& claims) 
   j["certificates"] =
       ev.certificates.empty() ? nlohmann::json(nullptr) : nlohmann::json(crypto::base64_encode(ev.certificates));
   j["verifiable"] = ev.verifiable_remotely;
+  j["config"] = test_config();
   j["generated_at"] = "2026-11-30T01:02:03Z";
   return j;
 }

@@ -20,6 +20,10 @@ namespace a3s::power::verify_attestation_testing {
 inline const std::string kModel = "stories-260k";
 
 
+// The configuration responses publish under "config" (numbers, arrays and null like the server's);
+// make_claims' runtime.config_sha256 is the SHA-256 of its canonical form.
+nlohmann::json test_config();
+
 // Claims for `model` with a fixed digest pattern, the given nonce and development policy.
 tee::Claims make_claims(const tee::Nonce& nonce, const std::string& model = kModel);
 

@@ -73,6 +73,18 @@ TEST_F(Tamper, ClaimsSha256Inconsistent) {
   EXPECT_EQ(step_of(response, nonce), "claims_digest_mismatch");
 }
 
+// The published configuration is checked against the signed claims.runtime.config_sha256.
+TEST_F(Tamper, PublishedConfigEditedAfterSigning) {
+  response["config"]["tee_mode"] = false;
+  EXPECT_EQ(step_of(response, nonce), "config_digest_mismatch");
+  response["config"] = test_config();
+  response["config"]["queue_timeout_seconds"] = 2.50000001;
+  EXPECT_EQ(step_of(response, nonce), "config_digest_mismatch");
+  response["config"] = test_config();
+  response["config"]["port"] = int64_t{1} << 60;  // no exact canonical form
+  EXPECT_EQ(step_of(response, nonce), "malformed_response");
+}
+
 TEST_F(Tamper, ExtraClaimMemberChangesTheDigest) {
   response["claims"]["runtime"]["debug"] = "on";
   EXPECT_EQ(step_of(response, nonce), "claims_digest_mismatch");

@@ -63,7 +63,7 @@ TEST_F(Malformed, NotAnObject) {
 
 TEST_F(Malformed, MissingMembers) {
   for (const char* key : {"tee_type", "policy", "evidence_format", "report", "report_data", "measurement",
-                          "claims", "claims_sha256", "certificates", "verifiable", "generated_at"})
+                          "claims", "claims_sha256", "certificates", "verifiable", "config", "generated_at"})
     expect_malformed([&](json& j) { j.erase(key); }, std::string("missing ") + key);
 }
 
@@ -75,6 +75,8 @@ TEST_F(Malformed, WrongTypes) {
   }
   expect_malformed([](json& j) { j["claims"] = "{}"; }, "claims as a string");
   expect_malformed([](json& j) { j["claims"] = json::array(); }, "claims as an array");
+  expect_malformed([](json& j) { j["config"] = "{}"; }, "config as a string");
+  expect_malformed([](json& j) { j["config"] = nullptr; }, "config as null");
   expect_malformed([](json& j) { j["verifiable"] = "false"; }, "verifiable as a string");
   expect_malformed([](json& j) { j["certificates"] = 0; }, "certificates as a number");
   expect_malformed([](json& j) { j["certificates"] = json::array(); }, "certificates as an array");
@@ -126,6 +128,13 @@ TEST_F(Malformed, BadClaims) {
   expect_malformed([](json& j) { j["claims"]["model"].erase("name"); }, "claims model without name");
   expect_malformed([](json& j) { j["claims"]["model"]["name"] = ""; }, "claims model empty name");
   expect_malformed([](json& j) { j["claims"]["model"]["sha256"] = "sha256:00"; }, "claims model sha256");
+  expect_malformed([](json& j) { j["claims"]["runtime"].erase("config_sha256"); }, "claims without config_sha256");
+  expect_malformed([](json& j) { j["claims"]["runtime"]["config_sha256"] = std::string(64, 'A'); },
+                   "claims config_sha256 uppercase");
+  expect_malformed([](json& j) { j["claims"]["receipt"] = {{"ed25519_pub", std::string(63, 'a')}, {"key_id", "00"}}; },
+                   "claims receipt key short");
+  expect_malformed([](json& j) { j["claims"]["receipt"] = {{"ed25519_pub", std::string(64, 'a')}, {"key_id", "00"}}; },
+                   "claims receipt key id not the key's");
   // Members the canonical form cannot carry (numbers, arrays, null) make the digest uncomputable.
   expect_malformed([](json& j) { j["claims"]["runtime"]["workers"] = 4; }, "claims with a number");
   expect_malformed([](json& j) { j["claims"]["tls"] = nullptr; }, "claims with null");

@@ -92,7 +92,7 @@ TEST_F(RatlsCertificate, GenuineCertificateIsAccepted) {
   std::vector<std::string> names;
   for (const auto& c : r.checks) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"certificate", "response", "claims_schema", "tls_key", "nonce",
-                                             "claims_digest", "model", "model_hash", "evidence_kind",
+                                             "claims_digest", "config", "model", "model_hash", "evidence_kind",
                                              "policy", "report_data", "endorsements", "evidence", "measurement"}));
   // Without a model in the policy the certificate's model is reported, not compared.
   AttestationPolicy any_model = simulated_policy();

@@ -53,7 +53,7 @@ TEST_F(LiveAttestation, SimulatedEvidenceIsAcceptedWhenAllowed) {
     EXPECT_TRUE(c.passed) << c.name;
     names.push_back(c.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"response", "claims_schema", "nonce", "claims_digest", "model",
+  EXPECT_EQ(names, (std::vector<std::string>{"response", "claims_schema", "nonce", "claims_digest", "config", "model",
                                              "model_hash", "evidence_kind", "policy", "report_data", "endorsements",
                                              "evidence", "measurement"}));
 }

@@ -1,0 +1,138 @@
+// The server's receipts: the Attestor's per-boot receipt key is in the claims and signs receipts that
+// the client verifier accepts; the published configuration's canonical digest is the claimed one; and
+// the output digest of a response built by the server's own shapes is the same whether the verifier
+// reads it from the JSON body or reassembles it from the SSE chunks.
+#include <gtest/gtest.h>
+
+#include "a3s/power/verify_receipt.h"
+#include "attestation/receipt.h"
+#include "base/canonical_json.h"
+#include "base/hex.h"
+#include "crypto/sha256.h"
+#include "server/attestation.h"
+#include "server/openai_response.h"
+
+namespace a3s::power::server {
+namespace {
+
+using nlohmann::json;
+
+config::Config receipt_test_config() {
+  config::Config c;
+  c.tee_mode = true;
+  c.tee_policy = TeePolicy::kDevelopment;
+  c.tee_device_root = "/nonexistent-tee-root";
+  c.queue_timeout_seconds = 2.5;
+  return c;
+}
+
+runtime::ModelDescription receipt_test_model() {
+  runtime::ModelDescription d;
+  d.name = "stories";
+  d.sha256 = std::string(64, 'a');
+  return d;
+}
+
+verify::AttestationPolicy receipt_test_policy() {
+  verify::AttestationPolicy p;
+  p.model = "stories";
+  p.model_sha256.fill(0xaa);
+  p.allow_simulated = true;
+  return p;
+}
+
+ResponseMeta receipt_test_meta(bool chat) {
+  ResponseMeta m;
+  m.id = new_response_id(chat);
+  m.created = 1767225600;
+  m.model = "stories";
+  m.system_fingerprint = "fp_test";
+  return m;
+}
+
+runtime::CompletionResult receipt_test_result() {
+  runtime::CompletionResult r;
+  r.text = "Once upon a time, \"Lily\"\n\xC3\xA9";
+  r.finish = FinishReason::Length;
+  r.prompt_tokens = 10;
+  r.completion_tokens = 20;
+  return r;
+}
+
+tee::Receipt receipt_test_receipt(const ResponseMeta& m, const char* object, bool stream, const json& choices) {
+  tee::Receipt rc;
+  rc.response = {m.id, object, m.created, m.model, m.system_fingerprint, stream};
+  rc.model_sha256.fill(0xaa);
+  rc.output_sha256 = tee::output_sha256(choices);
+  rc.usage.prompt_tokens = 10;
+  rc.usage.completion_tokens = 20;
+  rc.completed_at = m.created + 1;
+  return rc;
+}
+
+TEST(Receipts, TheReceiptKeyIsInTheClaimsAndTheConfigIsPublished) {
+  Attestor a(receipt_test_config());
+  const json j = a.attest(tee::Nonce{}, receipt_test_model());
+  EXPECT_EQ(j["claims"]["receipt"]["ed25519_pub"], to_hex(a.receipt_public_key()));
+  EXPECT_EQ(j["claims"]["receipt"]["key_id"], a.receipt_key_id());
+  EXPECT_EQ(a.receipt_key_id(), tee::receipt_key_id(a.receipt_public_key()));
+  EXPECT_EQ(a.receipt_key_id().size(), 16u);
+  ASSERT_TRUE(j["config"].is_object());
+  EXPECT_EQ(j["config"]["queue_timeout_seconds"], 2.5);
+  const std::string canonical = canonical_json(j["config"], JsonValues::kAll);
+  EXPECT_EQ(to_hex(crypto::sha256({reinterpret_cast<const uint8_t*>(canonical.data()), canonical.size()})),
+            j["claims"]["runtime"]["config_sha256"]);
+  // Another boot, another key.
+  Attestor b(receipt_test_config());
+  EXPECT_NE(a.receipt_public_key(), b.receipt_public_key());
+}
+
+TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
+  Attestor a(receipt_test_config());
+  const std::string attestation = a.attest(tee::Nonce{}, receipt_test_model()).dump();
+  for (bool chat : {true, false}) {
+    const ResponseMeta m = receipt_test_meta(chat);
+    const runtime::CompletionResult r = receipt_test_result();
+    // One JSON body.
+    json body = chat ? chat_completion(m, r) : text_completion(m, r);
+    json receipt = a.sign_receipt(receipt_test_receipt(m, chat ? "chat.completion" : "text_completion", false, body["choices"]));
+    EXPECT_EQ(receipt["config_sha256"], to_hex(a.config_sha256()));
+    body["attestation_receipt"] = receipt;
+    verify::ReceiptResult v = verify::verify_receipt(attestation, receipt.dump(), json_text(body), receipt_test_policy());
+    EXPECT_TRUE(v.accepted) << chat << " body: " << v.failed_step << ": " << v.message;
+
+    // The stream of the same result, its receipt signed over the non-streaming choices.
+    for (bool include_usage : {true, false}) {
+      std::string stream;
+      if (chat) stream += sse_event(chat_chunk_role(m, include_usage));
+      for (const char* piece : {"Once upon a time, ", "\"Lily\"\n", "\xC3\xA9"})
+        stream += sse_event(chat ? chat_chunk_delta(m, piece, include_usage) : text_chunk(m, piece, nullptr, include_usage));
+      stream += sse_event(chat ? chat_chunk_finish(m, "length", include_usage) : text_chunk(m, "", "length", include_usage));
+      json stream_receipt = a.sign_receipt(
+          receipt_test_receipt(m, chat ? "chat.completion.chunk" : "text_completion", true, body["choices"]));
+      json last = include_usage ? usage_chunk(m, chat, 10, 20) : receipt_chunk(m, chat);
+      last["attestation_receipt"] = stream_receipt;
+      stream += sse_event(last);
+      stream += kSseDone;
+      v = verify::verify_receipt(attestation, stream_receipt.dump(), stream, receipt_test_policy());
+      EXPECT_TRUE(v.accepted) << chat << " stream " << include_usage << ": " << v.failed_step << ": " << v.message;
+    }
+  }
+}
+
+TEST(Receipts, AReceiptOfAnotherBootFailsAgainstThisBootsAttestation) {
+  Attestor first(receipt_test_config());
+  Attestor second(receipt_test_config());
+  const ResponseMeta m = receipt_test_meta(true);
+  const json body = chat_completion(m, receipt_test_result());
+  const json receipt = second.sign_receipt(receipt_test_receipt(m, "chat.completion", false, body["choices"]));
+  const verify::ReceiptResult v = verify::verify_receipt(first.attest(tee::Nonce{}, receipt_test_model()).dump(),
+                                                         receipt.dump(), std::nullopt, receipt_test_policy());
+  EXPECT_EQ(v.failed_step, "receipt_key_unbound") << v.message;
+  EXPECT_TRUE(verify::verify_receipt(second.attest(tee::Nonce{}, receipt_test_model()).dump(), receipt.dump(),
+                                     std::nullopt, receipt_test_policy())
+                  .accepted);
+}
+
+}  // namespace
+}  // namespace a3s::power::server
