@@ -15,6 +15,7 @@ int StepBatcher::n_batch() const { return std::max(1, m_.options().n_batch); }
 void StepBatcher::run(const Forward::Segment& segment, const void* owner) {
   Pending p{segment, owner, false, nullptr};
   std::unique_lock lk(mu_);
+  if (std::find(active_.begin(), active_.end(), owner) == active_.end()) active_.push_back(owner);
   queue_.push_back(&p);
   cv_.notify_all();
   while (!p.done) {
@@ -29,23 +30,23 @@ void StepBatcher::run(const Forward::Segment& segment, const void* owner) {
 
 void StepBatcher::leave(const void* owner) {
   std::lock_guard lk(mu_);
-  std::erase(expected_, owner);
+  std::erase(active_, owner);
   cv_.notify_all();
 }
 
-bool StepBatcher::expected_all_waiting() const {
-  for (const void* o : expected_)
+bool StepBatcher::all_active_waiting() const {
+  for (const void* o : active_)
     if (std::none_of(queue_.begin(), queue_.end(), [o](const Pending* p) { return p->owner == o; })) return false;
   return true;
 }
 
 void StepBatcher::lead(std::unique_lock<std::mutex>& lk) {
   busy_ = true;
-  // Give the sequences of the last step a moment to come back with their next token.
-  if (!expected_all_waiting()) {
+  // Give the active sequences that are between two steps (sampling) a moment to come back.
+  if (!all_active_waiting()) {
     const auto grace = std::min<std::chrono::steady_clock::duration>(kMaxGrace, last_step_ / 4);
     const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (!expected_all_waiting() && cv_.wait_until(lk, deadline) != std::cv_status::timeout) {
+    while (!all_active_waiting() && cv_.wait_until(lk, deadline) != std::cv_status::timeout) {
     }
   }
 
@@ -86,10 +87,8 @@ void StepBatcher::lead(std::unique_lock<std::mutex>& lk) {
   lk.lock();
   last_step_ = elapsed;
   const size_t n_vocab = static_cast<size_t>(m_.hparams().n_vocab);
-  expected_.clear();
   for (size_t i = 0; i < parts.size(); ++i) {
     Pending* p = parts[i].p;
-    expected_.push_back(p->owner);
     const int k = parts[i].k;
     if (error) {
       p->error = error;

@@ -10,8 +10,9 @@
 // segments), then prefill chunks in arrival order, the last one split if it does not fit (the rest
 // waits for the next step; thanks to batch invariance the split does not change any result). Before
 // it starts, the leader waits a short while (at most kMaxGrace, and at most a quarter of the last
-// step's duration) for the sequences of the previous step that have not come back yet, so decode
-// streams that sample between steps stay in one batch instead of alternating.
+// step's duration) for the active sequences — those that have submitted and not left (Context wipe,
+// reset or destruction) — that are not waiting yet, so decode streams that sample between steps
+// stay in one batch instead of alternating.
 //
 // Errors: a step that throws fails every segment in it (each caller gets the error); the callers'
 // caches then hold partial K/V beyond their n_past, which the next eval overwrites.
@@ -34,7 +35,7 @@ class ModelImpl;
 
 class StepBatcher {
  public:
-  static constexpr std::chrono::microseconds kMaxGrace{4000};
+  static constexpr std::chrono::milliseconds kMaxGrace{20};
 
   explicit StepBatcher(const ModelImpl& model);
   ~StepBatcher();
@@ -77,7 +78,7 @@ class StepBatcher {
     std::exception_ptr error;
   };
   void lead(std::unique_lock<std::mutex>& lk);
-  bool expected_all_waiting() const;
+  bool all_active_waiting() const;
 
   const ModelImpl& m_;
   mutable std::mutex mu_;
@@ -85,7 +86,7 @@ class StepBatcher {
   std::deque<Pending*> queue_;
   bool busy_ = false;                       // a leader is composing or running a step
   bool paused_ = false;
-  std::vector<const void*> expected_;       // owners of the last step that have not left
+  std::vector<const void*> active_;         // owners that have submitted and not left
   std::chrono::steady_clock::duration last_step_{};
   std::unique_ptr<Forward> fwd_;            // created at the first step
   Stats stats_;
