@@ -13,6 +13,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   curl ca-certificates python3
   openssl                             # the CLI: a TLS origin (s_server) and test CA in end-to-end tests
+  dpkg-dev systemd                    # the Debian packages: dpkg-shlibdeps, and systemd-analyze verify of the unit
 )
 
 SUDO=""
