@@ -380,13 +380,22 @@ struct Parser {
   }
 
   // ---- statements ----
+  std::string expect_target() {
+    if (cur().kind == K::kName) {
+      static constexpr std::string_view kReserved[] = {"in", "not", "and", "or", "is", "if", "else", "true", "false", "none"};
+      for (auto r : kReserved) {
+        if (cur().value == r) fail("expected a name" + got());
+      }
+    }
+    return expect_name();
+  }
   std::vector<std::string> parse_targets() {
     std::vector<std::string> names;
     const bool paren = accept_op("(");
-    names.push_back(expect_name());
+    names.push_back(expect_target());
     while (accept_op(",")) {
       if (paren && is_op(")")) break;
-      names.push_back(expect_name());
+      names.push_back(expect_target());
     }
     if (paren) expect_op(")");
     return names;
