@@ -2,6 +2,8 @@
 // transformers' `tojson` (json.dumps with ensure_ascii=False and an optional indent).
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -41,11 +43,27 @@ Value sort_key(const Value& v, bool case_sensitive) {
   return v;
 }
 
+// transformers' tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False).
 Value do_tojson(const Value& v, Args& a) {
-  const Value* ind = arg(a, 0, "indent");
-  std::optional<int> indent;
-  if (ind != nullptr && !ind->is_none()) indent = static_cast<int>(to_int(*ind, "indent"));
-  const std::string out = py::dumps(to_json(v), indent);
+  py::DumpsOptions o;
+  const Value* ensure_ascii = arg(a, 0, "ensure_ascii");
+  o.ensure_ascii = ensure_ascii != nullptr && truthy(*ensure_ascii);
+  const Value* ind = arg(a, 1, "indent");
+  if (ind != nullptr && !ind->is_none()) {
+    const std::int64_t n = to_int(*ind, "indent");
+    if (n > 64) raise_limit("tojson indent larger than 64");
+    o.indent = static_cast<int>(std::max<std::int64_t>(0, n));
+  }
+  const Value* seps = arg(a, 2, "separators");
+  if (seps != nullptr && !seps->is_none()) {
+    if (!seps->is_sequence() || seps->list->size() != 2 || !(*seps->list)[0].is_str() || !(*seps->list)[1].is_str()) {
+      raise("TypeError", "tojson separators must be a pair of strings");
+    }
+    o.separators = std::make_pair((*seps->list)[0].text(), (*seps->list)[1].text());
+  }
+  const Value* sort_keys = arg(a, 3, "sort_keys");
+  o.sort_keys = sort_keys != nullptr && truthy(*sort_keys);
+  const std::string out = py::dumps(to_json(v), o);
   return derived(out, contains_marked(v));
 }
 
@@ -234,14 +252,19 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
     const Value* d = arg(a, 0, "default");
     if (v.kind == Value::Kind::kInt) return v;
     if (v.kind == Value::Kind::kBool) return Value::integer(v.b);
-    if (v.kind == Value::Kind::kFloat) return Value::integer(static_cast<std::int64_t>(v.f));
+    auto from_double = [&](double f) {
+      if (!(f > -9.2e18 && f < 9.2e18)) return d != nullptr ? *d : Value::integer(0);
+      return Value::integer(static_cast<std::int64_t>(f));
+    };
+    if (v.kind == Value::Kind::kFloat) return from_double(v.f);
     if (v.is_str()) {
       const std::string t = py::strip(v.text());
       char* end = nullptr;
+      errno = 0;
       const long long x = std::strtoll(t.c_str(), &end, 10);
-      if (!t.empty() && end == t.c_str() + t.size()) return Value::integer(x);
+      if (!t.empty() && end == t.c_str() + t.size() && errno != ERANGE) return Value::integer(x);
       const double f = std::strtod(t.c_str(), &end);
-      if (!t.empty() && end == t.c_str() + t.size()) return Value::integer(static_cast<std::int64_t>(f));
+      if (!t.empty() && end == t.c_str() + t.size()) return from_double(f);
     }
     return d != nullptr ? *d : Value::integer(0);
   }
@@ -258,7 +281,10 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
     return d != nullptr ? *d : Value::floating(0.0);
   }
   if (n == "abs") {
-    if (v.kind == Value::Kind::kInt) return Value::integer(v.i < 0 ? -v.i : v.i);
+    if (v.kind == Value::Kind::kInt) {
+      if (v.i == INT64_MIN) raise_limit("integer result outside the 64-bit range");
+      return Value::integer(v.i < 0 ? -v.i : v.i);
+    }
     if (v.kind == Value::Kind::kBool) return Value::integer(v.b);
     if (v.kind == Value::Kind::kFloat) return Value::floating(std::fabs(v.f));
     raise("TypeError", "bad operand type for abs(): '" + type_name(v) + "'");
@@ -283,7 +309,9 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
   }
   if (n == "indent") {
     const Value* w = arg(a, 0, "width");
-    std::string pad = w == nullptr ? "    " : w->is_str() ? w->text() : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, to_int(*w, "width"))), ' ');
+    const std::int64_t width = w == nullptr || w->is_str() ? 0 : to_int(*w, "width");
+    if (width > 4096) raise_limit("indent width larger than 4096");
+    std::string pad = w == nullptr ? "    " : w->is_str() ? w->text() : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, width)), ' ');
     const bool first = flag(a, 1, "first", false);
     const bool blank = flag(a, 2, "blank", false);
     const Text t = to_text(v);
@@ -294,7 +322,7 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
     while (true) {
       const std::size_t nl = s.find('\n', pos);
       const std::string line = s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      if ((is_first ? first : true) && (blank || !line.empty()) && !(is_first && !first)) out += pad;
+      if (is_first ? first : (blank || !line.empty())) out += pad;
       out += line;
       is_first = false;
       if (nl == std::string::npos) break;

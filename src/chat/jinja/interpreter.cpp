@@ -1,6 +1,8 @@
 #include "chat/jinja/interpreter.h"
 
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 
 #include "a3s/power/error.h"
@@ -68,9 +70,10 @@ Value builtin_range(Interpreter& in, Args& a) {
   }
   if (step == 0) raise("ValueError", "range() arg 3 must not be zero");
   List items;
-  for (std::int64_t v = start; step > 0 ? v < stop : v > stop; v += step) {
+  for (std::int64_t v = start; step > 0 ? v < stop : v > stop;) {
     if (items.size() >= 100000) raise("OverflowError", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
     items.push_back(Value::integer(v));
+    if (__builtin_add_overflow(v, step, &v)) break;
   }
   in.count_iterations(0);
   return Value::make_list(std::move(items));
@@ -78,13 +81,25 @@ Value builtin_range(Interpreter& in, Args& a) {
 
 }  // namespace
 
+std::string without_caller_text(const Text& t) {
+  std::string out;
+  std::size_t pos = 0;
+  for (const Span& sp : t.spans) {
+    out.append(t.text, pos, sp.begin - pos);
+    out += "\u2026";  // …
+    pos = sp.end;
+  }
+  out.append(t.text, pos, std::string::npos);
+  return out;
+}
+
 Rendered Interpreter::run(const Program& program) {
   globals_ = std::make_shared<Scope>();
   auto& g = globals_->vars;
   g["range"] = Value::function("range", builtin_range);
   g["raise_exception"] = Value::function("raise_exception", [](Interpreter&, Args& a) -> Value {
     const Value* m = a.get(0, "message");
-    raise("TemplateError", m != nullptr ? to_text(*m).text : std::string());
+    raise("TemplateError", m != nullptr ? without_caller_text(to_text(*m)) : std::string());
   });
   g["namespace"] = Value::function("namespace", [](Interpreter&, Args& a) {
     Value ns = Value::make_namespace();
@@ -215,6 +230,7 @@ Value Interpreter::eval(const Expr& e, const ScopePtr& scope) {
       if (v.is_undefined()) raise_undefined(v);
       if (v.kind == Value::Kind::kInt || v.kind == Value::Kind::kBool) {
         const std::int64_t x = v.kind == Value::Kind::kBool ? v.b : v.i;
+        if (e.name == "-" && x == INT64_MIN) raise_limit("integer result outside the 64-bit range");
         return Value::integer(e.name == "-" ? -x : x);
       }
       if (v.kind == Value::Kind::kFloat) return Value::floating(e.name == "-" ? -v.f : v.f);

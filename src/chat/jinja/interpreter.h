@@ -70,5 +70,7 @@ std::string capitalize(std::string_view s);
 // A result derived from inputs by a transformation: marked whole when any input was marked.
 Value derived(std::string text, bool marked);
 std::int64_t to_int(const Value& v, std::string_view what);
+// Text for an error message: every caller span replaced with "…".
+std::string without_caller_text(const Text& t);
 
 }  // namespace a3s::power::chat::jinja

@@ -173,7 +173,7 @@ Value format(const Value& self, Args& a) {
       const Value* v = nullptr;
       if (field.empty()) {
         v = auto_index < a.positional.size() ? &a.positional[auto_index++] : nullptr;
-      } else if (std::all_of(field.begin(), field.end(), [](char x) { return x >= '0' && x <= '9'; })) {
+      } else if (field.size() <= 9 && std::all_of(field.begin(), field.end(), [](char x) { return x >= '0' && x <= '9'; })) {
         const std::size_t idx = std::stoul(field);
         v = idx < a.positional.size() ? &a.positional[idx] : nullptr;
       } else {
@@ -355,6 +355,7 @@ Value list_method(const Value& self, std::string_view name) {
 }  // namespace
 
 Value get_attribute(const Value& obj, std::string_view name) {
+  // `name` is template text: attribute syntax, or a subscript key (get_item hides caller keys).
   switch (obj.kind) {
     case Value::Kind::kUndefined:
       raise_undefined(obj);

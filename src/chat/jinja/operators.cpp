@@ -1,7 +1,9 @@
 // Python operators on template values: arithmetic, concatenation, comparison, membership,
 // subscripts and slices.
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "chat/jinja/interpreter.h"
@@ -40,9 +42,17 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
   if (b.is_undefined()) raise_undefined(b);
   if (a.is_number() && b.is_number()) {
     const bool ints = is_intlike(a) && is_intlike(b);
-    if (op == "+") return ints ? Value::integer(as_int(a) + as_int(b)) : Value::floating(as_double(a) + as_double(b));
-    if (op == "-") return ints ? Value::integer(as_int(a) - as_int(b)) : Value::floating(as_double(a) - as_double(b));
-    if (op == "*") return ints ? Value::integer(as_int(a) * as_int(b)) : Value::floating(as_double(a) * as_double(b));
+    if (ints && (op == "+" || op == "-" || op == "*")) {
+      std::int64_t r = 0;
+      const bool overflow = op == "+"   ? __builtin_add_overflow(as_int(a), as_int(b), &r)
+                            : op == "-" ? __builtin_sub_overflow(as_int(a), as_int(b), &r)
+                                        : __builtin_mul_overflow(as_int(a), as_int(b), &r);
+      if (overflow) raise_limit("integer result outside the 64-bit range");
+      return Value::integer(r);
+    }
+    if (op == "+") return Value::floating(as_double(a) + as_double(b));
+    if (op == "-") return Value::floating(as_double(a) - as_double(b));
+    if (op == "*") return Value::floating(as_double(a) * as_double(b));
     if (op == "/") {
       if (as_double(b) == 0) raise("ZeroDivisionError", "division by zero");
       return Value::floating(as_double(a) / as_double(b));
@@ -50,6 +60,7 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
     if (op == "//" || op == "%") {
       if (as_double(b) == 0) raise("ZeroDivisionError", ints ? "integer division or modulo by zero" : "float modulo");
       if (ints) {
+        if (as_int(a) == INT64_MIN && as_int(b) == -1) raise_limit("integer result outside the 64-bit range");
         const std::int64_t q = floor_div(as_int(a), as_int(b));
         return op == "//" ? Value::integer(q) : Value::integer(as_int(a) - q * as_int(b));
       }
@@ -59,7 +70,14 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
     if (op == "**") {
       if (ints && as_int(b) >= 0) {
         std::int64_t r = 1;
-        for (std::int64_t k = 0; k < as_int(b) && k < 64; ++k) r *= as_int(a);
+        for (std::int64_t k = 0; k < as_int(b); ++k) {
+          if (__builtin_mul_overflow(r, as_int(a), &r)) raise_limit("integer result outside the 64-bit range");
+          if (r == 0 || r == 1) break;
+          if (r == -1) {
+            r = (as_int(b) - k - 1) % 2 == 0 ? -1 : 1;
+            break;
+          }
+        }
         return Value::integer(r);
       }
       return Value::floating(std::pow(as_double(a), as_double(b)));
@@ -167,7 +185,7 @@ bool compare(const std::string& op, const Value& a, const Value& b) {
 namespace {
 
 std::string element_hint(const Value& obj, const Value& key) {
-  return "'" + type_name(obj) + " object' has no element " + repr(key);
+  return "'" + type_name(obj) + " object' has no element " + (contains_marked(key) ? "\u2026" : repr(key));
 }
 
 // Byte offsets of the code points of s (plus the end).
@@ -190,7 +208,9 @@ Value get_item(const Value& obj, const Value& key) {
       Value m = get_attribute(obj, key.text());
       if (!m.is_undefined()) return m;
     }
-    if (key.is_str()) return Value::undefined("'dict object' has no attribute '" + key.text() + "'");
+    if (key.is_str()) {
+      return Value::undefined("'dict object' has no attribute '" + without_caller_text(key.s) + "'");
+    }
     return Value::undefined(element_hint(obj, key));
   }
   if ((obj.is_sequence() || obj.is_str()) && (key.kind == Value::Kind::kInt || key.kind == Value::Kind::kBool)) {
@@ -207,7 +227,13 @@ Value get_item(const Value& obj, const Value& key) {
     if (idx < 0 || idx >= n) return Value::undefined(element_hint(obj, key));
     return (*obj.list)[static_cast<std::size_t>(idx)];
   }
-  if (key.is_str()) return get_attribute(obj, key.text());
+  if (key.is_str()) {
+    Value r = get_attribute(obj, key.text());
+    if (r.is_undefined() && key.s.marked()) {
+      return Value::undefined("'" + type_name(obj) + " object' has no attribute '" + without_caller_text(key.s) + "'");
+    }
+    return r;
+  }
   return Value::undefined(element_hint(obj, key));
 }
 

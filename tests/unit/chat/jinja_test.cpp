@@ -175,6 +175,9 @@ TEST(JinjaFilters, TojsonIsPythonJsonDumps) {
   EXPECT_EQ(jr("{{ d | tojson }}", v), "{\"b\": \"é\\\"\\n\", \"a\": [1, 2.5, null, true], \"e\": {}}");
   EXPECT_EQ(jr("{{ d.a | tojson(indent=2) }}", v), "[\n  1,\n  2.5,\n  null,\n  true\n]");
   EXPECT_EQ(jr("{{ 'x' | tojson(ensure_ascii=False) }}"), "\"x\"");
+  EXPECT_EQ(jr("{{ 'é😀\\n' | tojson(ensure_ascii=true) }}"), "\"\\u00e9\\ud83d\\ude00\\n\"");
+  EXPECT_EQ(jr("{{ {'b': 1, 'a': [1, 2]} | tojson(separators=(',', ':'), sort_keys=true) }}"), "{\"a\":[1,2],\"b\":1}");
+  EXPECT_EQ(jr("{{ {'a': 1} | tojson(indent=1, separators=(';', '=')) }}"), "{\n \"a\"=1\n}");
   EXPECT_EQ(jinja_error("{{ missing | tojson }}"), "TypeError: Object of type Undefined is not JSON serializable");
 }
 
@@ -245,6 +248,24 @@ TEST(JinjaCallerSpans, CallerStringsAreMarkedThroughFilters) {
   // tojson of caller data: the whole JSON text is marked.
   EXPECT_EQ(r.caller_spans[3].begin, head.size());
   EXPECT_EQ(r.caller_spans[3].end, r.text.size());
+}
+
+TEST(JinjaCallerSpans, ErrorMessagesCarryNoCallerText) {
+  Context ctx = chat_context(Json::array({{{"role", "secret-role"}, {"content", "secret"}}}), nullptr, true, "", "");
+  const auto t = Template::parse("{{ raise_exception('Invalid role ' ~ messages[0].role ~ '!') }}");
+  try {
+    t.render(ctx);
+    ADD_FAILURE() << "rendered";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "TemplateError: Invalid role \u2026!");
+  }
+  const auto u = Template::parse("{{ {}[messages[0].content].x }}");
+  try {
+    u.render(ctx);
+    ADD_FAILURE() << "rendered";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "UndefinedError: 'dict object' has no attribute '\u2026'");
+  }
 }
 
 TEST(JinjaCallerSpans, TemplateLiteralsAndTokensAreUnmarked) {
