@@ -23,6 +23,7 @@ void add_list_command(CLI::App& root);
 void add_show_command(CLI::App& root);
 void add_rm_command(CLI::App& root);
 void add_tokenize_command(CLI::App& root);
+void add_template_command(CLI::App& root);
 void add_keygen_command(CLI::App& root);
 void add_encrypt_command(CLI::App& root);
 void add_decrypt_command(CLI::App& root);

@@ -12,9 +12,21 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace a3s::power::chat::py {
 
 std::string dumps(const nlohmann::ordered_json& value, std::optional<int> indent = std::nullopt);
+
+// The other json.dumps arguments that transformers' `tojson` forwards. Separators default as in
+// Python: (", ", ": ") without an indent, (",", ": ") with one. sort_keys orders object keys by code
+// point; ensure_ascii writes every non-ASCII character as \uXXXX (a surrogate pair above U+FFFF).
+struct DumpsOptions {
+  std::optional<int> indent;
+  std::optional<std::pair<std::string, std::string>> separators;  // item, key
+  bool sort_keys = false;
+  bool ensure_ascii = false;
+};
+std::string dumps(const nlohmann::ordered_json& value, const DumpsOptions& options);
 
 }  // namespace a3s::power::chat::py
