@@ -42,6 +42,15 @@ std::vector<std::string> FakeTlsServer::received() const {
   return received_;
 }
 
+bool FakeTlsServer::wait_for_connections(size_t n, std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (received().size() < n) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 void FakeTlsServer::serve() {
   while (!stop_) {
     pollfd p{fd_, POLLIN, 0};

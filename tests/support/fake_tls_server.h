@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,6 +30,10 @@ class FakeTlsServer {
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port_); }
   int handshakes() const { return handshakes_; }  // connections whose TLS handshake completed
   std::vector<std::string> received() const;     // application bytes of each such connection, in order
+  // Waits until `n` connections have completed their handshake and been read to their end (the
+  // client's side of a handshake ends before the server's does, so a client may be done earlier).
+  // False after `timeout`.
+  bool wait_for_connections(size_t n, std::chrono::milliseconds timeout) const;
 
  private:
   void serve();

@@ -101,6 +101,7 @@ TEST(VerifyLiveRatls, TheApiKeyNeverReachesAServerWhoseCertificateDoesNotVerify)
     const CliResult r = run_verify(ratls_args(server, {"--format", "json"}));
     EXPECT_EQ(r.status, 3) << c.failed_step << r.out << r.err;
     EXPECT_EQ(parse_json_output(r)["failed_step"], c.failed_step) << r.out;
+    EXPECT_TRUE(server.wait_for_connections(1, std::chrono::seconds(10))) << c.failed_step;
     EXPECT_GE(server.handshakes(), 1) << c.failed_step;
     EXPECT_FALSE(any_holds(server.received(), kRatlsKey)) << c.failed_step;
     EXPECT_FALSE(any_holds(server.received(), "GET ")) << c.failed_step << ": a request was sent";
