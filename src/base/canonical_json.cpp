@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,11 +54,6 @@ void write_string(const std::string& s, const std::string& path, std::string& ou
   append_json_string(out, s);
 }
 
-void write_integer(int64_t n, const std::string& path, std::string& out) {
-  if (n > kMaxCanonicalInteger || n < -kMaxCanonicalInteger)
-    reject(path, "integers beyond 2^53 - 1 have no exact canonical form");
-  out += std::to_string(n);
-}
 
 // ECMAScript Number.prototype.toString (ECMA-262 §6.1.6.1.20) of a finite double: the shortest
 // digits that round-trip (std::to_chars guarantees the shortest, closest representation), laid out
@@ -104,6 +101,24 @@ void write_double(double x, const std::string& path, std::string& out) {
   }
 }
 
+// An integer beyond 2^53 - 1 in magnitude is accepted only when the ECMAScript form of the double
+// nearest to it is its own decimal digits (9007199254740992, 9223372036854776000): the output then
+// parses back to the same integer, so canonical output is a fixed point. Any other integer would have
+// its digits changed by rounding, and is refused.
+template <typename Int>
+void write_integer(Int n, const std::string& path, std::string& out) {
+  const std::string digits = std::to_string(n);
+  const bool small = n <= static_cast<Int>(kMaxCanonicalInteger) &&
+                     (!std::is_signed_v<Int> || n >= static_cast<Int>(-kMaxCanonicalInteger));
+  if (!small) {
+    std::string as_double;
+    write_double(static_cast<double>(n), path, as_double);
+    if (as_double != digits)
+      reject(path, "an integer beyond 2^53 - 1 whose digits a double does not keep has no exact canonical form");
+  }
+  out += digits;
+}
+
 void write_value(const nlohmann::json& v, const std::string& path, JsonValues set, std::string& out) {
   const bool all = set == JsonValues::kAll;
   switch (v.type()) {
@@ -136,10 +151,7 @@ void write_value(const nlohmann::json& v, const std::string& path, JsonValues se
       return;
     case nlohmann::json::value_t::number_unsigned: {
       if (!all) reject(path, "numbers are not allowed (strings and booleans only)");
-      const uint64_t u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(kMaxCanonicalInteger))
-        reject(path, "integers beyond 2^53 - 1 have no exact canonical form");
-      write_integer(static_cast<int64_t>(u), path, out);
+      write_integer(v.get<uint64_t>(), path, out);
       return;
     }
     case nlohmann::json::value_t::number_float:

@@ -9,8 +9,10 @@
 // Numbers (RFC 8785 §3.2.2.3) are IEEE 754 doubles written as ECMAScript Number.prototype.toString:
 // an integer with |n| <= 2^53 - 1 as plain decimal digits ("0", "-7", "9007199254740991"); any other
 // finite value with the shortest digits that round-trip, in decimal notation for 1e-6 <= |x| < 1e21
-// ("0.5", "0.000001", "100000000000000000000"), else in exponent notation ("1e-7", "1.5e+21"); -0 as "0". Integers beyond 2^53 - 1 in magnitude are
-// refused rather than rounded (they have no exact double).
+// ("0.5", "0.000001", "100000000000000000000"), else in exponent notation ("1e-7", "1.5e+21"); -0 as "0". An integer
+// beyond 2^53 - 1 in magnitude is kept only when the double nearest to it is written with exactly its
+// digits (9007199254740992, 9223372036854776000), and refused otherwise rather than rounded; so
+// canonical output parsed and canonicalised again gives the same bytes.
 //
 // Two value sets:
 //   JsonValues::kClaims  objects, strings and booleans only: what attestation claims hold, so their
@@ -18,7 +20,8 @@
 //   JsonValues::kAll     every JSON value: receipts (token counts), the published configuration and a
 //                        response's choices (arrays, null).
 // Errors: throws a3s::power::Error(codes::kInvalidArgument) for a value outside the set, a string / key
-// that is not valid UTF-8, an integer beyond 2^53 - 1 or a non-finite number; the message names the JSON
+// that is not valid UTF-8, an integer beyond 2^53 - 1 whose digits a double does not keep, or a non-finite
+// number; the message names the JSON
 // path (keys and array indexes), never a string value.
 #pragma once
 

@@ -34,11 +34,36 @@ TEST(CanonicalJsonValues, IntegersArePlainDecimal) {
   EXPECT_EQ(all_of(json::parse("1700000000")), "1700000000");
 }
 
-TEST(CanonicalJsonValues, IntegersBeyondTheSafeRangeAreRefused) {
-  expect_refused_in_all(json(kMaxCanonicalInteger + 1));
-  expect_refused_in_all(json(-kMaxCanonicalInteger - 1));
+TEST(CanonicalJsonValues, IntegersBeyondTheSafeRangeThatAreNotExactlyADoubleAreRefused) {
+  expect_refused_in_all(json(kMaxCanonicalInteger + 2));   // 2^53 + 1
+  expect_refused_in_all(json(-kMaxCanonicalInteger - 2));
   expect_refused_in_all(json(std::numeric_limits<uint64_t>::max()));
+  expect_refused_in_all(json(std::numeric_limits<int64_t>::max()));  // rounds up to 2^63
+  expect_refused_in_all(json(uint64_t{1} << 63));  // exactly a double, written 9223372036854776000
   expect_refused_in_all(json::parse(R"({"a":[1,18446744073709551615]})"));
+  expect_refused_in_all(json::parse("9007199254740993"));
+}
+
+// RFC 8785 numbers are IEEE 754 doubles: an integer beyond 2^53 - 1 is kept when the double nearest
+// to it is written with exactly its digits.
+TEST(CanonicalJsonValues, IntegersBeyondTheSafeRangeThatAreExactlyADoubleAreThatDouble) {
+  EXPECT_EQ(all_of(json(kMaxCanonicalInteger + 1)), "9007199254740992");
+  EXPECT_EQ(all_of(json(-kMaxCanonicalInteger - 1)), "-9007199254740992");
+  EXPECT_EQ(all_of(json::parse("9223372036854776000")), "9223372036854776000");
+  EXPECT_EQ(all_of(json::parse("-9223372036854776000")), "-9223372036854776000");
+  EXPECT_EQ(all_of(json::parse("9019148007191480")), all_of(json(9019148007191480.0)));
+}
+
+// Canonical output is a fixed point: parsing it and canonicalising again gives the same bytes. A double
+// in [2^53, 1e21) is written as plain digits, which parse back as an integer beyond 2^53 - 1; that
+// integer must be accepted and written the same way (found by fuzzing).
+TEST(CanonicalJsonValues, CanonicalOutputIsAFixedPoint) {
+  for (const char* text : {"-9019148007191480.1", "9007199254740992.0", "1e20", "123456789012345680000.5",
+                           "1.5e300", "9.223372036854775807e18", "-0.0", "0.000001", "[1e21,-4.35,{\"b\":2,\"a\":null}]"}) {
+    SCOPED_TRACE(text);
+    const std::string once = all_of(json::parse(text));
+    EXPECT_EQ(all_of(json::parse(once)), once);
+  }
 }
 
 // The number serialisation examples of RFC 8785 Appendix B / ECMAScript.
