@@ -6,7 +6,8 @@
 #      crypto, TEE, verification) rebuilt with ASan + UBSan (build-asan/) and their unit tests; the
 #      executables and the integration / end-to-end tests that drive them run in stage 1 only (skip
 #      the stage with A3S_SKIP_ASAN=1);
-#   3. the GGUF reader under libFuzzer for A3S_FUZZ_SECONDS (default 30; skip with A3S_SKIP_FUZZ=1).
+#   3. the GGUF reader and canonical JSON under libFuzzer for A3S_FUZZ_SECONDS each (default 30; skip
+#      with A3S_SKIP_FUZZ=1).
 # Ends with one line "N passed, N failed" over all stages.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -50,13 +51,15 @@ if [ "${A3S_SKIP_ASAN:-0}" != "1" ]; then
 fi
 
 if [ "${A3S_SKIP_FUZZ:-0}" != "1" ]; then
-  echo "== stage 3: GGUF reader under libFuzzer"
-  if bash scripts/run-fuzz.sh "${A3S_FUZZ_SECONDS:-30}"; then
-    passed=$((passed + 1))
-  else
-    echo "run-tests: fuzzing found a failure" >&2
-    failed=$((failed + 1))
-  fi
+  echo "== stage 3: the GGUF reader and canonical JSON under libFuzzer"
+  for target in gguf canonical_json; do
+    if bash scripts/run-fuzz.sh "${A3S_FUZZ_SECONDS:-30}" "$target"; then
+      passed=$((passed + 1))
+    else
+      echo "run-tests: fuzzing $target found a failure" >&2
+      failed=$((failed + 1))
+    fi
+  done
 fi
 
 echo "${passed} passed, ${failed} failed"
