@@ -33,6 +33,10 @@ std::string memlock_limit_text() {
 
 }  // namespace
 
+bool equal_constant_time(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 void wipe(void* p, size_t n) {
   if (p == nullptr || n == 0) return;
   OPENSSL_cleanse(p, n);

@@ -1,6 +1,7 @@
 // Memory for secrets and plaintext weights.
 //
 // `wipe` overwrites bytes with zeros in a way the compiler may not elide (OPENSSL_cleanse).
+// `equal_constant_time` compares two byte strings without an early exit (CRYPTO_memcmp).
 // `LockedBuffer` is page-aligned anonymous memory that is
 //   * locked in RAM with mlock(2) when RLIMIT_MEMLOCK allows (best effort: when it does not, the
 //     buffer still works, `locked()` is false and a debug log line says so),
@@ -21,6 +22,10 @@ namespace a3s::power::crypto {
 // Zeroes [p, p+n) (not elided). Calls the test observer, if one is set, after the bytes are zero
 // and while they are still mapped.
 void wipe(void* p, size_t n);
+
+// True when a and b have the same size and bytes. The time taken depends only on the sizes, never on
+// where the bytes differ (CRYPTO_memcmp), for digests and secrets.
+bool equal_constant_time(std::span<const uint8_t> a, std::span<const uint8_t> b);
 
 // Zeroes a vector's whole allocation (size and spare capacity) with wipe(); size and capacity stay.
 template <typename T>

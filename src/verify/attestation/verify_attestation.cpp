@@ -1,7 +1,6 @@
 // verify_attestation: the checks of a3s/power/verify_attestation.h, in its order.
 #include "a3s/power/verify_attestation.h"
 
-#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <span>
@@ -10,11 +9,13 @@
 #include "attestation/attestation_response.h"
 #include "base/canonical_json.h"
 #include "base/hex.h"
+#include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/evidence_report_data.h"
 #include "verify/attestation/simulated_root.h"
 #include "verify/attestation/verify_response.h"
+#include "verify/verdict.h"
 #include "attestation/sev_snp/cert_table.h"
 #include "attestation/verify_result.h"
 
@@ -23,26 +24,7 @@ namespace {
 
 using attestation::AttestationResponse;
 
-bool equal(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-// Records the checks as they run; fail() ends verification.
-class Verdict {
- public:
-  explicit Verdict(AttestationResult& r) : r_(r) {}
-  void pass(const char* check, std::string detail) { r_.checks.push_back({check, true, std::move(detail)}); }
-  AttestationResult& fail(const char* check, const std::string& step, std::string message) {
-    r_.checks.push_back({check, false, message});
-    r_.accepted = false;
-    r_.failed_step = step;
-    r_.message = std::move(message);
-    return r_;
-  }
-
- private:
-  AttestationResult& r_;
-};
+using AttestationVerdict = Verdict<AttestationResult>;
 
 // EvidenceOptions for verify_evidence: the policy's offline options that apply to this evidence, plus
 // the endorsements (check 9). Returns the check's detail, or sets `step` / `message` on failure.
@@ -164,7 +146,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   AttestationResult r;
   if (nonce) r.nonce = to_hex(*nonce);
   r.tcb_status = "unknown";
-  Verdict v(r);
+  AttestationVerdict v(r);
 
   // 1. Shape.
   std::string error;
@@ -199,7 +181,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
     if (!claims->tls_spki_sha256)
       return v.fail("tls_key", steps::kTlsKeyMismatch,
                     "the claims bind no TLS key (claims.tls is missing) but the peer key's SPKI SHA-256 is " + peer);
-    if (!equal(*claims->tls_spki_sha256, *policy.tls_spki_sha256))
+    if (!crypto::equal_constant_time(*claims->tls_spki_sha256, *policy.tls_spki_sha256))
       return v.fail("tls_key", steps::kTlsKeyMismatch,
                     "claims.tls.spki_sha256 " + to_hex(*claims->tls_spki_sha256) +
                         " differs from the SPKI SHA-256 of the TLS peer key (" + peer +
@@ -211,16 +193,16 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   const std::span<const uint8_t> report_data(resp->report_data);
   if (!nonce) {
     r.nonce = to_hex(claims->nonce);
-    if (!equal(report_data.first(32), claims->nonce))
+    if (!crypto::equal_constant_time(report_data.first(32), claims->nonce))
       return v.fail("nonce", steps::kNonceMismatch,
                     "report_data[0..32] differs from claims.nonce: the evidence was made for other claims");
     v.pass("nonce", "claims.nonce equals report_data[0..32] (" + r.nonce +
                         "; no nonce given: freshness not checked)");
   } else {
-    if (!equal(claims->nonce, *nonce))
+    if (!crypto::equal_constant_time(claims->nonce, *nonce))
       return v.fail("nonce", steps::kNonceMismatch,
                     "claims.nonce differs from the nonce sent: the attestation was made for another request");
-    if (!equal(report_data.first(32), *nonce))
+    if (!crypto::equal_constant_time(report_data.first(32), *nonce))
       return v.fail(
           "nonce", steps::kNonceMismatch,
           "report_data[0..32] differs from the nonce sent: the evidence was made for another request");
@@ -230,11 +212,11 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   // 4. The claims are the ones the evidence binds.
   const auto digest = attestation::claims_digest(resp->claims, error);
   if (!digest) return v.fail("claims_digest", steps::kMalformedResponse, error);
-  if (!equal(*digest, report_data.last(32)))
+  if (!crypto::equal_constant_time(*digest, report_data.last(32)))
     return v.fail("claims_digest", steps::kClaimsDigestMismatch,
                   "SHA-256 of the canonical claims (" + to_hex(*digest) +
                       ") differs from report_data[32..64]: the claims are not the ones the evidence binds");
-  if (!equal(*digest, resp->claims_sha256))
+  if (!crypto::equal_constant_time(*digest, resp->claims_sha256))
     return v.fail("claims_digest", steps::kClaimsDigestMismatch,
                   "claims_sha256 differs from the SHA-256 of the canonical claims (" + to_hex(*digest) + ")");
   v.pass("claims_digest",
@@ -250,7 +232,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
   }
   const crypto::Sha256Digest config_digest =
       crypto::sha256({reinterpret_cast<const uint8_t*>(config_canonical.data()), config_canonical.size()});
-  if (!equal(config_digest, claims->config_sha256))
+  if (!crypto::equal_constant_time(config_digest, claims->config_sha256))
     return v.fail("config", steps::kConfigDigestMismatch,
                   "SHA-256 of the canonical config (" + to_hex(config_digest) +
                       ") differs from claims.runtime.config_sha256: the configuration shown is not the attested one");
@@ -264,7 +246,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
                   "claims.model.name differs from the model asked for (\"" + policy.model + "\")");
   if (check_model) {
     v.pass("model", "claims.model.name is \"" + policy.model + "\"");
-    if (!equal(claims->model_sha256, policy.model_sha256))
+    if (!crypto::equal_constant_time(claims->model_sha256, policy.model_sha256))
       return v.fail("model_hash", steps::kModelHashMismatch,
                     "claims.model.sha256 " + claims->model_sha256_hex +
                         " differs from the expected sha256:" + to_hex(policy.model_sha256));
@@ -305,7 +287,7 @@ AttestationResult attestation::verify_response(std::string_view response_json, c
     return v.fail("report_data", steps::kMalformedEvidence,
                   "evidence_format is " + resp->evidence_format + " but the report bytes are a " +
                       std::string(to_string(detect_tee_type(resp->report))) + " evidence");
-  if (!equal(*evidence_rd, report_data))
+  if (!crypto::equal_constant_time(*evidence_rd, report_data))
     return v.fail(
         "report_data", steps::kReportDataMismatch,
         "the evidence's REPORT_DATA (" + to_hex(*evidence_rd) + ") differs from the response's report_data");

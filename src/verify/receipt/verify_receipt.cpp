@@ -1,7 +1,6 @@
 // verify_receipt: the checks of a3s/power/verify_receipt.h, in its order.
 #include "a3s/power/verify_receipt.h"
 
-#include <openssl/crypto.h>
 
 #include "a3s/power/error.h"
 
@@ -11,35 +10,19 @@
 #include "base/canonical_json.h"
 #include "base/hex.h"
 #include "base/json_unique_keys.h"
+#include "crypto/secure_memory.h"
 #include "crypto/ed25519.h"
 #include "verify/attestation/claims_view.h"
 #include "verify/attestation/verify_response.h"
 #include "verify/receipt/completion_view.h"
+#include "verify/verdict.h"
 
 namespace a3s::power::verify {
 namespace {
 
 using nlohmann::json;
 
-bool same(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-class ReceiptVerdict {
- public:
-  explicit ReceiptVerdict(ReceiptResult& r) : r_(r) {}
-  void pass(const char* check, std::string detail) { r_.checks.push_back({check, true, std::move(detail)}); }
-  ReceiptResult& fail(const char* check, const std::string& step, std::string message) {
-    r_.checks.push_back({check, false, message});
-    r_.accepted = false;
-    r_.failed_step = step;
-    r_.message = std::move(message);
-    return r_;
-  }
-
- private:
-  ReceiptResult& r_;
-};
+using ReceiptVerdict = Verdict<ReceiptResult>;
 
 void summarise(const tee::Receipt& rc, ReceiptResult& r) {
   r.key_id = rc.key_id;
@@ -84,7 +67,7 @@ std::string response_difference(const receipt::CompletionView& v, const tee::Par
   } catch (const std::exception&) {
     return "the response's choices cannot be canonicalised (a number out of range)";
   }
-  if (!same(output, rc.output_sha256))
+  if (!crypto::equal_constant_time(output, rc.output_sha256))
     return "SHA-256 of the response's canonical choices (" + to_hex(output) +
            ") differs from the receipt's output_sha256: the content is not what the server signed";
   return {};
@@ -154,7 +137,7 @@ ReceiptResult verify_receipt(std::string_view attestation_body, std::string_view
   v.pass("receipt_signature", "Ed25519 signature verified under claims.receipt.ed25519_pub");
 
   // 5–6. The model and configuration are the attested ones.
-  if (!same(receipt->receipt.model_sha256, claims->model_sha256))
+  if (!crypto::equal_constant_time(receipt->receipt.model_sha256, claims->model_sha256))
     return v.fail("receipt_model", steps::kReceiptModelMismatch,
                   "the receipt's model_sha256 " + r.model_sha256 + " differs from the attested claims.model.sha256 " +
                       claims->model_sha256_hex);
@@ -162,7 +145,7 @@ ReceiptResult verify_receipt(std::string_view attestation_body, std::string_view
     return v.fail("receipt_model", steps::kReceiptModelMismatch,
                   "the receipt's response.model differs from the attested claims.model.name");
   v.pass("receipt_model", "model \"" + claims->model_name + "\", sha256:" + r.model_sha256);
-  if (!same(receipt->receipt.config_sha256, claims->config_sha256))
+  if (!crypto::equal_constant_time(receipt->receipt.config_sha256, claims->config_sha256))
     return v.fail("receipt_config", steps::kReceiptConfigMismatch,
                   "the receipt's config_sha256 " + r.config_sha256 + " differs from the attested claims.runtime.config_sha256");
   v.pass("receipt_config", "config_sha256 " + r.config_sha256 + " is the attested configuration's");
