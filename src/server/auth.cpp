@@ -1,10 +1,9 @@
 #include "server/auth.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-
-#include <array>
 #include <cctype>
+
+#include "crypto/secure_memory.h"
+#include "crypto/sha256.h"
 
 namespace a3s::power::server {
 
@@ -26,21 +25,18 @@ std::optional<Principal> Authenticator::authenticate(std::string_view authorizat
   while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
   if (rest.empty()) return std::nullopt;
 
-  std::array<unsigned char, 32> digest{};
-  unsigned int len = 0;
-  if (EVP_Digest(rest.data(), rest.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1 || len != 32) {
-    return std::nullopt;
-  }
+  crypto::Sha256Digest digest =
+      crypto::sha256({reinterpret_cast<const uint8_t*>(rest.data()), rest.size()});
   const config::ApiKey* match = nullptr;
   size_t match_index = 0;
   for (size_t i = 0; i < keys_.size(); ++i) {
-    bool equal = CRYPTO_memcmp(digest.data(), keys_[i].sha256.data(), digest.size()) == 0;
+    bool equal = crypto::equal_constant_time(digest, keys_[i].sha256);
     if (equal && match == nullptr) {
       match = &keys_[i];
       match_index = i;
     }
   }
-  OPENSSL_cleanse(digest.data(), digest.size());
+  crypto::wipe(digest.data(), digest.size());
   if (!match) return std::nullopt;
   return Principal{match->identity, match_index >= keys_.size() - admin_count_};
 }

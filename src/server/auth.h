@@ -1,7 +1,7 @@
 // API-key authentication for /v1/* (and /metrics unless public).
 //
 // Clients send "Authorization: Bearer <key>". The presented key is hashed with SHA-256 and compared
-// with every configured hash in constant time (CRYPTO_memcmp, no early exit), so neither the key
+// with every configured hash in constant time (crypto::equal_constant_time, no early exit), so neither the key
 // nor which stored key it resembles leaks through timing. Keys are never logged.
 #pragma once
 

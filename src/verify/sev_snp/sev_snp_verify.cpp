@@ -6,6 +6,7 @@
 
 #include "a3s/power/error.h"
 #include "base/hex.h"
+#include "crypto/secure_memory.h"
 #include "verify/sev_snp/default_minimum_tcb.h"
 #include "verify/sev_snp/report_signature.h"
 #include "verify/sev_snp/vcek_chain.h"
@@ -147,7 +148,7 @@ VerifyResult check_policy(const Report& r, const Policy& policy) {
           policy.expected_measurements.end())
     return fail(steps::kMeasurementMismatch,
                 "MEASUREMENT " + to_hex(r.measurement) + " is not an expected measurement");
-  if (policy.expected_report_data && *policy.expected_report_data != r.report_data)
+  if (policy.expected_report_data && !crypto::equal_constant_time(*policy.expected_report_data, r.report_data))
     return fail(steps::kReportDataMismatch,
                 "REPORT_DATA " + to_hex(r.report_data) + " differs from the expected value");
   return VerifyResult::ok();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "crypto/openssl.h"
+#include "crypto/secure_memory.h"
 #include "base/hex.h"
 #include "verify/tdx/certificate_chain.h"
 #include "verify/tdx/collateral_fields.h"
@@ -230,7 +231,7 @@ VerifyResult check_policy(const TdReportBody& body, const TdxVerifyOptions& o) {
                               "MROWNER " + to_hex(body.mr_owner) + " is not the expected value");
   }
   if (o.expected_report_data &&
-      CRYPTO_memcmp(o.expected_report_data->data(), body.report_data.data(), body.report_data.size()) != 0) {
+      !crypto::equal_constant_time(*o.expected_report_data, body.report_data)) {
     return VerifyResult::fail(steps::kReportDataMismatch, "REPORTDATA is not the expected value");
   }
   return VerifyResult::ok();
