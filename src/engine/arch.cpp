@@ -4,7 +4,7 @@ namespace a3s::power::engine {
 namespace {
 
 // Pre-norm decoder block shared by llama-like architectures.
-constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias) {
+constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias, Presence qk_norm = Presence::Absent) {
   return {{
       {"attn_norm.weight", Presence::Required},
       {"attn_q.weight", Presence::Required},
@@ -18,6 +18,8 @@ constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias
       {"ffn_gate.weight", Presence::Required},
       {"ffn_up.weight", Presence::Required},
       {"ffn_down.weight", Presence::Required},
+      {"attn_q_norm.weight", qk_norm},
+      {"attn_k_norm.weight", qk_norm},
   }};
 }
 
@@ -33,6 +35,8 @@ const ArchSpec kArchs[] = {
     llama(),
     // Qwen2 / Qwen2.5: biases on Q, K and V; NEOX RoPE.
     {"qwen2", RopeStyle::Neox, 10000.0f, llama_block(Presence::Required)},
+    // Qwen3 (dense): no QKV biases; RMSNorm over each query and key head before RoPE; NEOX RoPE.
+    {"qwen3", RopeStyle::Neox, 10000.0f, llama_block(Presence::Absent, Presence::Required)},
 };
 
 }  // namespace
@@ -43,6 +47,6 @@ const ArchSpec* find_arch(std::string_view name) {
   return nullptr;
 }
 
-std::string_view supported_archs() { return "llama, qwen2"; }
+std::string_view supported_archs() { return "llama, qwen2, qwen3"; }
 
 }  // namespace a3s::power::engine

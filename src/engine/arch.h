@@ -13,7 +13,7 @@
 namespace a3s::power::engine {
 
 // How RoPE pairs the dimensions of a head. Norm: adjacent pairs (2i, 2i+1) (llama, GPT-J style).
-// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2).
+// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2, qwen3).
 enum class RopeStyle { Norm, Neox };
 
 // Tensors of one transformer block, by role.
@@ -30,6 +30,8 @@ enum class LayerRole : int {
   FfnGate,       // [n_embd, n_ff]
   FfnUp,         // [n_embd, n_ff]
   FfnDown,       // [n_ff, n_embd]
+  AttnQNorm,     // [head_dim] RMSNorm weight applied to each query head before RoPE (qwen3)
+  AttnKNorm,     // [head_dim] RMSNorm weight applied to each key head before RoPE (qwen3)
   Count
 };
 inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);

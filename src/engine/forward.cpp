@@ -122,6 +122,20 @@ void Forward::layer(int il, int n) {
     const float* bias = small_vector(data(b.role), lt[b.role], vec_b_.data());
     for (int t = 0; t < n; ++t) add_inplace(b.y + t * b.width, bias, static_cast<int64_t>(b.width));
   }
+  // Per-head RMSNorm of Q and K (qwen3), in place, before RoPE.
+  struct HeadNormTarget {
+    LayerRole role;
+    float* y;
+    int n_heads;
+  };
+  for (const HeadNormTarget& h : {HeadNormTarget{LayerRole::AttnQNorm, q_.data(), hp.n_head},
+                                  HeadNormTarget{LayerRole::AttnKNorm, k_.data(), hp.n_head_kv}}) {
+    if (lt[h.role] < 0) continue;
+    const float* w = small_vector(data(h.role), lt[h.role], vec_b_.data());
+    const size_t hd = static_cast<size_t>(hp.head_dim);
+    for (size_t row = 0; row < static_cast<size_t>(n) * static_cast<size_t>(h.n_heads); ++row)
+      rms_norm(h.y + row * hd, h.y + row * hd, hp.head_dim, hp.rms_eps, w);
+  }
   for (int t = 0; t < n; ++t) {
     const AttentionRow& r = rows_[static_cast<size_t>(t)];
     rope_.angles(r.pos, rope_cache_.data());

@@ -142,6 +142,8 @@ void ModelImpl::resolve_tensors() {
       case LayerRole::FfnGate:
       case LayerRole::FfnUp: return {{n_embd, n_ff}, Use::Matmul};
       case LayerRole::FfnDown: return {{n_ff, n_embd}, Use::Matmul};
+      case LayerRole::AttnQNorm:
+      case LayerRole::AttnKNorm: return {{hp_.head_dim, 1}, Use::Rows};
       case LayerRole::Count: break;
     }
     throw Error(codes::kInternal, "bad layer role");

@@ -33,6 +33,38 @@ ModelShape qwen2_half_b() {
   return s;
 }
 
+// Qwen3-0.6B's shape: a head size (128) larger than n_embd / n_head, tied embeddings.
+ModelShape qwen3_0_6b() {
+  ModelShape s;
+  s.arch = "qwen3";
+  s.n_embd = 1024;
+  s.n_layer = 28;
+  s.n_head = 16;
+  s.n_head_kv = 8;
+  s.head_dim = 128;
+  s.n_ff = 3072;
+  s.n_vocab = 151936;
+  s.n_ctx_train = 40960;
+  s.rope_freq_base = 1000000.0f;
+  s.rms_eps = 1e-6f;
+  s.tied_embeddings = true;
+  return s;
+}
+
+// A few MB, for tests: the same features (GQA, head size beyond n_embd / n_head, Q/K norms).
+ModelShape qwen3_tiny() {
+  ModelShape s = qwen3_0_6b();
+  s.n_embd = 128;
+  s.n_layer = 2;
+  s.n_head = 4;
+  s.n_head_kv = 2;
+  s.head_dim = 64;
+  s.n_ff = 384;
+  s.n_vocab = 4096;
+  s.n_ctx_train = 4096;
+  return s;
+}
+
 void require(bool ok, const char* what) {
   if (!ok) throw Error(codes::kInvalidArgument, std::string("synthetic model shape: ") + what);
 }
@@ -45,6 +77,8 @@ const std::vector<ShapePreset>& shape_presets() {
       {"llama-7b", llama(4096, 32, 32, 32, 11008)},
       {"llama-10b", llama(4096, 48, 32, 8, 14336)},
       {"qwen2-0.5b", qwen2_half_b()},
+      {"qwen3-0.6b", qwen3_0_6b()},
+      {"qwen3-tiny", qwen3_tiny()},
   };
   return presets;
 }
@@ -60,23 +94,26 @@ ModelShape find_shape_preset(std::string_view name) {
 }
 
 void ModelShape::validate() const {
-  require(arch == "llama" || arch == "qwen2", "arch must be llama or qwen2");
+  require(arch == "llama" || arch == "qwen2" || arch == "qwen3", "arch must be llama, qwen2 or qwen3");
   require(n_embd > 0 && n_embd <= 65536, "n_embd must be in 1..65536");
   require(n_layer > 0 && n_layer <= 512, "n_layer must be in 1..512");
   require(n_head > 0 && n_head <= n_embd, "n_head must be in 1..n_embd");
   require(n_head_kv > 0 && n_head_kv <= n_head, "n_head_kv must be in 1..n_head");
-  require(n_embd % n_head == 0, "n_embd must be a multiple of n_head");
+  require(head_dim >= 0 && head_dim <= 1024, "head_dim must be in 0..1024 (0: n_embd / n_head)");
+  require(head_dim > 0 || n_embd % n_head == 0, "n_embd must be a multiple of n_head");
   require(n_head % n_head_kv == 0, "n_head must be a multiple of n_head_kv");
-  require((n_embd / n_head) % 2 == 0, "the head size must be even (RoPE)");
+  require(head_size() % 2 == 0, "the head size must be even (RoPE)");
   require(n_ff > 0 && n_ff <= 262144, "n_ff must be in 1..262144");
   require(n_vocab > 0 && n_vocab <= 1 << 22, "n_vocab must be in 1..4194304");
   require(n_ctx_train > 0, "n_ctx_train must be positive");
 }
 
 uint64_t ModelShape::n_params() const {
-  const uint64_t e = static_cast<uint64_t>(n_embd), kv = e / static_cast<uint64_t>(n_head) * n_head_kv;
-  uint64_t layer = 2 * e + e * e * 2 + e * kv * 2 + 3 * e * static_cast<uint64_t>(n_ff);
-  if (arch == "qwen2") layer += e + 2 * kv;
+  const uint64_t e = static_cast<uint64_t>(n_embd), hd = static_cast<uint64_t>(head_size());
+  const uint64_t q = hd * static_cast<uint64_t>(n_head), kv = hd * static_cast<uint64_t>(n_head_kv);
+  uint64_t layer = 2 * e + e * q * 2 + e * kv * 2 + 3 * e * static_cast<uint64_t>(n_ff);
+  if (arch == "qwen2") layer += q + 2 * kv;
+  if (arch == "qwen3") layer += 2 * hd;
   const uint64_t embd = e * static_cast<uint64_t>(n_vocab);
   return layer * static_cast<uint64_t>(n_layer) + embd * (tied_embeddings ? 1 : 2) + e;
 }

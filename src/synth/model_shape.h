@@ -10,11 +10,12 @@
 namespace a3s::power::synth {
 
 struct ModelShape {
-  std::string arch = "llama";  // general.architecture: "llama" or "qwen2" (QKV biases)
+  std::string arch = "llama";  // general.architecture: "llama", "qwen2" (QKV biases) or "qwen3" (per-head Q/K norms)
   int n_embd = 0;              // embedding width
   int n_layer = 0;             // transformer blocks
   int n_head = 0;              // query heads
   int n_head_kv = 0;           // key/value heads (GQA when < n_head)
+  int head_dim = 0;            // size of one head; 0: n_embd / n_head (qwen3 sets its own)
   int n_ff = 0;                // feed-forward width
   int n_vocab = 0;             // vocabulary size (replaced by the copied vocabulary's with --vocab-from)
   int n_ctx_train = 4096;      // context_length metadata
@@ -23,8 +24,10 @@ struct ModelShape {
   bool tied_embeddings = false;  // no output.weight: the head reuses token_embd
 
   // Throws Error(codes::kInvalidArgument) naming the field when a value is out of range or
-  // n_embd is not a multiple of n_head, or n_head of n_head_kv.
+  // n_embd is not a multiple of n_head (unless head_dim is set), or n_head of n_head_kv.
   void validate() const;
+  // The size of one head: head_dim, or n_embd / n_head when it is 0.
+  int head_size() const { return head_dim > 0 ? head_dim : n_embd / n_head; }
   // Number of weights of the model (every tensor's elements).
   uint64_t n_params() const;
 };
@@ -34,7 +37,8 @@ struct ShapePreset {
   ModelShape shape;
 };
 
-// llama-1b, llama-7b, llama-10b, qwen2-0.5b (see model_shape.cpp for the numbers).
+// llama-1b, llama-7b, llama-10b, qwen2-0.5b, qwen3-0.6b, qwen3-tiny (see model_shape.cpp for the
+// numbers).
 const std::vector<ShapePreset>& shape_presets();
 // The preset with that name; throws Error(codes::kInvalidArgument) listing the presets otherwise.
 ModelShape find_shape_preset(std::string_view name);

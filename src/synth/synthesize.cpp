@@ -34,7 +34,8 @@ struct SplitMix {
 };
 
 std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
-  const int64_t e = s.n_embd, kv = e / s.n_head * s.n_head_kv, ff = s.n_ff, V = s.n_vocab;
+  const int64_t e = s.n_embd, hd = s.head_size(), q = hd * s.n_head, kv = hd * s.n_head_kv, ff = s.n_ff,
+                V = s.n_vocab;
   std::vector<PlannedTensor> out;
   auto add = [&](std::string name, std::vector<int64_t> ne, WeightKind kind, int layer) {
     TensorSlot slot{kind, layer, s.n_layer, ne[0], false, s.n_head / s.n_head_kv};
@@ -45,15 +46,19 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
   for (int il = 0; il < s.n_layer; ++il) {
     const std::string p = "blk." + std::to_string(il) + ".";
     add(p + "attn_norm.weight", {e}, WeightKind::Vector, il);
-    add(p + "attn_q.weight", {e, e}, WeightKind::AttnQ, il);
+    add(p + "attn_q.weight", {e, q}, WeightKind::AttnQ, il);
     add(p + "attn_k.weight", {e, kv}, WeightKind::AttnK, il);
     add(p + "attn_v.weight", {e, kv}, WeightKind::AttnV, il);
     if (s.arch == "qwen2") {
-      add(p + "attn_q.bias", {e}, WeightKind::Vector, il);
+      add(p + "attn_q.bias", {q}, WeightKind::Vector, il);
       add(p + "attn_k.bias", {kv}, WeightKind::Vector, il);
       add(p + "attn_v.bias", {kv}, WeightKind::Vector, il);
     }
-    add(p + "attn_output.weight", {e, e}, WeightKind::AttnOutput, il);
+    if (s.arch == "qwen3") {
+      add(p + "attn_q_norm.weight", {hd}, WeightKind::Vector, il);
+      add(p + "attn_k_norm.weight", {hd}, WeightKind::Vector, il);
+    }
+    add(p + "attn_output.weight", {q, e}, WeightKind::AttnOutput, il);
     add(p + "ffn_norm.weight", {e}, WeightKind::Vector, il);
     add(p + "ffn_gate.weight", {e, ff}, WeightKind::FfnGate, il);
     add(p + "ffn_up.weight", {e, ff}, WeightKind::FfnUp, il);
@@ -76,7 +81,11 @@ void write_hparams(gguf::Writer& w, const SynthOptions& o) {
   w.set_u32(a + "feed_forward_length", static_cast<uint32_t>(s.n_ff));
   w.set_u32(a + "attention.head_count", static_cast<uint32_t>(s.n_head));
   w.set_u32(a + "attention.head_count_kv", static_cast<uint32_t>(s.n_head_kv));
-  w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.n_embd / s.n_head));
+  if (s.head_dim > 0) {
+    w.set_u32(a + "attention.key_length", static_cast<uint32_t>(s.head_dim));
+    w.set_u32(a + "attention.value_length", static_cast<uint32_t>(s.head_dim));
+  }
+  w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.head_size()));
   w.set_f32(a + "rope.freq_base", s.rope_freq_base);
   w.set_f32(a + "attention.layer_norm_rms_epsilon", s.rms_eps);
 }

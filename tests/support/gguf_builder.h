@@ -104,6 +104,9 @@ struct DerivedModel {
   std::vector<std::pair<std::string, gguf::Value>> keys = {};  // set (or replaced) in the copy
   std::vector<AddedTensor> tensors = {};                       // appended after the base's tensors
   std::vector<std::string> removed = {};                       // base tensors left out
+  // When set: the copy's general.architecture, with every "<base architecture>." key renamed to
+  // "<arch>." (a model of another architecture on the same weights).
+  std::string arch = {};
 };
 
 inline gguf::Value string_value(std::string s) { return {gguf::ValueType::STRING, std::move(s)}; }
@@ -112,13 +115,24 @@ inline gguf::Value u32_value(uint32_t u) { return {gguf::ValueType::UINT32, stat
 
 // Copies the GGUF file `base_path` to `out_path` with `keys` set (or replaced, in order) and `tensors`
 // appended, without the tensors named in `removed`; everything else is copied unchanged.
+// With `arch` set, the copy is of that architecture: general.architecture and the base's
+// "<architecture>." keys are renamed.
 inline void write_model_copy(const std::string& base_path, const std::vector<std::pair<std::string, gguf::Value>>& keys,
                              const std::vector<AddedTensor>& tensors, const std::vector<std::string>& removed,
-                             const std::string& out_path) {
+                             const std::string& out_path, const std::string& arch = {}) {
   std::shared_ptr<const gguf::File> base = gguf::File::open(base_path);
   gguf::Writer w(base->alignment());
-  for (const std::string& k : base->keys())
-    if (k != "general.alignment") w.set(k, *base->find(k));
+  const std::string old_prefix = base->get_string("general.architecture").value_or("") + ".";
+  for (const std::string& k : base->keys()) {
+    if (k == "general.alignment") continue;
+    if (!arch.empty() && k == "general.architecture") {
+      w.set(k, string_value(arch));
+    } else if (!arch.empty() && k.rfind(old_prefix, 0) == 0) {
+      w.set(arch + "." + k.substr(old_prefix.size()), *base->find(k));
+    } else {
+      w.set(k, *base->find(k));
+    }
+  }
   for (const auto& [k, v] : keys) w.set(k, v);
   auto kept = [&](const gguf::TensorInfo& t) {
     for (const std::string& r : removed)
@@ -145,7 +159,7 @@ inline void write_model_copy(const std::string& base_path, const std::vector<std
 inline void write_derived_model(const std::string& base_path, const DerivedModel& d, const std::string& out_path) {
   std::vector<std::pair<std::string, gguf::Value>> keys = {{"general.name", string_value(d.name)}};
   keys.insert(keys.end(), d.keys.begin(), d.keys.end());
-  write_model_copy(base_path, keys, d.tensors, d.removed, out_path);
+  write_model_copy(base_path, keys, d.tensors, d.removed, out_path, d.arch);
 }
 
 // Per-pair RoPE divisors growing geometrically from 1 (the fastest pair) to 40 (the slowest): large
@@ -155,6 +169,15 @@ inline std::vector<float> test_rope_freqs(int n_pairs) {
   for (int k = 0; k < n_pairs; ++k)
     f[static_cast<size_t>(k)] = std::pow(40.0f, static_cast<float>(k) / static_cast<float>(n_pairs - 1));
   return f;
+}
+
+// Per-head RMSNorm weights between 0.5 and 1.5, a different pattern for each `salt`: far enough from
+// 1 that a model which skipped the norm, or applied it to the wrong head, would answer differently.
+inline std::vector<float> test_head_norm(int head_dim, int salt) {
+  std::vector<float> w(static_cast<size_t>(head_dim));
+  for (int i = 0; i < head_dim; ++i)
+    w[static_cast<size_t>(i)] = 0.5f + static_cast<float>((7 * i + 5 * salt) % 11) / 10.0f;
+  return w;
 }
 
 // The derived models with committed llama.cpp references. The shared tiny models have head size
@@ -167,6 +190,18 @@ inline const std::vector<DerivedModel>& derived_models() {
     v.push_back({"tiny-llama-f32-rope-linear", "tiny-llama-f32",
                  {{"llama.rope.scaling.type", string_value("linear")}, {"llama.rope.scaling.factor", f32_value(4.0f)}},
                  {}});
+    // Qwen3 on tiny-qwen2's weights: no QKV biases, per-head Q/K RMSNorm weights (head size 32).
+    for (const char* type : {"f32", "F16", "Q8_0", "Q4_K_M"}) {
+      DerivedModel d{std::string("tiny-qwen3-") + type, std::string("tiny-qwen2-") + type};
+      d.arch = "qwen3";
+      for (int il = 0; il < 3; ++il) {
+        const std::string p = "blk." + std::to_string(il) + ".";
+        for (const char* b : {"attn_q.bias", "attn_k.bias", "attn_v.bias"}) d.removed.push_back(p + b);
+        d.tensors.push_back({p + "attn_q_norm.weight", test_head_norm(32, 2 * il)});
+        d.tensors.push_back({p + "attn_k_norm.weight", test_head_norm(32, 2 * il + 1)});
+      }
+      v.push_back(std::move(d));
+    }
     for (const char* arch : {"llama", "qwen2"}) {
       const std::string a = arch;
       v.push_back({"tiny-" + a + "-f32-rope-yarn", "tiny-" + a + "-f32",

@@ -74,7 +74,7 @@ struct IntegrityInfo {
 struct ModelInfo {
   std::string path;
   std::string name;          // general.name, else file stem
-  std::string architecture;  // "llama", "qwen2"
+  std::string architecture;  // "llama", "qwen2", "qwen3"
   std::string file_type;     // dominant weight type, e.g. "Q4_K", "F32"
   uint64_t file_size = 0;    // bytes
   uint64_t n_params = 0;

@@ -73,6 +73,10 @@ TEST(ModelShape, PresetsAndValidation) {
   EXPECT_NEAR(static_cast<double>(find_shape_preset("llama-7b").n_params()), 6.74e9, 0.01e9);
   EXPECT_NEAR(static_cast<double>(find_shape_preset("llama-1b").n_params()), 1.10e9, 0.01e9);
   EXPECT_NEAR(static_cast<double>(find_shape_preset("qwen2-0.5b").n_params()), 0.494e9, 0.005e9);
+  // Qwen3-0.6B: 0.596e9 weights with its 151,936-token tied embedding (0.44e9 without it).
+  EXPECT_NEAR(static_cast<double>(find_shape_preset("qwen3-0.6b").n_params()), 0.596e9, 0.005e9);
+  EXPECT_EQ(find_shape_preset("qwen3-0.6b").head_size(), 128);
+  EXPECT_NO_THROW(find_shape_preset("qwen3-tiny").validate());
   EXPECT_THROW(find_shape_preset("llama-3b"), Error);
   ModelShape bad = s;
   bad.n_head_kv = 5;
@@ -82,6 +86,11 @@ TEST(ModelShape, PresetsAndValidation) {
   EXPECT_THROW(bad.validate(), Error);
   bad = s;
   bad.n_ff = 0;
+  EXPECT_THROW(bad.validate(), Error);
+  bad = s;
+  bad.head_dim = 33;  // odd: no RoPE pairs
+  EXPECT_THROW(bad.validate(), Error);
+  bad.head_dim = -1;
   EXPECT_THROW(bad.validate(), Error);
 }
 

@@ -88,6 +88,36 @@ TEST(Synthesize, Qwen2HasBiasesAndTiedEmbeddings) {
   EXPECT_EQ(model->info().architecture, "qwen2");
 }
 
+TEST(Synthesize, Qwen3HasHeadNormsAndItsOwnHeadSize) {
+  // n_embd 256, 4 heads of 96: Q is 384 wide, K/V 192; the head size is written as key/value length.
+  TempDir dir;
+  SynthOptions o;
+  o.shape = small_shape("qwen3");
+  o.shape.head_dim = 96;
+  o.type = FileType::Q8_0;
+  synthesize(o, dir.file("q.gguf"));
+  auto f = gguf::File::open(dir.file("q.gguf"));
+  ASSERT_NE(f->find_tensor("blk.1.attn_q_norm.weight"), nullptr);
+  EXPECT_EQ(f->find_tensor("blk.1.attn_k_norm.weight")->ne[0], 96);
+  EXPECT_EQ(f->find_tensor("blk.0.attn_q.weight")->ne[1], 384);
+  EXPECT_EQ(f->find_tensor("blk.0.attn_k.weight")->ne[1], 192);
+  EXPECT_EQ(f->find_tensor("blk.0.attn_output.weight")->ne[0], 384);
+  EXPECT_EQ(f->find_tensor("blk.0.attn_q.bias"), nullptr);
+  EXPECT_EQ(f->get_i64("qwen3.attention.key_length").value_or(0), 96);
+  EXPECT_EQ(f->get_i64("qwen3.rope.dimension_count").value_or(0), 96);
+  uint64_t weights = 0;
+  for (const auto& t : f->tensors()) {
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < t.n_dims; ++d) n *= static_cast<uint64_t>(t.ne[d]);
+    weights += n;
+  }
+  EXPECT_EQ(weights, o.shape.n_params());
+  auto model = Model::load(dir.file("q.gguf"), {.n_threads = 1});
+  EXPECT_EQ(model->info().architecture, "qwen3");
+  Context ctx(model, {.n_ctx = 16});
+  for (float v : ctx.eval(std::vector<Token>{1, 2, 3}, false)) ASSERT_TRUE(std::isfinite(v));
+}
+
 TEST(Synthesize, ProgressReachesTheDataSize) {
   TempDir dir;
   SynthOptions o;
