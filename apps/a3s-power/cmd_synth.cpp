@@ -21,7 +21,7 @@ struct SynthCliOptions {
   uint64_t seed = 42;
   std::optional<std::string> vocab_from;
   std::optional<std::string> arch;
-  std::optional<int> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
+  std::optional<int> n_embd, n_layer, n_head, n_head_kv, head_dim, n_rot, n_ff, n_vocab, n_ctx;
   std::string name;
   int threads = 0;
   bool force = false;
@@ -44,6 +44,7 @@ void run_synth(const SynthCliOptions& o) {
   if (o.n_head) s.n_head = *o.n_head;
   s.n_head_kv = o.n_head_kv ? *o.n_head_kv : (o.n_head && o.preset.empty() ? s.n_head : s.n_head_kv);
   if (o.head_dim) s.head_dim = *o.head_dim;
+  if (o.n_rot) s.n_rot = *o.n_rot;
   if (o.n_ff) s.n_ff = *o.n_ff;
   if (o.n_vocab) s.n_vocab = *o.n_vocab;
   if (o.n_ctx) s.n_ctx_train = *o.n_ctx;
@@ -86,12 +87,13 @@ void add_synth_command(CLI::App& root) {
   sub->add_option("--seed", o->seed, "Seed of the random weights")->capture_default_str();
   sub->add_option("--vocab-from", o->vocab_from, "Copy the tokenizer (and vocabulary size) of this GGUF");
   sub->add_option("--name", o->name, "general.name (default: <preset>-<type>)");
-  sub->add_option("--arch", o->arch, "Architecture: llama, qwen2 or qwen3");
+  sub->add_option("--arch", o->arch, "Architecture: llama, qwen2, qwen3 or phi3");
   sub->add_option("--n-embd", o->n_embd, "Embedding width");
   sub->add_option("--n-layer", o->n_layer, "Transformer blocks");
   sub->add_option("--n-head", o->n_head, "Attention heads");
   sub->add_option("--n-head-kv", o->n_head_kv, "Key/value heads (default: --n-head, or the preset's)");
   sub->add_option("--head-dim", o->head_dim, "Size of one head (default: n_embd / n_head, or the preset's)");
+  sub->add_option("--n-rot", o->n_rot, "Rotated dimensions per head (default: the whole head, or the preset's)");
   sub->add_option("--n-ff", o->n_ff, "Feed-forward width");
   sub->add_option("--n-vocab", o->n_vocab, "Vocabulary size of the generated tokenizer (default 32000)");
   sub->add_option("--ctx", o->n_ctx, "Trained context length written to the metadata");

@@ -13,7 +13,7 @@
 namespace a3s::power::engine {
 
 // How RoPE pairs the dimensions of a head. Norm: adjacent pairs (2i, 2i+1) (llama, GPT-J style).
-// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2, qwen3).
+// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2, qwen3, phi3).
 enum class RopeStyle { Norm, Neox };
 
 // Tensors of one transformer block, by role.
@@ -28,10 +28,11 @@ enum class LayerRole : int {
   Wo,            // [n_head*head_dim, n_embd] attention output projection
   FfnNorm,       // [n_embd] RMSNorm weight before the FFN
   FfnGate,       // [n_embd, n_ff]
-  FfnUp,         // [n_embd, n_ff]
+  FfnUp,         // [n_embd, n_ff]; with ArchSpec::fused_gate_up [n_embd, 2*n_ff]: gate rows, then up rows
   FfnDown,       // [n_ff, n_embd]
   AttnQNorm,     // [head_dim] RMSNorm weight applied to each query head before RoPE (qwen3)
   AttnKNorm,     // [head_dim] RMSNorm weight applied to each key head before RoPE (qwen3)
+  Wqkv,          // [n_embd, n_head*head_dim + 2*n_head_kv*head_dim] Q, K and V rows in one tensor (phi3)
   Count
 };
 inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);
@@ -55,6 +56,11 @@ struct ArchSpec {
   // Per-pair RoPE frequency divisors [n_rot/2] (Llama 3.1+ scaling), optional; nullptr when the
   // architecture's graph has none (the tensor is then refused like any unused one).
   const char* rope_freqs = nullptr;
+  // phi3: ffn_up holds the gate rows then the up rows (SwiGLU of the halves), there is no ffn_gate.
+  bool fused_gate_up = false;
+  // phi3: Q is multiplied by 1/sqrt(head_dim) before attention (then rounded to fp16 for q·k) and the
+  // scores are not scaled again, as llama.cpp's phi3 graph does.
+  bool prescale_q = false;
 };
 
 // The spec for an architecture name, or nullptr when unsupported.

@@ -16,7 +16,7 @@ Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
       head_dim_(hp.head_dim),
       n_ctx_(n_ctx),
       n_slots_(std::max(1, n_slots)),
-      scale_(1.0f / std::sqrt(static_cast<float>(hp.head_dim))),
+      scale_(hp.prescale_q ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hp.head_dim))),
       scores_(static_cast<size_t>(n_slots_) * n_ctx),
       probs_(static_cast<size_t>(n_slots_) * n_ctx),
       q16_(static_cast<size_t>(n_slots_) * hp.head_dim) {}

@@ -2,6 +2,7 @@
 //
 // For token t at position p (p = pos0 + t) and query head h, with KV head g = h / (n_head/n_head_kv):
 //   s_j = (q_h · k_{g,j}) / sqrt(head_dim) for j = 0 … p,   a = softmax(s),   out_h = Σ_j a_j v_{g,j}
+// (With HParams::prescale_q the caller has already multiplied q by 1/sqrt(head_dim), and s_j = q_h · k_{g,j}.)
 // Numerics follow llama.cpp with an fp16 cache: q is rounded to fp16 for q·k, the probabilities are
 // rounded to fp16 for the weighted sum of V. Work is split over (token, head) pairs on the pool.
 // Each token's result depends only on its own query, position and sequence (its KV cache), never on

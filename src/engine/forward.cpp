@@ -1,6 +1,7 @@
 #include "engine/forward.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <initializer_list>
 
@@ -56,6 +57,13 @@ const float* Forward::small_vector(const uint8_t* data, int id, float* dst) {
   return dst;
 }
 
+void Forward::linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n,
+                          float* y) {
+  weights::TensorDesc part = w;
+  part.ne[1] = static_cast<int64_t>(rows);
+  linear(part, data + row0 * w.row_bytes, xn_.data(), n, y, act_, m_.pool());
+}
+
 void Forward::run(std::span<const Segment> segments) {
   int n = 0;
   for (const Segment& sg : segments) {
@@ -108,9 +116,16 @@ void Forward::layer(int il, int n) {
   const float* w_norm = small_vector(data(LayerRole::AttnNorm), lt[LayerRole::AttnNorm], vec_a_.data());
   for (int t = 0; t < n; ++t) rms_norm(&x_[t * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, w_norm);
   act_.invalidate();
-  linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool);
-  linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool);
-  linear(desc(LayerRole::Wv), data(LayerRole::Wv), xn_.data(), n, v_.data(), act_, pool);
+  if (lt[LayerRole::Wqkv] >= 0) {
+    // Fused QKV (phi3): the Q, K and V rows of one tensor, each block of rows used as its own matrix.
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), 0, n_q, n, q_.data());
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q, n_kv, n, k_.data());
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q + n_kv, n_kv, n, v_.data());
+  } else {
+    linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool);
+    linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool);
+    linear(desc(LayerRole::Wv), data(LayerRole::Wv), xn_.data(), n, v_.data(), act_, pool);
+  }
   struct BiasTarget {
     LayerRole role;
     float* y;
@@ -136,11 +151,14 @@ void Forward::layer(int il, int n) {
     for (size_t row = 0; row < static_cast<size_t>(n) * static_cast<size_t>(h.n_heads); ++row)
       rms_norm(h.y + row * hd, h.y + row * hd, hp.head_dim, hp.rms_eps, w);
   }
+  const float q_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   for (int t = 0; t < n; ++t) {
     const AttentionRow& r = rows_[static_cast<size_t>(t)];
     rope_.angles(r.pos, rope_cache_.data());
     rope_.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
     rope_.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
+    if (hp.prescale_q)
+      for (size_t i = 0; i < n_q; ++i) q_[t * n_q + i] *= q_scale;
     r.kv->store(il, r.pos, &k_[t * n_kv], &v_[t * n_kv]);
   }
   attn_.run(rows_, il, q_.data(), att_.data(), pool);
@@ -152,8 +170,14 @@ void Forward::layer(int il, int n) {
   const float* f_norm = small_vector(data(LayerRole::FfnNorm), lt[LayerRole::FfnNorm], vec_a_.data());
   for (int t = 0; t < n; ++t) rms_norm(&x_[t * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, f_norm);
   act_.invalidate();
-  linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
-  linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+  if (m_.arch().fused_gate_up) {
+    // ffn_up holds the gate rows, then the up rows (phi3).
+    linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
+    linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
+  } else {
+    linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
+    linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+  }
   swiglu(gate_.data(), up_.data(), n, n_ff);
   act_.invalidate();
   linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);

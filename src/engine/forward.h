@@ -66,6 +66,8 @@ class Forward {
   void layer(int il, int n);
   void head(std::span<const Segment> segments);
   const float* small_vector(const uint8_t* data, int id, float* dst);  // dequantized 1-D tensor
+  // y [n, rows] = xn_ [n, n_embd] · (rows [row0, row0 + rows) of w)ᵀ: part of a fused tensor as its own matrix.
+  void linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n, float* y);
 
   const ModelImpl& m_;
   int n_batch_;

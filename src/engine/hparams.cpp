@@ -152,6 +152,13 @@ HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
   hp.rope_base = keys.get_float("rope.freq_base", arch.default_rope_base);
   if (!(hp.rope_base > 0.0f)) throw Error(codes::kInvalidModel, "rope.freq_base must be positive");
   read_rope_scaling(keys, hp);
+  hp.prescale_q = arch.prescale_q;
+  if (arch.name == "phi3") {
+    // Phi-3 converters write the HF config's sliding_window (2047 for Phi-3-mini-4k), which llama.cpp
+    // reads and then disables ("Phi SWA is currently disabled", llama.cpp#13676): attention is over
+    // the whole context there, and here. Read (checked) and not applied, for parity.
+    keys.get_int("attention.sliding_window", 0, 0);
+  }
 
   // Dense models written by converters that always emit the expert counts.
   keys.allow_if("expert_count", f.get_i64(hp.arch + ".expert_count").value_or(-1) == 0, "mixture of experts");

@@ -30,6 +30,7 @@ struct HParams {
   int n_rot = 0;         // <arch>.rope.dimension_count (default head_dim); rotated dims per head
   float rms_eps = 1e-5f; // <arch>.attention.layer_norm_rms_epsilon
   RopeStyle rope_style = RopeStyle::Norm;
+  bool prescale_q = false;      // the architecture scales Q by 1/sqrt(head_dim) before q·k (ArchSpec)
   float rope_base = 10000.0f;   // <arch>.rope.freq_base
   // RoPE scaling. Llama 3.1+ scaling is not a type: it comes as the `rope_freqs.weight` tensor
   // (per-pair frequency divisors, see rope.h), on top of any of these.

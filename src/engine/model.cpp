@@ -140,10 +140,11 @@ void ModelImpl::resolve_tensors() {
       case LayerRole::Bv: return {{n_kv, 1}, Use::Rows};
       case LayerRole::Wo: return {{n_q, n_embd}, Use::Matmul};
       case LayerRole::FfnGate:
-      case LayerRole::FfnUp: return {{n_embd, n_ff}, Use::Matmul};
+      case LayerRole::FfnUp: return {{n_embd, arch_.fused_gate_up ? 2 * n_ff : n_ff}, Use::Matmul};
       case LayerRole::FfnDown: return {{n_ff, n_embd}, Use::Matmul};
       case LayerRole::AttnQNorm:
       case LayerRole::AttnKNorm: return {{hp_.head_dim, 1}, Use::Rows};
+      case LayerRole::Wqkv: return {{n_embd, n_q + 2 * n_kv}, Use::Matmul};
       case LayerRole::Count: break;
     }
     throw Error(codes::kInternal, "bad layer role");
@@ -182,6 +183,14 @@ void ModelImpl::resolve_tensors() {
       lt.id[static_cast<size_t>(r)] = *id;
       use(*id);
     }
+    // Exactly one form of the QKV projection: all of Q, K and V, or the fused tensor.
+    const bool split = lt[LayerRole::Wq] >= 0 && lt[LayerRole::Wk] >= 0 && lt[LayerRole::Wv] >= 0;
+    const bool any_split = lt[LayerRole::Wq] >= 0 || lt[LayerRole::Wk] >= 0 || lt[LayerRole::Wv] >= 0;
+    const bool fused = lt[LayerRole::Wqkv] >= 0;
+    if (fused ? any_split : !split)
+      throw Error(codes::kInvalidModel, "block " + std::to_string(il) +
+                                            (fused ? " has attn_qkv.weight and separate Q/K/V projections"
+                                                   : " lacks its Q, K or V projection (attn_q/attn_k/attn_v or attn_qkv)"));
   }
 
   // A tensor the graph does not read would change nothing here but something in the model's own
@@ -218,8 +227,8 @@ size_t ModelImpl::max_act_bytes(int n_tokens) const {
   };
   consider(output_);
   for (const LayerTensors& lt : layers_)
-    for (LayerRole r : {LayerRole::Wq, LayerRole::Wk, LayerRole::Wv, LayerRole::Wo, LayerRole::FfnGate,
-                        LayerRole::FfnUp, LayerRole::FfnDown})
+    for (LayerRole r : {LayerRole::Wq, LayerRole::Wk, LayerRole::Wv, LayerRole::Wqkv, LayerRole::Wo,
+                        LayerRole::FfnGate, LayerRole::FfnUp, LayerRole::FfnDown})
       consider(lt[r]);
   return best;
 }

@@ -76,6 +76,11 @@ TensorType mixed_type(FileType t, const TensorSlot& s) {
       if ((t == FileType::Q4_K_M || t == FileType::Q5_K_M) && use_more_bits(i, n)) return TensorType::Q6_K;
       if (t == FileType::Q4_K_S && i < n / 8) return TensorType::Q5_K;
       return base;
+    case WeightKind::AttnQkv:  // fused Q/K/V (phi3)
+      if (t == FileType::Q3_K_M) return TensorType::Q4_K;
+      if (t == FileType::Q4_K_M) return TensorType::Q5_K;
+      if (t == FileType::Q5_K_M) return TensorType::Q6_K;
+      return base;
     case WeightKind::AttnOutput:
       if (t == FileType::Q2_K) return TensorType::Q3_K;
       if (t == FileType::Q3_K_M) return TensorType::Q4_K;

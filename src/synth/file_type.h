@@ -31,7 +31,7 @@ std::string file_type_name(FileType t);
 uint32_t file_type_id(FileType t);
 
 // What a tensor is in a transformer block or globally, for the mix rules.
-enum class WeightKind { Vector, TokenEmbd, Output, AttnQ, AttnK, AttnV, AttnOutput, FfnGate, FfnUp, FfnDown };
+enum class WeightKind { Vector, TokenEmbd, Output, AttnQ, AttnK, AttnV, AttnQkv, AttnOutput, FfnGate, FfnUp, FfnDown };
 
 struct TensorSlot {
   WeightKind kind;

@@ -65,6 +65,37 @@ ModelShape qwen3_tiny() {
   return s;
 }
 
+// Phi-4-mini's shape (architecture phi3): GQA 24/8, partial rotary (96 of 128 dimensions), a 200k
+// vocabulary, tied embeddings. (The real model adds LongRoPE factors for contexts beyond 4k.)
+ModelShape phi4_mini() {
+  ModelShape s;
+  s.arch = "phi3";
+  s.n_embd = 3072;
+  s.n_layer = 32;
+  s.n_head = 24;
+  s.n_head_kv = 8;
+  s.n_rot = 96;
+  s.n_ff = 8192;
+  s.n_vocab = 200064;
+  s.n_ctx_train = 4096;
+  s.tied_embeddings = true;
+  return s;
+}
+
+// A few MB, for tests: fused QKV and gate/up, GQA, partial rotary (24 of 32 dimensions).
+ModelShape phi3_tiny() {
+  ModelShape s = phi4_mini();
+  s.n_embd = 128;
+  s.n_layer = 2;
+  s.n_head = 4;
+  s.n_head_kv = 2;
+  s.n_rot = 24;
+  s.n_ff = 384;
+  s.n_vocab = 4096;
+  s.tied_embeddings = false;
+  return s;
+}
+
 void require(bool ok, const char* what) {
   if (!ok) throw Error(codes::kInvalidArgument, std::string("synthetic model shape: ") + what);
 }
@@ -79,6 +110,8 @@ const std::vector<ShapePreset>& shape_presets() {
       {"qwen2-0.5b", qwen2_half_b()},
       {"qwen3-0.6b", qwen3_0_6b()},
       {"qwen3-tiny", qwen3_tiny()},
+      {"phi4-mini", phi4_mini()},
+      {"phi3-tiny", phi3_tiny()},
   };
   return presets;
 }
@@ -94,7 +127,8 @@ ModelShape find_shape_preset(std::string_view name) {
 }
 
 void ModelShape::validate() const {
-  require(arch == "llama" || arch == "qwen2" || arch == "qwen3", "arch must be llama, qwen2 or qwen3");
+  require(arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "phi3",
+          "arch must be llama, qwen2, qwen3 or phi3");
   require(n_embd > 0 && n_embd <= 65536, "n_embd must be in 1..65536");
   require(n_layer > 0 && n_layer <= 512, "n_layer must be in 1..512");
   require(n_head > 0 && n_head <= n_embd, "n_head must be in 1..n_embd");
@@ -103,6 +137,7 @@ void ModelShape::validate() const {
   require(head_dim > 0 || n_embd % n_head == 0, "n_embd must be a multiple of n_head");
   require(n_head % n_head_kv == 0, "n_head must be a multiple of n_head_kv");
   require(head_size() % 2 == 0, "the head size must be even (RoPE)");
+  require(n_rot >= 0 && n_rot <= head_size() && n_rot % 2 == 0, "n_rot must be even and at most the head size");
   require(n_ff > 0 && n_ff <= 262144, "n_ff must be in 1..262144");
   require(n_vocab > 0 && n_vocab <= 1 << 22, "n_vocab must be in 1..4194304");
   require(n_ctx_train > 0, "n_ctx_train must be positive");

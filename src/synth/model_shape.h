@@ -10,12 +10,15 @@
 namespace a3s::power::synth {
 
 struct ModelShape {
-  std::string arch = "llama";  // general.architecture: "llama", "qwen2" (QKV biases) or "qwen3" (per-head Q/K norms)
+  // general.architecture: "llama", "qwen2" (QKV biases), "qwen3" (per-head Q/K norms) or "phi3" (fused
+  // QKV and gate/up tensors)
+  std::string arch = "llama";
   int n_embd = 0;              // embedding width
   int n_layer = 0;             // transformer blocks
   int n_head = 0;              // query heads
   int n_head_kv = 0;           // key/value heads (GQA when < n_head)
   int head_dim = 0;            // size of one head; 0: n_embd / n_head (qwen3 sets its own)
+  int n_rot = 0;               // rotated dimensions per head (partial rotary); 0: the whole head
   int n_ff = 0;                // feed-forward width
   int n_vocab = 0;             // vocabulary size (replaced by the copied vocabulary's with --vocab-from)
   int n_ctx_train = 4096;      // context_length metadata
@@ -28,6 +31,7 @@ struct ModelShape {
   void validate() const;
   // The size of one head: head_dim, or n_embd / n_head when it is 0.
   int head_size() const { return head_dim > 0 ? head_dim : n_embd / n_head; }
+  int rotary_dims() const { return n_rot > 0 ? n_rot : head_size(); }
   // Number of weights of the model (every tensor's elements).
   uint64_t n_params() const;
 };
@@ -37,8 +41,8 @@ struct ShapePreset {
   ModelShape shape;
 };
 
-// llama-1b, llama-7b, llama-10b, qwen2-0.5b, qwen3-0.6b, qwen3-tiny (see model_shape.cpp for the
-// numbers).
+// llama-1b, llama-7b, llama-10b, qwen2-0.5b, qwen3-0.6b, qwen3-tiny, phi4-mini, phi3-tiny (see
+// model_shape.cpp for the numbers).
 const std::vector<ShapePreset>& shape_presets();
 // The preset with that name; throws Error(codes::kInvalidArgument) listing the presets otherwise.
 ModelShape find_shape_preset(std::string_view name);

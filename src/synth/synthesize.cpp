@@ -46,9 +46,14 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
   for (int il = 0; il < s.n_layer; ++il) {
     const std::string p = "blk." + std::to_string(il) + ".";
     add(p + "attn_norm.weight", {e}, WeightKind::Vector, il);
-    add(p + "attn_q.weight", {e, q}, WeightKind::AttnQ, il);
-    add(p + "attn_k.weight", {e, kv}, WeightKind::AttnK, il);
-    add(p + "attn_v.weight", {e, kv}, WeightKind::AttnV, il);
+    const bool phi3 = s.arch == "phi3";
+    if (phi3) {
+      add(p + "attn_qkv.weight", {e, q + 2 * kv}, WeightKind::AttnQkv, il);
+    } else {
+      add(p + "attn_q.weight", {e, q}, WeightKind::AttnQ, il);
+      add(p + "attn_k.weight", {e, kv}, WeightKind::AttnK, il);
+      add(p + "attn_v.weight", {e, kv}, WeightKind::AttnV, il);
+    }
     if (s.arch == "qwen2") {
       add(p + "attn_q.bias", {q}, WeightKind::Vector, il);
       add(p + "attn_k.bias", {kv}, WeightKind::Vector, il);
@@ -60,8 +65,12 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
     }
     add(p + "attn_output.weight", {q, e}, WeightKind::AttnOutput, il);
     add(p + "ffn_norm.weight", {e}, WeightKind::Vector, il);
-    add(p + "ffn_gate.weight", {e, ff}, WeightKind::FfnGate, il);
-    add(p + "ffn_up.weight", {e, ff}, WeightKind::FfnUp, il);
+    if (phi3) {
+      add(p + "ffn_up.weight", {e, 2 * ff}, WeightKind::FfnUp, il);  // gate rows, then up rows
+    } else {
+      add(p + "ffn_gate.weight", {e, ff}, WeightKind::FfnGate, il);
+      add(p + "ffn_up.weight", {e, ff}, WeightKind::FfnUp, il);
+    }
     add(p + "ffn_down.weight", {ff, e}, WeightKind::FfnDown, il);
   }
   add("output_norm.weight", {e}, WeightKind::Vector, -1);
@@ -85,7 +94,7 @@ void write_hparams(gguf::Writer& w, const SynthOptions& o) {
     w.set_u32(a + "attention.key_length", static_cast<uint32_t>(s.head_dim));
     w.set_u32(a + "attention.value_length", static_cast<uint32_t>(s.head_dim));
   }
-  w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.head_size()));
+  w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.rotary_dims()));
   w.set_f32(a + "rope.freq_base", s.rope_freq_base);
   w.set_f32(a + "attention.layer_norm_rms_epsilon", s.rms_eps);
 }

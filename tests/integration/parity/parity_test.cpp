@@ -40,17 +40,24 @@ namespace fs = std::filesystem;
 const std::string kData = A3S_TESTDATA_DIR;
 const std::string kRepoReferences = std::string(A3S_SOURCE_DIR) + "/tests/data/reference";
 
-// Synthetic models with committed references: `a3s-power synth --preset <preset> --type <type>` with
-// the default seed, and the SHA-256 of the file the reference was made from (the test checks it, so a
-// change in synth cannot silently invalidate the reference).
+// Synthetic models with committed references: `a3s-power synth --preset <preset> --type <type>
+// [--name <general_name>]` with the default seed, and the SHA-256 of the file the reference was made
+// from (the test checks it, so a change in synth cannot silently invalidate the reference).
 struct SynthModel {
-  std::string name;  // file stem: "<preset>-<type>", as synth names it
+  std::string name;  // file stem: "<preset>-<type>"
   std::string preset, type;
+  std::string general_name;  // general.name; empty: the stem, as synth names it
   std::string sha256;
 };
 const std::vector<SynthModel>& synth_models() {
   static const std::vector<SynthModel> all = {
-      {"qwen3-tiny-F32", "qwen3-tiny", "F32", "c095a463698f04a4e774b6f7681f45c996059742c0072b746fbdbbace31510cb"},
+      {"qwen3-tiny-F32", "qwen3-tiny", "F32", "", "c095a463698f04a4e774b6f7681f45c996059742c0072b746fbdbbace31510cb"},
+      // llama.cpp gives models whose general.name contains "phi3" Phi-3's special-token attributes,
+      // which a synthetic vocabulary lacks: these are named "tiny-phi-<type>".
+      {"phi3-tiny-F32", "phi3-tiny", "F32", "tiny-phi-F32",
+       "d63bce08b0849875558ee1f1170e3d5122129fb2f827b46a7afd38b40a2af354"},
+      {"phi3-tiny-Q8_0", "phi3-tiny", "Q8_0", "tiny-phi-Q8_0",
+       "095254d0028a0d6b2601becf220ff4f2a72b6cdecf0f0ae819f3f7ec01e08567"},
   };
   return all;
 }
@@ -85,7 +92,7 @@ std::string model_file(const std::string& name) {
   synth::SynthOptions o;
   o.shape = synth::find_shape_preset(sm->preset);
   o.type = synth::parse_file_type(sm->type);
-  o.name = sm->name;
+  o.name = sm->general_name.empty() ? sm->name : sm->general_name;
   synth::synthesize(o, path, nullptr);
   std::ifstream f(path, std::ios::binary);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
