@@ -7,7 +7,8 @@ namespace {
 constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias, Presence qk_norm = Presence::Absent,
                                                                 Presence split_qkv = Presence::Required,
                                                                 Presence fused_qkv = Presence::Absent,
-                                                                Presence ffn_gate = Presence::Required) {
+                                                                Presence ffn_gate = Presence::Required,
+                                                                Presence post_norms = Presence::Absent) {
   return {{
       {"attn_norm.weight", Presence::Required},
       {"attn_q.weight", split_qkv},
@@ -24,6 +25,8 @@ constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias
       {"attn_q_norm.weight", qk_norm},
       {"attn_k_norm.weight", qk_norm},
       {"attn_qkv.weight", fused_qkv},
+      {"post_attention_norm.weight", post_norms},
+      {"post_ffw_norm.weight", post_norms},
   }};
 }
 
@@ -46,6 +49,19 @@ ArchSpec phi3() {
   return a;
 }
 
+ArchSpec gemma3() {
+  // Gemma 3 (text): per-head Q/K norms, post-attention and post-FFN norms, GeGLU, embeddings scaled by
+  // sqrt(n_embd), local sliding-window layers (RoPE base rope.freq_base_swa, default 10000) between
+  // global ones (every sliding_window_pattern-th layer, default 6), Q pre-scaled; tied head.
+  ArchSpec a{"gemma3", RopeStyle::Neox, 10000.0f,
+             llama_block(Presence::Absent, Presence::Required, Presence::Required, Presence::Absent,
+                         Presence::Required, Presence::Required)};
+  a.prescale_q = true;
+  a.ffn_act = FfnActivation::GeluTanh;
+  a.gemma = true;
+  return a;
+}
+
 const ArchSpec kArchs[] = {
     llama(),
     // Qwen2 / Qwen2.5: biases on Q, K and V; NEOX RoPE.
@@ -53,6 +69,7 @@ const ArchSpec kArchs[] = {
     // Qwen3 (dense): no QKV biases; RMSNorm over each query and key head before RoPE; NEOX RoPE.
     {"qwen3", RopeStyle::Neox, 10000.0f, llama_block(Presence::Absent, Presence::Required)},
     phi3(),
+    gemma3(),
 };
 
 }  // namespace
@@ -63,6 +80,6 @@ const ArchSpec* find_arch(std::string_view name) {
   return nullptr;
 }
 
-std::string_view supported_archs() { return "llama, qwen2, qwen3, phi3"; }
+std::string_view supported_archs() { return "llama, qwen2, qwen3, phi3, gemma3"; }
 
 }  // namespace a3s::power::engine

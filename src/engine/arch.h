@@ -13,7 +13,7 @@
 namespace a3s::power::engine {
 
 // How RoPE pairs the dimensions of a head. Norm: adjacent pairs (2i, 2i+1) (llama, GPT-J style).
-// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2, qwen3, phi3).
+// Neox: pairs (i, i + n_rot/2) (GPT-NeoX, qwen2, qwen3, phi3, gemma3).
 enum class RopeStyle { Norm, Neox };
 
 // Tensors of one transformer block, by role.
@@ -33,11 +33,16 @@ enum class LayerRole : int {
   AttnQNorm,     // [head_dim] RMSNorm weight applied to each query head before RoPE (qwen3)
   AttnKNorm,     // [head_dim] RMSNorm weight applied to each key head before RoPE (qwen3)
   Wqkv,          // [n_embd, n_head*head_dim + 2*n_head_kv*head_dim] Q, K and V rows in one tensor (phi3)
+  AttnPostNorm,  // [n_embd] RMSNorm weight on the attention output before the residual add (gemma3)
+  FfnPostNorm,   // [n_embd] RMSNorm weight on the FFN output before the residual add (gemma3)
   Count
 };
 inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);
 
 enum class Presence { Absent, Optional, Required };
+
+// The gated FFN's activation: silu(gate) * up (SwiGLU) or gelu_tanh(gate) * up (GeGLU, gemma).
+enum class FfnActivation { Silu, GeluTanh };
 
 struct LayerTensorSpec {
   const char* suffix;  // GGUF name is "blk.<il>." + suffix
@@ -58,9 +63,13 @@ struct ArchSpec {
   const char* rope_freqs = nullptr;
   // phi3: ffn_up holds the gate rows then the up rows (SwiGLU of the halves), there is no ffn_gate.
   bool fused_gate_up = false;
-  // phi3: Q is multiplied by 1/sqrt(head_dim) before attention (then rounded to fp16 for q·k) and the
-  // scores are not scaled again, as llama.cpp's phi3 graph does.
+  // phi3, gemma3: Q is multiplied by the attention scale before attention (then rounded to fp16 for
+  // q·k) and the scores are not scaled again, as llama.cpp's graphs for them do (HParams::q_scale).
   bool prescale_q = false;
+  FfnActivation ffn_act = FfnActivation::Silu;
+  // gemma3: token embeddings are multiplied by sqrt(n_embd); sliding-window layers with their own
+  // RoPE base (HParams::n_swa, swa_period, rope_base_swa); final logit soft-capping when the file sets it.
+  bool gemma = false;
 };
 
 // The spec for an architecture name, or nullptr when unsupported.

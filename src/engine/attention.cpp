@@ -16,7 +16,7 @@ Attention::Attention(const HParams& hp, int n_ctx, int n_slots)
       head_dim_(hp.head_dim),
       n_ctx_(n_ctx),
       n_slots_(std::max(1, n_slots)),
-      scale_(hp.prescale_q ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hp.head_dim))),
+      scale_(hp.q_scale > 0.0f ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hp.head_dim))),
       scores_(static_cast<size_t>(n_slots_) * n_ctx),
       probs_(static_cast<size_t>(n_slots_) * n_ctx),
       q16_(static_cast<size_t>(n_slots_) * hp.head_dim) {}
@@ -30,7 +30,8 @@ void Attention::reserve_ctx(int n_ctx) {
   n_ctx_ = n_ctx;
 }
 
-void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool) {
+void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool,
+                    int window) {
   const int n_tokens = static_cast<int>(rows.size());
   const int n_work = n_tokens * n_head_;
   // Small problems (short decode steps) run on the calling thread: waking workers costs more.
@@ -55,7 +56,9 @@ void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, 
       // K rows of the head's positions lie n_embd_kv apart; V columns one capacity apart.
       kernels::dot_f16_lanes16_rows(kv.k_row(il, 0) + static_cast<size_t>(g) * head_dim_, kv.n_embd_kv(), n_kv,
                                     qh, head_dim_, head_dim_, s);
-      softmax_scaled(s, n_kv, scale_);
+      // A sliding window masks the positions before the window's start (weight 0; llama.cpp's mask).
+      const int n_masked = window > 0 ? std::max(0, n_kv - window) : 0;
+      softmax_scaled(s, n_kv, scale_, n_masked);
       kernels::fp32_to_fp16_row(s, p16, n_kv);
       float* o = out + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       const int64_t n_kv_padded = (n_kv + kKvPad - 1) / kKvPad * kKvPad;

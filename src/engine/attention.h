@@ -2,7 +2,8 @@
 //
 // For token t at position p (p = pos0 + t) and query head h, with KV head g = h / (n_head/n_head_kv):
 //   s_j = (q_h · k_{g,j}) / sqrt(head_dim) for j = 0 … p,   a = softmax(s),   out_h = Σ_j a_j v_{g,j}
-// (With HParams::prescale_q the caller has already multiplied q by 1/sqrt(head_dim), and s_j = q_h · k_{g,j}.)
+// (With HParams::q_scale the caller has already multiplied q by it, and s_j = q_h · k_{g,j}.)
+// With a sliding window of W positions, only j > p - W are attended to (the others get weight 0).
 // Numerics follow llama.cpp with an fp16 cache: q is rounded to fp16 for q·k, the probabilities are
 // rounded to fp16 for the weighted sum of V. Work is split over (token, head) pairs on the pool.
 // Each token's result depends only on its own query, position and sequence (its KV cache), never on
@@ -36,7 +37,9 @@ class Attention {
 
   // q: [rows.size(), n_head*head_dim] (RoPE applied); out: same shape. Row t attends over positions
   // [0, rows[t].pos] of layer il of rows[t].kv, which must be in that cache; every pos < n_ctx.
-  void run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool);
+  // window > 0: sliding-window attention over the `window` most recent positions.
+  void run(std::span<const AttentionRow> rows, int il, const float* q, float* out, ThreadPool& pool,
+           int window = 0);
 
   // Zeroes the scratch (scores and probabilities of the last request).
   void wipe() noexcept;

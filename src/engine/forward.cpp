@@ -14,10 +14,23 @@
 
 namespace a3s::power::engine {
 
+namespace {
+// The RoPE settings of sliding-window layers (llama.cpp: rope_freq_base_train_swa and a frequency
+// scale of 1).
+HParams swa_rope_hparams(HParams hp) {
+  if (hp.n_swa > 0) {
+    hp.rope_base = hp.rope_base_swa;
+    hp.rope_freq_scale = 1.0f;
+  }
+  return hp;
+}
+}  // namespace
+
 Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
     : m_(model),
       n_batch_(n_batch),
       rope_(model.hparams(), model.rope_freqs()),
+      rope_swa_(swa_rope_hparams(model.hparams()), model.rope_freqs()),
       attn_(model.hparams(), n_ctx, model.pool().size()) {
   const HParams& hp = m_.hparams();
   const size_t nb = static_cast<size_t>(n_batch_);
@@ -55,6 +68,14 @@ const float* Forward::small_vector(const uint8_t* data, int id, float* dst) {
   if (d.type == TensorType::F32) return reinterpret_cast<const float*>(data);
   kernels::dequantize_row(d.type, data, dst, d.ne[0]);
   return dst;
+}
+
+void Forward::post_norm(const LayerTensors& lt, LayerRole role, const weights::LayerLease& lease, int n) {
+  if (lt[role] < 0) return;
+  const HParams& hp = m_.hparams();
+  const size_t n_embd = static_cast<size_t>(hp.n_embd);
+  const float* w = small_vector(lease.data(lt[role]), lt[role], vec_a_.data());
+  for (int t = 0; t < n; ++t) rms_norm(&o_[t * n_embd], &o_[t * n_embd], hp.n_embd, hp.rms_eps, w);
 }
 
 void Forward::linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n,
@@ -95,7 +116,10 @@ void Forward::embed(std::span<const Segment> segments) {
   for (const Segment& sg : segments) {
     for (Token tok : sg.tokens) {
       const uint8_t* row = ws.read_rows(m_.tok_embd(), tok, 1, row_scratch_);
-      kernels::dequantize_row(d.type, row, x_.data() + t * n_embd, n_embd);
+      float* x = x_.data() + t * n_embd;
+      kernels::dequantize_row(d.type, row, x, n_embd);
+      if (m_.hparams().embd_scale > 0.0f)
+        for (int64_t i = 0; i < n_embd; ++i) x[i] *= m_.hparams().embd_scale;
       ++t;
     }
   }
@@ -151,19 +175,21 @@ void Forward::layer(int il, int n) {
     for (size_t row = 0; row < static_cast<size_t>(n) * static_cast<size_t>(h.n_heads); ++row)
       rms_norm(h.y + row * hd, h.y + row * hd, hp.head_dim, hp.rms_eps, w);
   }
-  const float q_scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  const bool swa = hp.is_swa(il);
+  const Rope& rope = swa ? rope_swa_ : rope_;
   for (int t = 0; t < n; ++t) {
     const AttentionRow& r = rows_[static_cast<size_t>(t)];
-    rope_.angles(r.pos, rope_cache_.data());
-    rope_.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
-    rope_.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
-    if (hp.prescale_q)
-      for (size_t i = 0; i < n_q; ++i) q_[t * n_q + i] *= q_scale;
+    rope.angles(r.pos, rope_cache_.data());
+    rope.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
+    rope.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
+    if (hp.q_scale > 0.0f)
+      for (size_t i = 0; i < n_q; ++i) q_[t * n_q + i] *= hp.q_scale;
     r.kv->store(il, r.pos, &k_[t * n_kv], &v_[t * n_kv]);
   }
-  attn_.run(rows_, il, q_.data(), att_.data(), pool);
+  attn_.run(rows_, il, q_.data(), att_.data(), pool, swa ? hp.n_swa : 0);
   act_.invalidate();
   linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool);
+  post_norm(lt, LayerRole::AttnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
 
   // Feed-forward block (SwiGLU).
@@ -178,9 +204,14 @@ void Forward::layer(int il, int n) {
     linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
     linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
   }
-  swiglu(gate_.data(), up_.data(), n, n_ff);
+  if (m_.arch().ffn_act == FfnActivation::GeluTanh) {
+    geglu(gate_.data(), up_.data(), n, n_ff);
+  } else {
+    swiglu(gate_.data(), up_.data(), n, n_ff);
+  }
   act_.invalidate();
   linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
+  post_norm(lt, LayerRole::FfnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
   act_.invalidate();
 }
@@ -241,6 +272,12 @@ void Forward::head(std::span<const Segment> segments) {
     }
   }
   act_.invalidate();
+  if (hp.logit_softcap > 0.0f) {
+    // logits = c·tanh(logits / c), as ggml: scale, tanh, scale.
+    const float c = hp.logit_softcap, inv = 1.0f / c;
+    for (float* row : out_rows_)
+      for (size_t i = 0; i < n_vocab; ++i) row[i] = std::tanh(row[i] * inv) * c;
+  }
 }
 
 void Forward::wipe() noexcept {

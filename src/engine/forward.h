@@ -31,6 +31,7 @@
 namespace a3s::power::engine {
 
 class ModelImpl;
+struct LayerTensors;
 
 class Forward {
  public:
@@ -66,12 +67,15 @@ class Forward {
   void layer(int il, int n);
   void head(std::span<const Segment> segments);
   const float* small_vector(const uint8_t* data, int id, float* dst);  // dequantized 1-D tensor
+  // o_ rows = RMSNorm(o_ rows) · the block's `role` weight, when the block has one (gemma3's post-norms).
+  void post_norm(const LayerTensors& lt, LayerRole role, const weights::LayerLease& lease, int n);
   // y [n, rows] = xn_ [n, n_embd] · (rows [row0, row0 + rows) of w)ᵀ: part of a fused tensor as its own matrix.
   void linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n, float* y);
 
   const ModelImpl& m_;
   int n_batch_;
   Rope rope_;
+  Rope rope_swa_;  // sliding-window layers' RoPE (their own base, no scaling); = rope_'s settings otherwise
   Attention attn_;
   ActivationCache act_;
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, gate_, up_;

@@ -152,7 +152,22 @@ HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
   hp.rope_base = keys.get_float("rope.freq_base", arch.default_rope_base);
   if (!(hp.rope_base > 0.0f)) throw Error(codes::kInvalidModel, "rope.freq_base must be positive");
   read_rope_scaling(keys, hp);
-  hp.prescale_q = arch.prescale_q;
+  if (arch.prescale_q) {
+    // llama.cpp: Gemma 3 27B (62 blocks) scales by 1/sqrt(n_embd / n_head) (Gemma's
+    // query_pre_attn_scalar), every other size and phi3 by 1/sqrt(head_dim).
+    const bool gemma3_27b = arch.gemma && hp.n_layer == 62;
+    hp.q_scale = 1.0f / std::sqrt(static_cast<float>(gemma3_27b ? hp.n_embd / hp.n_head : hp.head_dim));
+  }
+  if (arch.gemma) {
+    hp.embd_scale = std::sqrt(static_cast<float>(hp.n_embd));
+    hp.n_swa = keys.get_int("attention.sliding_window", 0, 0);
+    hp.swa_period = keys.get_int("attention.sliding_window_pattern", 6, 0);
+    hp.rope_base_swa = keys.get_float("rope.freq_base_swa", 10000.0f);
+    if (!(hp.rope_base_swa > 0.0f)) throw Error(codes::kInvalidModel, "rope.freq_base_swa must be positive");
+    hp.logit_softcap = keys.get_float("final_logit_softcapping", 0.0f);
+    if (!(hp.logit_softcap >= 0.0f))
+      throw Error(codes::kInvalidModel, "final_logit_softcapping must not be negative");
+  }
   if (arch.name == "phi3") {
     // Phi-3 converters write the HF config's sliding_window (2047 for Phi-3-mini-4k), which llama.cpp
     // reads and then disables ("Phi SWA is currently disabled", llama.cpp#13676): attention is over

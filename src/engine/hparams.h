@@ -30,7 +30,17 @@ struct HParams {
   int n_rot = 0;         // <arch>.rope.dimension_count (default head_dim); rotated dims per head
   float rms_eps = 1e-5f; // <arch>.attention.layer_norm_rms_epsilon
   RopeStyle rope_style = RopeStyle::Norm;
-  bool prescale_q = false;      // the architecture scales Q by 1/sqrt(head_dim) before q·k (ArchSpec)
+  // Q is multiplied by this before q·k and the scores are not scaled (ArchSpec::prescale_q); 0: the
+  // scores are scaled by 1/sqrt(head_dim) (attention.h).
+  float q_scale = 0.0f;
+  // Sliding-window attention (gemma3): layer il with is_swa(il) attends to the n_swa most recent
+  // positions (its own included), with RoPE base rope_base_swa and no rope scaling.
+  int n_swa = 0;            // <arch>.attention.sliding_window; 0: none
+  int swa_period = 0;       // <arch>.attention.sliding_window_pattern: every swa_period-th layer is global
+  float rope_base_swa = 10000.0f;  // <arch>.rope.freq_base_swa
+  float embd_scale = 0.0f;  // token embeddings multiplied by this (gemma: sqrt(n_embd)); 0: not
+  float logit_softcap = 0.0f;  // <arch>.final_logit_softcapping: logits = c·tanh(logits / c); 0: none
+  bool is_swa(int il) const { return n_swa > 0 && (swa_period == 0 || il % swa_period < swa_period - 1); }
   float rope_base = 10000.0f;   // <arch>.rope.freq_base
   // RoPE scaling. Llama 3.1+ scaling is not a type: it comes as the `rope_freqs.weight` tensor
   // (per-pair frequency divisors, see rope.h), on top of any of these.

@@ -131,7 +131,9 @@ void ModelImpl::resolve_tensors() {
   auto shape_of = [&](LayerRole r) -> std::pair<std::array<int64_t, 2>, Use> {
     switch (r) {
       case LayerRole::AttnNorm:
-      case LayerRole::FfnNorm: return {{n_embd, 1}, Use::Rows};
+      case LayerRole::FfnNorm:
+      case LayerRole::AttnPostNorm:
+      case LayerRole::FfnPostNorm: return {{n_embd, 1}, Use::Rows};
       case LayerRole::Wq: return {{n_embd, n_q}, Use::Matmul};
       case LayerRole::Wk:
       case LayerRole::Wv: return {{n_embd, n_kv}, Use::Matmul};

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include "kernels/half.h"
 
 #include "kernels/kernels.h"
 
@@ -47,13 +50,47 @@ void swiglu(float* gate, const float* up, int64_t n_rows, int64_t n_cols) {
   }
 }
 
+namespace {
+// gelu_tanh of every fp16 value, rounded to fp16 (ggml's table_gelu_f16).
+const std::vector<uint16_t>& gelu_table() {
+  static const std::vector<uint16_t> table = [] {
+    std::vector<uint16_t> t(65536);
+    constexpr float kCoefA = 0.044715f, kSqrt2OverPi = 0.79788456080286535587989211986876f;
+    for (uint32_t i = 0; i < 65536; ++i) {
+      const float x = kernels::half::fp16_to_fp32(static_cast<uint16_t>(i));
+      t[i] = kernels::half::fp32_to_fp16(0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoefA * x * x))));
+    }
+    return t;
+  }();
+  return table;
+}
+}  // namespace
+
+void geglu(float* gate, const float* up, int64_t n_rows, int64_t n_cols) {
+  const std::vector<uint16_t>& table = gelu_table();
+  for (int64_t r = 0; r < n_rows; ++r) {
+    float* g = gate + r * n_cols;
+    const float* u = up + r * n_cols;
+    for (int64_t i = 0; i < n_cols; ++i) {
+      const float x = g[i];
+      if (x <= -10.0f) {
+        g[i] = 0.0f;
+      } else if (x >= 10.0f) {
+        g[i] = x * u[i];
+      } else {
+        g[i] = kernels::half::fp16_to_fp32(table[kernels::half::fp32_to_fp16(x)]) * u[i];
+      }
+    }
+  }
+}
+
 void add_inplace(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
-void softmax_scaled(float* x, int64_t n, float scale) {
+void softmax_scaled(float* x, int64_t n, float scale, int64_t n_masked) {
   float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = n_masked; i < n; ++i) {
     x[i] *= scale;
     mx = std::max(mx, x[i]);
   }
@@ -65,6 +102,7 @@ void softmax_scaled(float* x, int64_t n, float scale) {
     const int64_t m = std::clamp<int64_t>(n - c, 0, kChunk);
     for (int64_t i = 0; i < m; ++i) v[i] = x[c + i] - mx;
     kernels::exp_row(v, v, m);
+    for (int64_t i = 0; i < m && c + i < n_masked; ++i) v[i] = 0.0f;
     for (int64_t i = m; i < kChunk; ++i) v[i] = 0.0f;
     for (int64_t i = 0; i < m; ++i) x[c + i] = v[i];
     sum += static_cast<double>(chunk_sum(v));

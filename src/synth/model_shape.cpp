@@ -96,6 +96,43 @@ ModelShape phi3_tiny() {
   return s;
 }
 
+// Gemma 3 1B (text): 4 heads of 256 over n_embd 1152, one KV head, a 512-position sliding window on
+// five of every six layers, a 262k vocabulary, tied embeddings.
+ModelShape gemma3_1b() {
+  ModelShape s;
+  s.arch = "gemma3";
+  s.n_embd = 1152;
+  s.n_layer = 26;
+  s.n_head = 4;
+  s.n_head_kv = 1;
+  s.head_dim = 256;
+  s.n_ff = 6912;
+  s.n_vocab = 262144;
+  s.n_ctx_train = 32768;
+  s.rope_freq_base = 1000000.0f;
+  s.rms_eps = 1e-6f;
+  s.tied_embeddings = true;
+  s.n_swa = 512;
+  s.swa_period = 6;
+  return s;
+}
+
+// A few MB, for tests: layers 0 and 2 slide over 8 positions, layer 1 is global.
+ModelShape gemma3_tiny() {
+  ModelShape s = gemma3_1b();
+  s.n_embd = 128;
+  s.n_layer = 3;
+  s.n_head = 4;
+  s.n_head_kv = 2;
+  s.head_dim = 64;
+  s.n_ff = 384;
+  s.n_vocab = 4096;
+  s.n_ctx_train = 4096;
+  s.n_swa = 8;
+  s.swa_period = 2;
+  return s;
+}
+
 void require(bool ok, const char* what) {
   if (!ok) throw Error(codes::kInvalidArgument, std::string("synthetic model shape: ") + what);
 }
@@ -112,6 +149,8 @@ const std::vector<ShapePreset>& shape_presets() {
       {"qwen3-tiny", qwen3_tiny()},
       {"phi4-mini", phi4_mini()},
       {"phi3-tiny", phi3_tiny()},
+      {"gemma3-1b", gemma3_1b()},
+      {"gemma3-tiny", gemma3_tiny()},
   };
   return presets;
 }
@@ -127,8 +166,10 @@ ModelShape find_shape_preset(std::string_view name) {
 }
 
 void ModelShape::validate() const {
-  require(arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "phi3",
-          "arch must be llama, qwen2, qwen3 or phi3");
+  require(arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "phi3" || arch == "gemma3",
+          "arch must be llama, qwen2, qwen3, phi3 or gemma3");
+  require(n_swa >= 0 && swa_period >= 0, "n_swa and swa_period must not be negative");
+  require(arch == "gemma3" || n_swa == 0, "a sliding window needs arch gemma3");
   require(n_embd > 0 && n_embd <= 65536, "n_embd must be in 1..65536");
   require(n_layer > 0 && n_layer <= 512, "n_layer must be in 1..512");
   require(n_head > 0 && n_head <= n_embd, "n_head must be in 1..n_embd");
@@ -149,6 +190,7 @@ uint64_t ModelShape::n_params() const {
   uint64_t layer = 2 * e + e * q * 2 + e * kv * 2 + 3 * e * static_cast<uint64_t>(n_ff);
   if (arch == "qwen2") layer += q + 2 * kv;
   if (arch == "qwen3") layer += 2 * hd;
+  if (arch == "gemma3") layer += 2 * hd + 2 * e;
   const uint64_t embd = e * static_cast<uint64_t>(n_vocab);
   return layer * static_cast<uint64_t>(n_layer) + embd * (tied_embeddings ? 1 : 2) + e;
 }

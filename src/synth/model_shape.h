@@ -10,8 +10,8 @@
 namespace a3s::power::synth {
 
 struct ModelShape {
-  // general.architecture: "llama", "qwen2" (QKV biases), "qwen3" (per-head Q/K norms) or "phi3" (fused
-  // QKV and gate/up tensors)
+  // general.architecture: "llama", "qwen2" (QKV biases), "qwen3" (per-head Q/K norms), "phi3" (fused
+  // QKV and gate/up tensors) or "gemma3" (Q/K norms, post-norms, sliding-window layers)
   std::string arch = "llama";
   int n_embd = 0;              // embedding width
   int n_layer = 0;             // transformer blocks
@@ -19,6 +19,8 @@ struct ModelShape {
   int n_head_kv = 0;           // key/value heads (GQA when < n_head)
   int head_dim = 0;            // size of one head; 0: n_embd / n_head (qwen3 sets its own)
   int n_rot = 0;               // rotated dimensions per head (partial rotary); 0: the whole head
+  int n_swa = 0;               // gemma3: sliding window (positions); 0: none
+  int swa_period = 0;          // gemma3: every swa_period-th layer is global (the others slide)
   int n_ff = 0;                // feed-forward width
   int n_vocab = 0;             // vocabulary size (replaced by the copied vocabulary's with --vocab-from)
   int n_ctx_train = 4096;      // context_length metadata
@@ -41,8 +43,8 @@ struct ShapePreset {
   ModelShape shape;
 };
 
-// llama-1b, llama-7b, llama-10b, qwen2-0.5b, qwen3-0.6b, qwen3-tiny, phi4-mini, phi3-tiny (see
-// model_shape.cpp for the numbers).
+// llama-1b, llama-7b, llama-10b, qwen2-0.5b, qwen3-0.6b, qwen3-tiny, phi4-mini, phi3-tiny, gemma3-1b,
+// gemma3-tiny (see model_shape.cpp for the numbers).
 const std::vector<ShapePreset>& shape_presets();
 // The preset with that name; throws Error(codes::kInvalidArgument) listing the presets otherwise.
 ModelShape find_shape_preset(std::string_view name);

@@ -59,11 +59,12 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
       add(p + "attn_k.bias", {kv}, WeightKind::Vector, il);
       add(p + "attn_v.bias", {kv}, WeightKind::Vector, il);
     }
-    if (s.arch == "qwen3") {
+    if (s.arch == "qwen3" || s.arch == "gemma3") {
       add(p + "attn_q_norm.weight", {hd}, WeightKind::Vector, il);
       add(p + "attn_k_norm.weight", {hd}, WeightKind::Vector, il);
     }
     add(p + "attn_output.weight", {q, e}, WeightKind::AttnOutput, il);
+    if (s.arch == "gemma3") add(p + "post_attention_norm.weight", {e}, WeightKind::Vector, il);
     add(p + "ffn_norm.weight", {e}, WeightKind::Vector, il);
     if (phi3) {
       add(p + "ffn_up.weight", {e, 2 * ff}, WeightKind::FfnUp, il);  // gate rows, then up rows
@@ -72,6 +73,7 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
       add(p + "ffn_up.weight", {e, ff}, WeightKind::FfnUp, il);
     }
     add(p + "ffn_down.weight", {ff, e}, WeightKind::FfnDown, il);
+    if (s.arch == "gemma3") add(p + "post_ffw_norm.weight", {e}, WeightKind::Vector, il);
   }
   add("output_norm.weight", {e}, WeightKind::Vector, -1);
   if (!s.tied_embeddings) add("output.weight", {e, V}, WeightKind::Output, -1);
@@ -97,6 +99,11 @@ void write_hparams(gguf::Writer& w, const SynthOptions& o) {
   w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.rotary_dims()));
   w.set_f32(a + "rope.freq_base", s.rope_freq_base);
   w.set_f32(a + "attention.layer_norm_rms_epsilon", s.rms_eps);
+  if (s.n_swa > 0) {
+    w.set_u32(a + "attention.sliding_window", static_cast<uint32_t>(s.n_swa));
+    w.set_u32(a + "attention.sliding_window_pattern", static_cast<uint32_t>(s.swa_period));
+    w.set_f32(a + "rope.freq_base_swa", 10000.0f);
+  }
 }
 
 // Fills rows [r0, r1) of tensor `ti` as floats into `x` (row-major, ne0 per row).

@@ -53,9 +53,14 @@ const std::vector<SynthModel>& synth_models() {
   static const std::vector<SynthModel> all = {
       {"qwen3-tiny-F32", "qwen3-tiny", "F32", "", "c095a463698f04a4e774b6f7681f45c996059742c0072b746fbdbbace31510cb"},
       // llama.cpp gives models whose general.name contains "phi3" Phi-3's special-token attributes,
-      // which a synthetic vocabulary lacks: these are named "tiny-phi-<type>".
+      // which a synthetic vocabulary lacks: these are named "tiny-phi-<type>" (and gemma3 ones
+      // "tiny-g3-<type>", away from its name checks too).
       {"phi3-tiny-F32", "phi3-tiny", "F32", "tiny-phi-F32",
        "d63bce08b0849875558ee1f1170e3d5122129fb2f827b46a7afd38b40a2af354"},
+      {"gemma3-tiny-F32", "gemma3-tiny", "F32", "tiny-g3-F32",
+       "44dd9f7ecdb96a492b7141cabb247fd312eb93344a33b1f914d53a8b87586206"},
+      {"gemma3-tiny-Q8_0", "gemma3-tiny", "Q8_0", "tiny-g3-Q8_0",
+       "28596781288cfb7f6aefc3bd4040645b70326fc85df330878204b46957fff086"},
       {"phi3-tiny-Q8_0", "phi3-tiny", "Q8_0", "tiny-phi-Q8_0",
        "095254d0028a0d6b2601becf220ff4f2a72b6cdecf0f0ae819f3f7ec01e08567"},
   };
