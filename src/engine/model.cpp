@@ -45,6 +45,8 @@ bool is_matmul_type(TensorType t) {
     case TensorType::Q4_K:
     case TensorType::Q5_K:
     case TensorType::Q6_K:
+    case TensorType::IQ4_NL:
+    case TensorType::IQ4_XS:
       return true;
     default:
       return false;

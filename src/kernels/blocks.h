@@ -83,6 +83,23 @@ struct BlockQ6_K {
   uint16_t d;
 };
 // Q8_K (activations only): x = d · q; bsums[j] = Σ q over elements 16j .. 16j+15.
+// IQ4_NL: x = d · kIq4Values[index]; nibble order as Q4_0.
+struct BlockIQ4NL {
+  uint16_t d;
+  uint8_t qs[kQK / 2];
+};
+// IQ4_XS: sub-block s (32 elements) has scale d · (ls − 32), ls = 6 bits: the low 4 in scales_l
+// (nibble s % 2 of byte s / 2), the high 2 in bits 2s, 2s+1 of scales_h; its indices are
+// qs[16s .. 16s+15] in Q4_0's nibble order.
+struct BlockIQ4XS {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[kQKK / 64];
+  uint8_t qs[kQKK / 2];
+};
+// The 16 values of the IQ4 formats (ggml-common.h, kvalues_iq4nl).
+inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
 struct BlockQ8_K {
   float d;
   int8_t qs[kQKK];
@@ -101,6 +118,8 @@ static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8_K) == 292);
+static_assert(sizeof(BlockIQ4NL) == 18);
+static_assert(sizeof(BlockIQ4XS) == 136);
 
 // Unpacks the 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block.
 inline void k4_scale_min(int j, const uint8_t* s, uint8_t* sc, uint8_t* m) {

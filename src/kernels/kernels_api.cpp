@@ -46,6 +46,7 @@ TensorType vec_dot_type(TensorType w) {
     case TensorType::Q4_0:
     case TensorType::Q5_0:
     case TensorType::Q8_0:
+    case TensorType::IQ4_NL:
       return TensorType::Q8_0;
     case TensorType::Q4_1:
     case TensorType::Q5_1:
@@ -55,6 +56,7 @@ TensorType vec_dot_type(TensorType w) {
     case TensorType::Q4_K:
     case TensorType::Q5_K:
     case TensorType::Q6_K:
+    case TensorType::IQ4_XS:
       return TensorType::Q8_K;
     case TensorType::Q8_1:
     case TensorType::Q8_K:

@@ -15,7 +15,7 @@ struct FileTypeRow {
   TensorType base;      // type of most matrices
 };
 
-constexpr std::array<FileTypeRow, 16> kRows = {{
+constexpr std::array<FileTypeRow, 18> kRows = {{
     {FileType::F32, "F32", 0, TensorType::F32},
     {FileType::F16, "F16", 1, TensorType::F16},
     {FileType::BF16, "BF16", 32, TensorType::BF16},
@@ -32,6 +32,8 @@ constexpr std::array<FileTypeRow, 16> kRows = {{
     {FileType::Q5_K_S, "Q5_K_S", 16, TensorType::Q5_K},
     {FileType::Q5_K_M, "Q5_K_M", 17, TensorType::Q5_K},
     {FileType::Q6_K, "Q6_K", 18, TensorType::Q6_K},
+    {FileType::IQ4_NL, "IQ4_NL", 25, TensorType::IQ4_NL},
+    {FileType::IQ4_XS, "IQ4_XS", 30, TensorType::IQ4_XS},
 }};
 
 const FileTypeRow& row(FileType t) {
@@ -111,6 +113,7 @@ TensorType tensor_type(FileType t, const TensorSlot& s) {
   if (s.kind == WeightKind::Vector) return TensorType::F32;
   if (is_float(t)) return row(t).base;
   TensorType chosen = mixed_type(t, s);
+  if (chosen == TensorType::IQ4_XS && s.n_per_row % 256 != 0) chosen = TensorType::IQ4_NL;
   if (is_k_quant(chosen) && s.n_per_row % 256 != 0) chosen = row_fallback(chosen);
   if (s.n_per_row % 32 != 0) return TensorType::F16;  // no block type fits the row
   return chosen;

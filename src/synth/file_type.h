@@ -22,6 +22,7 @@ namespace a3s::power::synth {
 enum class FileType {
   F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
   Q2_K, Q3_K_S, Q3_K_M, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K,
+  IQ4_NL, IQ4_XS,
 };
 
 // "Q4_K_M", "q8_0", "f16", … (case-insensitive). Throws Error(codes::kInvalidArgument) listing the names.

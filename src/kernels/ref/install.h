@@ -12,5 +12,6 @@ void install_scalar_quantize_weight(KernelTable& t);      // quantize_weight.cpp
 void install_scalar_vec_dot(KernelTable& t);              // ref/vec_dot.cpp
 void install_scalar_exp(KernelTable& t);                  // ref/exp.cpp
 void install_scalar_dot_f16_lanes16(KernelTable& t);      // dot_f16_lanes16.cpp
+void install_scalar_iq4(KernelTable& t);                  // iq4.cpp: IQ4_NL and IQ4_XS, every kernel
 
 }  // namespace a3s::power::kernels

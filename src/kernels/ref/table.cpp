@@ -12,6 +12,7 @@ const KernelTable& scalar_table() {
     install_scalar_vec_dot(t);
     install_scalar_exp(t);
     install_scalar_dot_f16_lanes16(t);
+    install_scalar_iq4(t);
     return t;
   }();
   return table;

@@ -23,6 +23,8 @@ std::optional<TypeInfo> lookup(uint32_t id) {
     case TensorType::Q5_K: return TypeInfo{"q5_K", kQKK, 4 + 12 + kQKK / 8 + kQKK / 2, true};
     case TensorType::Q6_K: return TypeInfo{"q6_K", kQKK, kQKK / 2 + kQKK / 4 + kQKK / 16 + 2, true};
     case TensorType::Q8_K: return TypeInfo{"q8_K", kQKK, 4 + kQKK + kQKK / 16 * 2, false};
+    case TensorType::IQ4_NL: return TypeInfo{"iq4_nl", kQK, 2 + kQK / 2, true};
+    case TensorType::IQ4_XS: return TypeInfo{"iq4_xs", kQKK, 2 + 2 + kQKK / 64 + kQKK / 2, true};
   }
   return std::nullopt;
 }

@@ -28,6 +28,8 @@ enum class TensorType : uint32_t {
   Q5_K = 13,
   Q6_K = 14,
   Q8_K = 15,  // activation-only type (dot products with the K-quants)
+  IQ4_NL = 20,  // 4-bit indices into a fixed non-linear table, one fp16 scale per 32
+  IQ4_XS = 23,  // IQ4_NL's table in 256-element super-blocks with 6-bit scales per 32
   BF16 = 30,
 };
 

@@ -48,6 +48,7 @@ struct SynthModel {
   std::string preset, type;
   std::string general_name;  // general.name; empty: the stem, as synth names it
   std::string sha256;
+  int n_embd = 0;  // --n-embd, when not the preset's
 };
 const std::vector<SynthModel>& synth_models() {
   static const std::vector<SynthModel> all = {
@@ -61,6 +62,10 @@ const std::vector<SynthModel>& synth_models() {
        "44dd9f7ecdb96a492b7141cabb247fd312eb93344a33b1f914d53a8b87586206"},
       {"gemma3-tiny-Q8_0", "gemma3-tiny", "Q8_0", "tiny-g3-Q8_0",
        "28596781288cfb7f6aefc3bd4040645b70326fc85df330878204b46957fff086"},
+      // n_embd 256: whole IQ4_XS super-blocks in the rows of the projections (ffn_down's 384 fall back
+      // to IQ4_NL, as synth does for rows that are not whole super-blocks).
+      {"qwen3-tiny-256-IQ4_NL", "qwen3-tiny", "IQ4_NL", "tq3-IQ4_NL", "b873ae12d939a3fe3f0d03d81562c5914687dd121395bd62780487edb5bc4b87", 256},
+      {"qwen3-tiny-256-IQ4_XS", "qwen3-tiny", "IQ4_XS", "tq3-IQ4_XS", "646041e1dbc029340cd8582f70fdc162d60051e91eb0ea0a603652e0a945a0ec", 256},
       {"phi3-tiny-Q8_0", "phi3-tiny", "Q8_0", "tiny-phi-Q8_0",
        "095254d0028a0d6b2601becf220ff4f2a72b6cdecf0f0ae819f3f7ec01e08567"},
   };
@@ -96,6 +101,7 @@ std::string model_file(const std::string& name) {
   }
   synth::SynthOptions o;
   o.shape = synth::find_shape_preset(sm->preset);
+  if (sm->n_embd > 0) o.shape.n_embd = sm->n_embd;
   o.type = synth::parse_file_type(sm->type);
   o.name = sm->general_name.empty() ? sm->name : sm->general_name;
   synth::synthesize(o, path, nullptr);

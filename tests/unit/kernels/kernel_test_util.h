@@ -26,7 +26,7 @@ inline const std::vector<TensorType>& weight_types() {
   static const std::vector<TensorType> t = {
       TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1,
       TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
-      TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+      TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
   return t;
 }
 
@@ -135,6 +135,12 @@ inline void fill_random_row(std::mt19937& rng, TensorType t, void* dst, int64_t 
       break;
     case TensorType::Q8_0:
       for (auto& b : blocks(reinterpret_cast<BlockQ8_0*>(p))) b.d = random_half(rng, -0.01f, 0.01f);
+      break;
+    case TensorType::IQ4_NL:
+      for (auto& b : blocks(reinterpret_cast<BlockIQ4NL*>(p))) b.d = random_half(rng, -0.001f, 0.001f);
+      break;
+    case TensorType::IQ4_XS:
+      for (auto& b : blocks(reinterpret_cast<BlockIQ4XS*>(p))) b.d = random_half(rng, -0.0001f, 0.0001f);
       break;
     case TensorType::Q2_K:
       for (auto& b : blocks(reinterpret_cast<BlockQ2_K*>(p))) {

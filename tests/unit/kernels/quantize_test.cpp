@@ -170,7 +170,7 @@ TEST(Quantize, RejectsBadArguments) {
     EXPECT_EQ(e.kind(), codes::kInvalidArgument);
   }
   EXPECT_THROW(quantize_row(TensorType::Q4_0, x.data(), out.data(), 31), Error);
-  EXPECT_THROW(quantize_row(static_cast<TensorType>(20), x.data(), out.data(), 32), Error);
+  EXPECT_THROW(quantize_row(static_cast<TensorType>(21), x.data(), out.data(), 32), Error);
   EXPECT_THROW(quantize_rows(TensorType::Q8_0, x.data(), out.data(), -1, 32, nullptr), Error);
 }
 
@@ -241,7 +241,8 @@ INSTANTIATE_TEST_SUITE_P(
                     RoundTripCase{TensorType::Q5_1, 0.05}, RoundTripCase{TensorType::Q5_K, 0.05},
                     RoundTripCase{TensorType::Q4_0, 0.11}, RoundTripCase{TensorType::Q4_1, 0.10},
                     RoundTripCase{TensorType::Q4_K, 0.10}, RoundTripCase{TensorType::Q3_K, 0.2},
-                    RoundTripCase{TensorType::Q2_K, 0.4}),
+                    RoundTripCase{TensorType::Q2_K, 0.4}, RoundTripCase{TensorType::IQ4_NL, 0.10},
+                    RoundTripCase{TensorType::IQ4_XS, 0.10}),
     [](const testing::TestParamInfo<RoundTripCase>& i) { return type_name(i.param.type); });
 
 // ---- ISA paths ---------------------------------------------------------------------------------

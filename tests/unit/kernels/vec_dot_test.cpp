@@ -15,6 +15,8 @@ TEST(VecDotType, MatchesLlamaCppCpuBackend) {
   EXPECT_EQ(vec_dot_type(TensorType::Q8_0), TensorType::Q8_0);
   EXPECT_EQ(vec_dot_type(TensorType::Q4_1), TensorType::Q8_1);
   EXPECT_EQ(vec_dot_type(TensorType::Q5_1), TensorType::Q8_1);
+  EXPECT_EQ(vec_dot_type(TensorType::IQ4_NL), TensorType::Q8_0);
+  EXPECT_EQ(vec_dot_type(TensorType::IQ4_XS), TensorType::Q8_K);
   for (TensorType t :
        {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
     EXPECT_EQ(vec_dot_type(t), TensorType::Q8_K) << type_name(t);
@@ -119,7 +121,11 @@ TEST_P(VecDot, ExtremeQuantsStayExact) {
         case TensorType::Q4_0:
         case TensorType::Q5_0:
         case TensorType::Q8_0:
+        case TensorType::IQ4_NL:
           std::memcpy(blk, src, 2);
+          break;
+        case TensorType::IQ4_XS:
+          std::memcpy(blk, src, 2);  // d; scales_h and scales_l stay all ones (the largest scale, 31)
           break;
         case TensorType::Q4_1:
         case TensorType::Q5_1:
