@@ -1,6 +1,6 @@
 // AVX2 tile kernels for matmul: one weight row against up to four tokens at a time, so each weight
 // block is loaded and unpacked once per four activation rows (prefill); Q4_0 takes eight rows per
-// pass as well (rows8_q4_0). The same kernels with one token are the AVX2 vec_dot of these types, so
+// pass as well (rows8_q4_0). IQ4_NL / IQ4_XS look their values up with one byte shuffle. The same kernels with one token are the AVX2 vec_dot of these types, so
 // a matmul result equals vec_dot bit for bit; both equal the scalar reference (ref/vec_dot.cpp,
 // lanes8.h), which performs the same float operations in the same order. The float types use two
 // 8-lane accumulators per token and sum the tail in double.
@@ -59,6 +59,62 @@ void multi_q4_0(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     }
   }
   for (int t = 0; t < NT; ++t) out[t] = acc[t];
+}
+
+// IQ4_NL: the nibbles index kIq4Values (one byte shuffle per 16); then as Q4_0, the block's integer
+// total with one scalar FMA (ref/iq4.cpp).
+inline __m256i iq4_lut() {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4Values));
+  return _mm256_set_m128i(v, v);
+}
+
+template <int NT>
+void multi_iq4_nl(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockIQ4NL*>(w);
+  const Rows<BlockQ8_0, NT> b(x, xs);
+  const __m256i lut = iq4_lut();
+  float acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    const __m256i qa = _mm256_shuffle_epi8(lut, unpack_nibbles(a[i].qs));
+    const __m256i aa = _mm256_sign_epi8(qa, qa);
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      const __m256i s = dot_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
+      acc[t] = std::fma(static_cast<float>(hsum_i32(s)), da * h2f(b.r[t][i].d), acc[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = acc[t];
+}
+
+// IQ4_XS against Q8_K: per super-block the eight sub-blocks' int32 lanes times their signed scales,
+// summed; one FMA of the lanes with d_w · d_x; hsum at the end (ref/iq4.cpp).
+template <int NT>
+void multi_iq4_xs(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockIQ4XS*>(w);
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  const __m256i lut = iq4_lut();
+  __m256 acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    __m256i lanes[NT];
+    for (int t = 0; t < NT; ++t) lanes[t] = _mm256_setzero_si256();
+    for (int s = 0; s < kQKK / kQK; ++s) {
+      const int lo = (a[i].scales_l[s / 2] >> (4 * (s % 2))) & 0xF;
+      const int hi = (a[i].scales_h >> (2 * s)) & 0x3;
+      const __m256i ls = _mm256_set1_epi32((lo | (hi << 4)) - 32);
+      const __m256i qa = _mm256_shuffle_epi8(lut, unpack_nibbles(a[i].qs + s * kQK / 2));
+      const __m256i aa = _mm256_sign_epi8(qa, qa);
+      for (int t = 0; t < NT; ++t) {
+        const __m256i p = dot_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs + s * kQK), qa));
+        lanes[t] = _mm256_add_epi32(lanes[t], _mm256_mullo_epi32(p, ls));
+      }
+    }
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t)
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * b.r[t][i].d), _mm256_cvtepi32_ps(lanes[t]), acc[t]);
+  }
+  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]);
 }
 
 template <int NT>
@@ -321,6 +377,18 @@ struct KQ4_0 {
   }
 };
 template <int NT>
+struct KIQ4_NL {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_iq4_nl<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KIQ4_XS {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_iq4_xs<NT>(n, w, x, s, o);
+  }
+};
+template <int NT>
 struct KQ5_0 {
   static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
     multi_q5_0<NT>(n, w, x, s, o);
@@ -460,6 +528,8 @@ void install_avx2_tile(KernelTable& t) {
   t.vec_dot[idx(TensorType::Q4_K)] = dot_one<KQ4_K>;
   t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
   t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
+  t.vec_dot[idx(TensorType::IQ4_NL)] = dot_one<KIQ4_NL>;
+  t.vec_dot[idx(TensorType::IQ4_XS)] = dot_one<KIQ4_XS>;
   t.tile[idx(TensorType::F32)] = tile<KF32>;
   t.tile[idx(TensorType::F16)] = tile<KF16>;
   t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
@@ -470,6 +540,8 @@ void install_avx2_tile(KernelTable& t) {
   t.tile[idx(TensorType::Q4_K)] = tile<KQ4_K>;
   t.tile[idx(TensorType::Q5_K)] = tile<KQ5_K>;
   t.tile[idx(TensorType::Q6_K)] = tile<KQ6_K>;
+  t.tile[idx(TensorType::IQ4_NL)] = tile<KIQ4_NL>;
+  t.tile[idx(TensorType::IQ4_XS)] = tile<KIQ4_XS>;
 }
 
 }  // namespace a3s::power::kernels
