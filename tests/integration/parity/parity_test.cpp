@@ -26,9 +26,7 @@
 #include "base/hex.h"
 #include "engine/generator.h"
 #include "support/gguf_builder.h"
-#include "synth/file_type.h"
-#include "synth/model_shape.h"
-#include "synth/synthesize.h"
+#include "support/synth_models.h"
 #include "support/temp_dir.h"
 #include "tokenizer/tokenizer.h"
 
@@ -92,24 +90,17 @@ std::string model_file(const std::string& name) {
   const testing::DerivedModel* d = testing::find_derived_model(name);
   const SynthModel* sm = find_synth_model(name);
   if (!d && !sm) return kData + "/models/" + name + ".gguf";
-  static testing::TempDir dir;
-  const std::string path = dir.path() + "/" + name + ".gguf";
-  if (fs::exists(path)) return path;
-  if (d) {
-    testing::write_derived_model(kData + "/models/" + d->base + ".gguf", *d, path);
+  if (sm) {
+    const std::string path = testing::synth_preset_model(sm->preset, sm->type, sm->n_embd, sm->general_name);
+    std::ifstream f(path, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (to_hex(crypto::sha256(bytes)) != sm->sha256)
+      throw std::runtime_error(name + ": synth wrote another file than the reference was made from");
     return path;
   }
-  synth::SynthOptions o;
-  o.shape = synth::find_shape_preset(sm->preset);
-  if (sm->n_embd > 0) o.shape.n_embd = sm->n_embd;
-  o.type = synth::parse_file_type(sm->type);
-  o.name = sm->general_name.empty() ? sm->name : sm->general_name;
-  synth::synthesize(o, path, nullptr);
-  std::ifstream f(path, std::ios::binary);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const crypto::Sha256Digest digest = crypto::sha256(bytes);
-  if (to_hex(digest) != sm->sha256)
-    throw std::runtime_error(name + ": synth wrote another file than the reference was made from");
+  static testing::TempDir dir;
+  const std::string path = dir.path() + "/" + name + ".gguf";
+  if (!fs::exists(path)) testing::write_derived_model(kData + "/models/" + d->base + ".gguf", *d, path);
   return path;
 }
 

@@ -1,7 +1,8 @@
 // Batch invariance of the forward pass (forward.h, step_batcher.h): a sequence's logits are bitwise
 // the same whether it runs alone, is prefilled in chunks of 1, 7, 64 or 512 tokens, or shares its
 // steps with other sequences that join and leave — on every ISA path this CPU has, resident and
-// streamed. (BF16 weights are the documented exception: their multi-token matmul follows llama.cpp's
+// streamed, for every architecture (llama, qwen2, and qwen3 / phi3 / gemma3 on synth presets) and the
+// IQ4 types. (BF16 weights are the documented exception: their multi-token matmul follows llama.cpp's
 // prompt-processing order.)
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "engine/context_inspect.h"
 #include "kernels/kernels.h"
 #include "support/gguf_builder.h"
+#include "support/synth_models.h"
 
 namespace a3s::power {
 namespace {
@@ -37,7 +39,8 @@ std::vector<IsaCase> invariance_cases() {
   for (const char* m : {"stories260K", "tiny-llama-f32", "tiny-llama-F16", "tiny-llama-Q8_0", "tiny-llama-Q4_0",
                         "tiny-llama-Q4_1", "tiny-llama-Q5_0", "tiny-llama-Q5_1", "tiny-llama-Q2_K",
                         "tiny-llama-Q3_K_M", "tiny-llama-Q4_K_M", "tiny-llama-Q5_K_M", "tiny-llama-Q6_K",
-                        "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0"})
+                        "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0", "qwen3-tiny:Q8_0", "phi3-tiny:Q4_K_M",
+                        "gemma3-tiny:Q8_0", "qwen3-tiny:IQ4_NL", "qwen3-tiny@256:IQ4_XS"})
     for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2})
       if (kernels::isa_supported(isa)) cases.push_back({m, isa});
   return cases;
@@ -65,8 +68,21 @@ bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// A shared test model by name, or a synth preset as "<preset>[@<n_embd>]:<type>" (support/synth_models.h).
+std::string model_file(const std::string& name) {
+  const size_t colon = name.find(':');
+  if (colon == std::string::npos) return testing::model_path(name);
+  std::string preset = name.substr(0, colon);
+  int n_embd = 0;
+  if (const size_t at = preset.find('@'); at != std::string::npos) {
+    n_embd = std::stoi(preset.substr(at + 1));
+    preset.resize(at);
+  }
+  return testing::synth_preset_model(preset, name.substr(colon + 1), n_embd);
+}
+
 std::shared_ptr<Model> load_with(const std::string& name, int n_batch, WeightsMode mode = WeightsMode::Resident) {
-  return Model::load(testing::model_path(name), {.n_threads = 2, .n_batch = n_batch, .weights = mode});
+  return Model::load(model_file(name), {.n_threads = 2, .n_batch = n_batch, .weights = mode});
 }
 
 class BatchInvariance : public ::testing::TestWithParam<IsaCase> {};
