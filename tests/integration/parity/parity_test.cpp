@@ -64,6 +64,13 @@ const std::vector<SynthModel>& synth_models() {
       // to IQ4_NL, as synth does for rows that are not whole super-blocks).
       {"qwen3-tiny-256-IQ4_NL", "qwen3-tiny", "IQ4_NL", "tq3-IQ4_NL", "b873ae12d939a3fe3f0d03d81562c5914687dd121395bd62780487edb5bc4b87", 256},
       {"qwen3-tiny-256-IQ4_XS", "qwen3-tiny", "IQ4_XS", "tq3-IQ4_XS", "646041e1dbc029340cd8582f70fdc162d60051e91eb0ea0a603652e0a945a0ec", 256},
+      // Rows of 256 for the K-quant and IQ4_XS files (whole super-blocks).
+      {"phi3-tiny-F16", "phi3-tiny", "F16", "tiny-phi-F16", "e7d7274ffe1f3691f6064257700a85733cd60967fe3b16abe9d5b8a06cdd9ba8", 0},
+      {"phi3-tiny-256-Q4_K_M", "phi3-tiny", "Q4_K_M", "tiny-phi-Q4_K_M", "3641ad4d2158f24f512c5e8ce688e512e6cca7fe946288882c2edfa403dcd943", 256},
+      {"phi3-tiny-256-IQ4_XS", "phi3-tiny", "IQ4_XS", "tiny-phi-IQ4_XS", "b9633bcd1ef1cdc4fd8b067187637adc20929bf1a5bbe57353bfcf35f7391009", 256},
+      {"gemma3-tiny-F16", "gemma3-tiny", "F16", "tiny-g3-F16", "c25007819ba16f8875a7d00bf49ff09b7b73d14346dc2901441032c15f837c4c", 0},
+      {"gemma3-tiny-256-Q4_K_M", "gemma3-tiny", "Q4_K_M", "tiny-g3-Q4_K_M", "9acd158d526b084ac773389c118b7b71298bf025f2201be4f7b435c600dbb8c1", 256},
+      {"gemma3-tiny-256-IQ4_XS", "gemma3-tiny", "IQ4_XS", "tiny-g3-IQ4_XS", "1f8829b16177d21fc6af9d85301b6cdd9e81e4494cb21142e6aac334334e80fd", 256},
       {"phi3-tiny-Q8_0", "phi3-tiny", "Q8_0", "tiny-phi-Q8_0",
        "095254d0028a0d6b2601becf220ff4f2a72b6cdecf0f0ae819f3f7ec01e08567"},
   };

@@ -12,6 +12,7 @@
 #include "crypto/sha256.h"
 #include "crypto_test_util.h"
 #include "support/gguf_builder.h"
+#include "support/synth_models.h"
 #include "wipe_log.h"
 #include "engine/load.h"
 
@@ -105,6 +106,20 @@ TEST(EncryptedLoad, RopeFreqsApplyInEveryMode) {
     const auto got = logits_of(load_model(e.enc, e.options(mode)), tokens);
     ASSERT_EQ(got.size(), ref.size());
     EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << to_string(mode);
+  }
+}
+
+// The newer architectures (synth presets) decrypt to the same logits in every mode.
+TEST(EncryptedLoad, Qwen3Phi3AndGemma3AreBitwiseIdenticalInEveryMode) {
+  for (const char* preset : {"qwen3-tiny", "phi3-tiny", "gemma3-tiny"}) {
+    Encrypted e(FromPath{}, testing::synth_preset_model(preset, "Q8_0"));
+    const std::vector<Token> tokens = {1, 403, 407, 10, 300, 12, 77, 5, 91, 200, 33, 8};
+    const auto ref = logits_of(load_model(e.plain, one_thread()), tokens);
+    for (DecryptMode mode : {DecryptMode::File, DecryptMode::Memory, DecryptMode::Stream}) {
+      const auto got = logits_of(load_model(e.enc, e.options(mode)), tokens);
+      ASSERT_EQ(got.size(), ref.size());
+      EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << preset << " " << to_string(mode);
+    }
   }
 }
 
