@@ -13,6 +13,7 @@
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "engine/ops.h"
+#include "chunked_logits.h"
 #include "load_error.h"
 #include "support/gguf_builder.h"
 #include "support/temp_dir.h"
@@ -46,16 +47,7 @@ std::string copy(const TempDir& dir, const std::string& base, const std::string&
 constexpr int kTokens = 30;
 
 std::vector<float> logits(const std::string& path, int chunk = 0, WeightsMode weights = WeightsMode::Resident) {
-  Context ctx(Model::load(path, {.n_threads = 2, .weights = weights}), {.n_ctx = 128});
-  std::vector<Token> tokens;
-  for (int i = 0; i < kTokens; ++i) tokens.push_back(static_cast<Token>(1 + (i * 173) % 4000));
-  std::vector<float> out;
-  const size_t step = chunk > 0 ? static_cast<size_t>(chunk) : tokens.size();
-  for (size_t at = 0; at < tokens.size(); at += step) {
-    const auto l = ctx.eval(std::span<const Token>(tokens).subspan(at, std::min(step, tokens.size() - at)), true);
-    out.insert(out.end(), l.begin(), l.end());
-  }
-  return out;
+  return testing::chunked_logits(path, testing::stride_tokens(kTokens, 173), static_cast<size_t>(chunk), weights);
 }
 
 // Rows [r0, r1) of two logits arrays are bitwise equal.

@@ -10,6 +10,7 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "chunked_logits.h"
 #include "load_error.h"
 #include "model/gguf/gguf_file.h"
 #include "support/gguf_builder.h"
@@ -41,21 +42,10 @@ std::string copy(const TempDir& dir, const std::string& base, const std::string&
 }
 
 std::vector<float> logits(const std::string& path, int chunk = 0, WeightsMode weights = WeightsMode::Resident) {
-  Context ctx(Model::load(path, {.n_threads = 2, .weights = weights}), {.n_ctx = 128});
-  std::vector<Token> tokens;
-  for (int i = 0; i < 40; ++i) tokens.push_back(static_cast<Token>(1 + (i * 131) % 4000));
-  std::vector<float> out;
-  const size_t step = chunk > 0 ? static_cast<size_t>(chunk) : tokens.size();
-  for (size_t at = 0; at < tokens.size(); at += step) {
-    const auto l = ctx.eval(std::span<const Token>(tokens).subspan(at, std::min(step, tokens.size() - at)), true);
-    out.insert(out.end(), l.begin(), l.end());
-  }
-  return out;
+  return testing::chunked_logits(path, testing::stride_tokens(40, 131), static_cast<size_t>(chunk), weights);
 }
 
-bool same(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
+bool same(const std::vector<float>& a, const std::vector<float>& b) { return testing::bitwise_same(a, b); }
 
 TEST(Phi3, TheTinyPresetHasFusedTensorsAndPartialRotary) {
   TempDir dir;

@@ -10,6 +10,7 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "chunked_logits.h"
 #include "load_error.h"
 #include "support/gguf_builder.h"
 #include "support/temp_dir.h"
@@ -34,29 +35,18 @@ std::string derive(const TempDir& dir, const std::string& name, void (*change)(D
   return path;
 }
 
-std::vector<float> logits(const std::string& path, std::vector<int> chunks = {},
-                          WeightsMode weights = WeightsMode::Resident) {
-  Context ctx(Model::load(path, {.n_threads = 2, .weights = weights}), {.n_ctx = 128});
-  std::vector<Token> tokens;
-  for (int i = 0; i < 40; ++i) tokens.push_back(static_cast<Token>(1 + (i * 37) % 500));
-  if (chunks.empty()) {
-    const auto l = ctx.eval(tokens, /*all_logits=*/true);
-    return {l.begin(), l.end()};
-  }
-  std::vector<float> out;
-  size_t at = 0;
-  for (size_t i = 0; at < tokens.size(); ++i) {
-    const size_t n = std::min(tokens.size() - at, static_cast<size_t>(chunks[i % chunks.size()]));
-    const auto l = ctx.eval(std::span<const Token>(tokens).subspan(at, n), /*all_logits=*/true);
-    out.insert(out.end(), l.begin(), l.end());
-    at += n;
-  }
-  return out;
+// tiny-qwen3's vocabulary has 512 entries: tokens 1 + (37·i) mod 500.
+std::vector<Token> tokens40() {
+  std::vector<Token> t;
+  for (int i = 0; i < 40; ++i) t.push_back(static_cast<Token>(1 + (i * 37) % 500));
+  return t;
 }
 
-bool same(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+std::vector<float> logits(const std::string& path, size_t chunk = 0, WeightsMode weights = WeightsMode::Resident) {
+  return testing::chunked_logits(path, tokens40(), chunk, weights);
 }
+
+bool same(const std::vector<float>& a, const std::vector<float>& b) { return testing::bitwise_same(a, b); }
 
 TEST(Qwen3, LoadsAsQwen3WithTheHeadNorms) {
   TempDir dir;
@@ -130,8 +120,8 @@ TEST(Qwen3, ChunkedPrefillAndStreamingGiveBitwiseEqualLogits) {
   TempDir dir;
   const std::string path = derive(dir, "q3");
   const auto whole = logits(path);
-  for (std::vector<int> chunks : {std::vector<int>{1}, {7}, {3, 11}}) EXPECT_TRUE(same(whole, logits(path, chunks)));
-  EXPECT_TRUE(same(whole, logits(path, {}, WeightsMode::Stream)));
+  for (size_t chunk : {1u, 7u, 11u}) EXPECT_TRUE(same(whole, logits(path, chunk))) << chunk;
+  EXPECT_TRUE(same(whole, logits(path, 0, WeightsMode::Stream)));
 }
 
 TEST(Qwen3, TheTinyPresetHasAHeadSizeBeyondNEmbdOverNHead) {
@@ -147,7 +137,7 @@ TEST(Qwen3, TheTinyPresetHasAHeadSizeBeyondNEmbdOverNHead) {
   EXPECT_EQ(m->info().architecture, "qwen3");
   EXPECT_EQ(o.shape.head_size(), 64);
   EXPECT_NE(o.shape.head_size() * o.shape.n_head, o.shape.n_embd);
-  EXPECT_TRUE(same(logits(path), logits(path, {7})));
+  EXPECT_TRUE(same(logits(path), logits(path, 7)));
 }
 
 }  // namespace
