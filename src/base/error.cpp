@@ -54,6 +54,7 @@ const std::vector<ErrorCodeInfo>& rows() {
       // (attestation/verify_result.h).
       {C::kMalformedEvidence, "malformed_evidence", 500, 1},
       {C::kUnsupportedVersion, "unsupported_version", 500, 1},
+      {C::kPromptCacheUnsupported, "prompt_cache_unsupported", 400, 2},
   };
   return t;
 }

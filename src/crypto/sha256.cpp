@@ -1,5 +1,7 @@
 #include "crypto/sha256.h"
 
+#include <openssl/hmac.h>
+
 #include "a3s/power/error.h"
 
 namespace a3s::power::crypto {
@@ -32,6 +34,17 @@ Sha256Digest sha256(std::span<const uint8_t> bytes) {
   Sha256 h;
   h.update(bytes);
   return h.finish();
+}
+
+Sha256Digest hmac_sha256(std::span<const uint8_t> key, std::span<const uint8_t> data) {
+  Sha256Digest out{};
+  unsigned int len = 0;
+  static const uint8_t kEmpty = 0;
+  if (HMAC(EVP_sha256(), key.empty() ? &kEmpty : key.data(), static_cast<int>(key.size()),
+           data.empty() ? &kEmpty : data.data(), data.size(), out.data(), &len) == nullptr ||
+      len != out.size())
+    throw Error(codes::kInternal, "HMAC-SHA-256 failed");
+  return out;
 }
 
 }  // namespace a3s::power::crypto

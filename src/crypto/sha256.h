@@ -1,4 +1,4 @@
-// Incremental SHA-256 (FIPS 180-4) over OpenSSL EVP, and lowercase hex rendering of digests.
+// Incremental SHA-256 (FIPS 180-4) and HMAC-SHA-256 over OpenSSL, and lowercase hex rendering of digests.
 #pragma once
 
 #include <openssl/evp.h>
@@ -28,5 +28,8 @@ class Sha256 {
 };
 
 Sha256Digest sha256(std::span<const uint8_t> bytes);
+
+// HMAC-SHA-256 (RFC 2104) of `data` under `key`. Throws Error(codes::kInternal) if OpenSSL fails.
+Sha256Digest hmac_sha256(std::span<const uint8_t> key, std::span<const uint8_t> data);
 
 }  // namespace a3s::power::crypto

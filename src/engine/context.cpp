@@ -2,6 +2,7 @@
 // chunks of n_batch and runs each through the model's step batcher (step_batcher.h), which batches
 // them with the other contexts' work; the forward pass buffers belong to the model.
 #include <algorithm>
+#include <atomic>
 #include <new>
 #include <string>
 
@@ -112,6 +113,91 @@ void Context::wipe() {
 }
 
 const engine::KvCache& engine::kv_cache_of(const Context& ctx) { return ctx.impl_->kv; }
+
+// ---- snapshots of a prefix ----
+
+namespace {
+std::atomic<uint64_t> g_snapshots_wiped{0};
+}  // namespace
+
+struct KvSnapshot::Impl {
+  const engine::ModelImpl* model;  // identity only: restore() checks it, never dereferences it
+  int n;
+  std::vector<Token> tokens;
+  std::vector<engine::KvBuffer> k, v;  // per layer: K [n, n_embd_kv], V transposed [n_embd_kv, n]
+};
+
+const engine::KvBuffer& engine::snapshot_k(const KvSnapshot& s, int il) {
+  return s.impl().k[static_cast<size_t>(il)];
+}
+const engine::KvBuffer& engine::snapshot_v(const KvSnapshot& s, int il) {
+  return s.impl().v[static_cast<size_t>(il)];
+}
+void engine::wipe_snapshot_for_testing(const KvSnapshot& s) {
+  auto& impl = const_cast<KvSnapshot::Impl&>(s.impl());
+  for (auto& b : impl.k) b.wipe();
+  for (auto& b : impl.v) b.wipe();
+  crypto::wipe_allocation(impl.tokens);
+}
+
+KvSnapshot::KvSnapshot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+KvSnapshot::~KvSnapshot() {
+  // KvBuffer wipes its storage as it is released; the token copy is wiped here.
+  crypto::wipe_allocation(impl_->tokens);
+  impl_->k.clear();
+  impl_->v.clear();
+  g_snapshots_wiped.fetch_add(1, std::memory_order_relaxed);
+}
+
+int KvSnapshot::n_tokens() const { return impl_->n; }
+std::span<const Token> KvSnapshot::tokens() const { return impl_->tokens; }
+size_t KvSnapshot::bytes() const {
+  size_t b = 0;
+  for (const auto& x : impl_->k) b += x.size() * sizeof(uint16_t);
+  for (const auto& x : impl_->v) b += x.size() * sizeof(uint16_t);
+  return b;
+}
+uint64_t KvSnapshot::wiped_total() { return g_snapshots_wiped.load(std::memory_order_relaxed); }
+
+std::shared_ptr<const KvSnapshot> Context::snapshot(int n) const {
+  const Impl& c = *impl_;
+  if (n < 1 || n > n_past()) throw Error(codes::kInvalidArgument, "snapshot beyond the cached tokens");
+  const int d = c.kv.n_embd_kv();
+  auto s = std::make_unique<KvSnapshot::Impl>();
+  s->model = c.model.get();
+  s->n = n;
+  try {
+    s->tokens.assign(c.tokens.begin(), c.tokens.begin() + n);
+    s->k.reserve(static_cast<size_t>(c.kv.n_layer()));
+    s->v.reserve(static_cast<size_t>(c.kv.n_layer()));
+    for (int il = 0; il < c.kv.n_layer(); ++il) {
+      s->k.emplace_back(static_cast<size_t>(n) * static_cast<size_t>(d));
+      s->v.emplace_back(static_cast<size_t>(n) * static_cast<size_t>(d));
+      c.kv.copy_prefix_out(il, n, s->k.back().data(), s->v.back().data());
+    }
+  } catch (const std::bad_alloc&) {
+    crypto::wipe_allocation(s->tokens);
+    throw Error(codes::kInvalidArgument, "not enough memory for a snapshot of " + std::to_string(n) + " tokens");
+  }
+  return std::shared_ptr<const KvSnapshot>(new KvSnapshot(std::move(s)));
+}
+
+void Context::restore(const KvSnapshot& snap, int n) {
+  reset();
+  Impl& c = *impl_;
+  const KvSnapshot::Impl& s = snap.impl();
+  if (s.model != c.model.get()) throw Error(codes::kInvalidArgument, "the snapshot is of another model");
+  if (n < 1 || n > s.n || n >= c.n_ctx) throw Error(codes::kInvalidArgument, "restore beyond the snapshot");
+  try {
+    c.kv.reserve(n);
+  } catch (const std::bad_alloc&) {
+    throw Error(codes::kInvalidArgument, "not enough memory to grow the KV cache to " + std::to_string(n) + " tokens");
+  }
+  for (int il = 0; il < c.kv.n_layer(); ++il)
+    c.kv.copy_prefix_in(il, n, s.k[static_cast<size_t>(il)].data(), s.v[static_cast<size_t>(il)].data(), s.n);
+  c.tokens.assign(s.tokens.begin(), s.tokens.begin() + n);
+}
 
 engine::StepBatcher& engine::batcher_of(const Model& model) {
   const auto* impl = dynamic_cast<const engine::ModelImpl*>(&model);

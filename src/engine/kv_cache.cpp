@@ -50,6 +50,20 @@ void KvCache::store(int il, int pos, const float* k, const float* v) {
   for (int d = 0; d < n_embd_kv_; ++d) vd[static_cast<size_t>(d) * stride] = kernels::fp32_to_fp16(v[d]);
 }
 
+void KvCache::copy_prefix_out(int il, int n, uint16_t* k, uint16_t* v) const {
+  const size_t l = static_cast<size_t>(il), d = static_cast<size_t>(n_embd_kv_), cnt = static_cast<size_t>(n);
+  std::memcpy(k, k_[l].data(), cnt * d * sizeof(uint16_t));
+  const size_t stride = static_cast<size_t>(layer_cap_[l]);
+  for (size_t j = 0; j < d; ++j) std::memcpy(v + j * cnt, v_[l].data() + j * stride, cnt * sizeof(uint16_t));
+}
+
+void KvCache::copy_prefix_in(int il, int n, const uint16_t* k, const uint16_t* v, int stride) {
+  const size_t l = static_cast<size_t>(il), d = static_cast<size_t>(n_embd_kv_), cnt = static_cast<size_t>(n);
+  std::memcpy(k_[l].data(), k, cnt * d * sizeof(uint16_t));
+  const size_t dst = static_cast<size_t>(layer_cap_[l]), src = static_cast<size_t>(stride);
+  for (size_t j = 0; j < d; ++j) std::memcpy(v_[l].data() + j * dst, v + j * src, cnt * sizeof(uint16_t));
+}
+
 void KvCache::clear() {
   for (auto& layer : k_) layer.wipe();
   for (auto& layer : v_) layer.wipe();

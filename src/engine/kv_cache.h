@@ -56,6 +56,13 @@ class KvCache {
   // Zeroes every allocated entry (crypto::wipe: not elided).
   void clear();
 
+  // Copies positions [0, n) (n <= capacity) of layer il out: K rows into k ([n, n_embd_kv]), V into
+  // v transposed with stride n ([n_embd_kv, n]).
+  void copy_prefix_out(int il, int n, uint16_t* k, uint16_t* v) const;
+  // The reverse: stores positions [0, n) (n <= capacity) of layer il from the same layout, where
+  // `stride` (>= n) is the V column stride of the source.
+  void copy_prefix_in(int il, int n, const uint16_t* k, const uint16_t* v, int stride);
+
   // The storage of layer il (tests check that a wiped cache is all zero).
   const KvBuffer& k_buffer(int il) const { return k_[static_cast<size_t>(il)]; }
   const KvBuffer& v_buffer(int il) const { return v_[static_cast<size_t>(il)]; }

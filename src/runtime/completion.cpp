@@ -12,6 +12,14 @@ CompletionRequest::~CompletionRequest() {
   if (messages) wipe_messages(*messages);
   privacy::wipe_string(prompt);
   for (auto& s : stop) privacy::wipe_string(s);
+  if (cache_key) privacy::wipe_string(*cache_key);
+}
+
+std::shared_ptr<const KvSnapshot> ModelRuntime::snapshot_prefix(RuntimeContext&, int) const {
+  throw Error(codes::kPromptCacheUnsupported, "this model cannot use the prompt cache");
+}
+void ModelRuntime::restore_prefix(RuntimeContext&, const KvSnapshot&, int) const {
+  throw Error(codes::kPromptCacheUnsupported, "this model cannot use the prompt cache");
 }
 
 const char* finish_reason_name(FinishReason r) { return r == FinishReason::Length ? "length" : "stop"; }
@@ -25,7 +33,8 @@ Error context_exceeded(int n_ctx) {
 }  // namespace
 
 void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
-                    const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink) {
+                    const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink,
+                    PromptCache* cache) {
   // Everything this request leaves behind is wiped when it ends, however it ends (docs/privacy.md):
   // the prompt tokens, the generated tokens and text, and the slot context's KV cache and buffers.
   GenerationRequest gen;
@@ -48,6 +57,9 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
 
   int slot_n_ctx = 0;
   try {
+    const bool keyed = request.cache_key.has_value();
+    if (keyed && (!cache || !model->supports_prefix_snapshots()))
+      throw Error(codes::kPromptCacheUnsupported, "prompt_cache_key cannot be honoured for this model");
     gen.prompt = request.messages ? model->chat_prompt(*request.messages) : model->text_prompt(request.prompt);
     RuntimeContext& ctx = slot.context_for(model);
     used = &ctx;
@@ -59,8 +71,34 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     gen.sampling = request.sampling;
     gen.stop = request.stop;
     gen.cancel = &cancel;
+    CacheDigest scope{}, identity{};
+    if (keyed) {
+      const ModelDescription& d = model->description();
+      scope = cache->scope(request.cache_identity, request.cache_endpoint,
+                           d.sha256.empty() ? "id:" + d.instance_id : "sha256:" + d.sha256, *request.cache_key);
+      identity = cache->identity_tag(request.cache_identity);
+      PromptCache::Hit hit = cache->lookup(scope, model, gen.prompt);
+      if (hit.snapshot) {
+        model->restore_prefix(ctx, *hit.snapshot, hit.n);
+        out.cached_tokens = hit.n;
+      }
+      out.cache_used = true;
+    }
     sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });
+    if (keyed) {
+      cache->record_evaluated(n_prompt - out.cached_tokens);
+      // The prompt's positions are in the context now (the last one only when a token was decoded
+      // after it); a cancelled or empty generation stores nothing.
+      if (r.finish != FinishReason::Cancelled && gen.max_tokens != 0 && n_prompt > 1) {
+        try {
+          cache->store(scope, identity, model, model->snapshot_prefix(ctx, n_prompt));
+        } catch (const Error&) {
+          // No memory for the snapshot: the answer stands, the prompt is just not cached.
+        }
+      }
+    }
+    out.prefill_ms = r.prefill_ms;
     out.text = std::move(r.text);
     out.finish = r.finish;
     out.prompt_tokens = r.n_prompt_tokens > 0 ? r.n_prompt_tokens : n_prompt;

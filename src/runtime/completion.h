@@ -13,6 +13,7 @@
 #include "chat/messages.h"
 #include "sampling/sampler.h"
 #include "runtime/model_runtime.h"
+#include "runtime/prompt_cache.h"
 #include "runtime/slot.h"
 
 namespace a3s::power::runtime {
@@ -25,6 +26,12 @@ struct CompletionRequest {
   SamplingParams sampling;
   std::optional<int> max_tokens;           // none → until EOG, a stop string or the context is full
   std::vector<std::string> stop;
+  // prompt_cache_key (docs/prompt-cache.md): with cache_key set, the prompt-prefix cache is used
+  // under the scope (cache_identity, cache_endpoint, the model's digest, cache_key); the key is
+  // wiped once the scope is derived and with the request.
+  std::optional<std::string> cache_key;
+  std::string cache_identity;  // the authenticated identity ("" without API keys)
+  std::string cache_endpoint;  // "/v1/chat/completions" | "/v1/completions"
 
   CompletionRequest() = default;
   CompletionRequest(CompletionRequest&&) noexcept = default;
@@ -39,6 +46,9 @@ struct CompletionResult {
   FinishReason finish = FinishReason::Stop;
   int prompt_tokens = 0;
   int completion_tokens = 0;
+  int cached_tokens = 0;     // prompt tokens restored from the prompt-prefix cache
+  bool cache_used = false;   // the request was keyed (prompt_cache_key) and the cache consulted
+  double prefill_ms = 0;     // prompt evaluation time (the cached part excluded)
 };
 
 // Receives one job's events on the worker thread, in order: started → delta* → finished, or
@@ -60,8 +70,12 @@ class CompletionSink {
 // truncated), clamps max_tokens to the room left, and generates on the slot's context for `model`.
 // Never throws: every failure goes to sink.failed(). When it returns, the prompt tokens, the generated
 // tokens and text it held and the slot context (RuntimeContext::wipe) are zeroed.
+// With request.cache_key: the longest prefix of the prompt the cache holds for the request's scope
+// is restored and only the rest evaluated, and the prompt's prefix is stored afterwards; without a
+// cache, or on a model runtime that cannot snapshot → Error "prompt_cache_unsupported".
 void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
-                    const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink);
+                    const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink,
+                    PromptCache* cache = nullptr);
 
 // "stop" | "length" (a cancelled generation reports "stop").
 const char* finish_reason_name(FinishReason r);

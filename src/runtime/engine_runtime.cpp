@@ -1,6 +1,7 @@
 #include "runtime/engine_runtime.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -40,6 +41,18 @@ std::string fingerprint_for(const ModelInfo& info) {
   char hex[3];
   for (unsigned i = 0; i < 6 && i < len; ++i) {
     std::snprintf(hex, sizeof hex, "%02x", md[i]);
+    out += hex;
+  }
+  return out;
+}
+
+std::string random_instance_id() {
+  unsigned char b[16];
+  if (RAND_bytes(b, sizeof b) != 1) throw Error(codes::kInternal, "no random model instance id");
+  std::string out;
+  char hex[3];
+  for (unsigned char c : b) {
+    std::snprintf(hex, sizeof hex, "%02x", c);
     out += hex;
   }
   return out;
@@ -91,6 +104,7 @@ class EngineRuntime final : public ModelRuntime {
       if (info.integrity->signature_verified) desc_.signature = "verified";
     }
     if (info.encryption) desc_.encrypted_sha256 = info.encryption->ciphertext_sha256;
+    desc_.instance_id = random_instance_id();
   }
 
   const ModelDescription& description() const override { return desc_; }
@@ -111,8 +125,17 @@ class EngineRuntime final : public ModelRuntime {
   GenerationResult generate(RuntimeContext& rc, const GenerationRequest& req,
                             const DeltaCallback& on_delta) const override {
     auto& ec = dynamic_cast<EngineContext&>(rc);
-    ec.ctx().reset();
+    // A context holds nothing (wiped when the last request ended) or a restored prefix of req.prompt;
+    // generate() evaluates whatever of the prompt it does not hold.
     return a3s::power::generate(ec.ctx(), req, on_delta);
+  }
+
+  bool supports_prefix_snapshots() const override { return true; }
+  std::shared_ptr<const KvSnapshot> snapshot_prefix(RuntimeContext& rc, int n) const override {
+    return dynamic_cast<EngineContext&>(rc).ctx().snapshot(n);
+  }
+  void restore_prefix(RuntimeContext& rc, const KvSnapshot& snap, int n) const override {
+    dynamic_cast<EngineContext&>(rc).ctx().restore(snap, n);
   }
 
  private:

@@ -35,6 +35,7 @@ struct ModelDescription {
   std::string sha256;            // hex of the plaintext GGUF bytes ("" when not measured)
   std::string encrypted_sha256;  // hex of the encrypted file (encrypted models only, else "")
   std::string signature = "absent";  // "verified" | "absent"
+  std::string instance_id;  // 32 random hex digits drawn at load: names this load (prompt-cache scope)
 };
 
 // One sequence's state (its KV cache) for one model. Owned by a scheduler slot and reused across
@@ -68,10 +69,19 @@ class ModelRuntime {
   // A fresh sequence state with description().n_ctx tokens of KV cache.
   virtual std::unique_ptr<RuntimeContext> new_context() const = 0;
 
-  // Resets `ctx` and runs one generation on it (see engine/generator.h for the stop rules).
+  // Runs one generation on `ctx`, which holds nothing or a prefix of req.prompt loaded by
+  // restore_prefix() (only the rest is evaluated; see engine/generator.h for the stop rules).
   // Throws Error(codes::kContextLengthExceeded) when the prompt does not fit.
   virtual GenerationResult generate(RuntimeContext& ctx, const GenerationRequest& req,
                                     const DeltaCallback& on_delta) const = 0;
+
+  // The prompt-prefix cache (runtime/prompt_cache.h): whether this runtime can snapshot and restore
+  // a prefix of a context. The defaults say no and throw Error(codes::kPromptCacheUnsupported).
+  virtual bool supports_prefix_snapshots() const { return false; }
+  // A snapshot of ctx's first n tokens (after a generation: a prefix of its prompt).
+  virtual std::shared_ptr<const KvSnapshot> snapshot_prefix(RuntimeContext& ctx, int n) const;
+  // Loads the first n tokens of `snap` into ctx (which forgets what it held).
+  virtual void restore_prefix(RuntimeContext& ctx, const KvSnapshot& snap, int n) const;
 };
 
 }  // namespace a3s::power::runtime

@@ -30,6 +30,7 @@ class Tokenizer;  // src/tokenizer/tokenizer.h
 namespace gguf { class File; }
 namespace weights { class ByteReader; }  // src/model/sources/byte_reader.h
 class Context;
+class KvSnapshot;
 namespace engine {
 class KvCache;
 const KvCache& kv_cache_of(const Context& ctx);  // internal: src/engine/context_inspect.h
@@ -158,10 +159,48 @@ class Context {
   // On any error the sequence is unchanged (n_past() as before).
   std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
 
+  // A copy of the cached keys and values of positions [0, n) and of their tokens (a prompt prefix),
+  // for the prompt-prefix cache (docs/prompt-cache.md). Throws Error(codes::kInvalidArgument) unless
+  // 1 <= n <= n_past().
+  std::shared_ptr<const KvSnapshot> snapshot(int n) const;
+
+  // Forgets the sequence (as reset()) and loads the first n positions of `snap` (1 <= n <=
+  // snap.n_tokens(), n < n_ctx()): afterwards n_past() == n and tokens() is snap's first n tokens.
+  // Evaluating the rest of a prompt then gives logits bitwise equal to evaluating the whole prompt
+  // (the forward pass is batch invariant). Throws Error(codes::kInvalidArgument) when `snap` was
+  // taken from a context of another model, or n is out of range; the sequence is then empty.
+  void restore(const KvSnapshot& snap, int n);
+
   struct Impl;
 
  private:
   friend const engine::KvCache& engine::kv_cache_of(const Context& ctx);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The K/V rows of a token prefix taken by Context::snapshot(). Its storage is like the KV cache's:
+// fp16, excluded from core dumps, covered by the process-wide memory lock in tee_mode, and wiped
+// (not elided) on wipe() and before it is freed; the token copy is wiped too. Immutable once taken,
+// so several contexts may restore from one snapshot at once.
+class KvSnapshot {
+ public:
+  ~KvSnapshot();
+  KvSnapshot(const KvSnapshot&) = delete;
+  KvSnapshot& operator=(const KvSnapshot&) = delete;
+
+  int n_tokens() const;                // positions held
+  std::span<const Token> tokens() const;
+  size_t bytes() const;                // bytes of K/V storage
+
+  // Snapshots freed so far in this process (each was wiped first): a counter for tests and /metrics.
+  static uint64_t wiped_total();
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  friend class Context;
+  explicit KvSnapshot(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -56,6 +56,7 @@ enum class ErrorCode {
   kCancelled,                // "cancelled"                  500, 1: the operation was cancelled
   kMalformedEvidence,        // "malformed_evidence"         500, 1: attestation evidence that does not parse
   kUnsupportedVersion,       // "unsupported_version"        500, 1: evidence of a version not implemented
+  kPromptCacheUnsupported,   // "prompt_cache_unsupported"   400, 2: prompt_cache_key on a path that cannot honour it
 };
 
 // The stable string of a code ("invalid_argument", ...).
@@ -115,6 +116,7 @@ inline constexpr ErrorCode kServerUnreachable = ErrorCode::kServerUnreachable;
 inline constexpr ErrorCode kCancelled = ErrorCode::kCancelled;
 inline constexpr ErrorCode kMalformedEvidence = ErrorCode::kMalformedEvidence;
 inline constexpr ErrorCode kUnsupportedVersion = ErrorCode::kUnsupportedVersion;
+inline constexpr ErrorCode kPromptCacheUnsupported = ErrorCode::kPromptCacheUnsupported;
 }  // namespace codes
 
 // One row of the code table.
