@@ -38,7 +38,7 @@ std::vector<IsaCase> invariance_cases() {
                         "tiny-llama-Q4_1", "tiny-llama-Q5_0", "tiny-llama-Q5_1", "tiny-llama-Q2_K",
                         "tiny-llama-Q3_K_M", "tiny-llama-Q4_K_M", "tiny-llama-Q5_K_M", "tiny-llama-Q6_K",
                         "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0"})
-    for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2})
+    for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512})
       if (kernels::isa_supported(isa)) cases.push_back({m, isa});
   return cases;
 }
