@@ -38,11 +38,29 @@ bool cpu_has_avx2() {
 }
 #endif
 
+#if defined(A3S_KERNELS_HAVE_AVX512)
+// AVX2 (above) plus AVX-512 F, BW, VL and VNNI from CPUID leaf 7, and the OS saving the opmask and
+// ZMM state (XCR0 bits 5, 6 and 7 besides the YMM bits).
+bool cpu_has_avx512() {
+  if (!cpu_has_avx2()) return false;
+  unsigned xcr0 = 0, xcr0_high = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  if ((xcr0 & 0xE6u) != 0xE6u) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  const bool f = (b >> 16) & 1u, bw = (b >> 30) & 1u, vl = (b >> 31) & 1u, vnni = (c >> 11) & 1u;
+  return f && bw && vl && vnni;
+}
+#endif
+
 // Slowest to fastest. A new instruction set is one more row (and its source file).
 constexpr std::array kIsas = {
     IsaEntry{Isa::Scalar, "scalar", nullptr, nullptr},
 #if defined(A3S_KERNELS_HAVE_AVX2)
     IsaEntry{Isa::Avx2, "avx2", cpu_has_avx2, install_avx2},
+#endif
+#if defined(A3S_KERNELS_HAVE_AVX512)
+    IsaEntry{Isa::Avx512, "avx512", cpu_has_avx512, install_avx512},
 #endif
 };
 
@@ -57,12 +75,15 @@ bool supported(const IsaEntry& e) {
   return e.cpu_has == nullptr || e.cpu_has();
 }
 
-// One immutable table per compiled-in ISA, built on first use.
+// One immutable table per compiled-in ISA, built on first use. Each ISA's kernels lie over the
+// table of the ISA before it (avx512 over avx2 over scalar), so an entry an ISA leaves null keeps
+// the next slower path's kernel. Tables of unsupported ISAs are never installed (their code would
+// fault) and never selected (force_isa refuses them).
 const KernelTable& table_for(Isa isa) {
   static const auto tables = [] {
     std::array<KernelTable, kIsas.size()> out;
     for (size_t i = 0; i < kIsas.size(); ++i) {
-      out[i] = scalar_table();
+      out[i] = i == 0 ? scalar_table() : out[i - 1];
       if (kIsas[i].install != nullptr && supported(kIsas[i])) {
         KernelTable isa_kernels;  // all null
         kIsas[i].install(isa_kernels);
@@ -100,6 +121,8 @@ const char* isa_name(Isa isa) {
       return "scalar";
     case Isa::Avx2:
       return "avx2";
+    case Isa::Avx512:
+      return "avx512";
   }
   return "unknown";
 }
@@ -107,6 +130,7 @@ const char* isa_name(Isa isa) {
 std::optional<Isa> parse_isa(std::string_view name) {
   if (name == "scalar") return Isa::Scalar;
   if (name == "avx2") return Isa::Avx2;
+  if (name == "avx512") return Isa::Avx512;
   return std::nullopt;
 }
 
@@ -141,7 +165,7 @@ std::optional<std::string> isa_environment_warning(const char* value) {
   const std::string shown = printable(value, style);
   const std::string quoted = "A3S_POWER_ISA=\"" + shown + "\"";
   const std::string fallback = std::string("; using ") + isa_name(best_isa());
-  if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2)" + fallback;
+  if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2, avx512)" + fallback;
   return quoted + " is not supported by this CPU" + fallback;
 }
 

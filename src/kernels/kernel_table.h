@@ -66,6 +66,13 @@ const KernelTable& scalar_table();
 void install_avx2(KernelTable& t);
 #endif
 
+#if defined(A3S_KERNELS_HAVE_AVX512)
+// Fills the AVX-512 (F+BW+VL+VNNI) kernels into an all-null table (the avx512/*.cpp files, compiled
+// with -mavx512f -mavx512bw -mavx512vl -mavx512vnni besides the AVX2 flags). Entries left null keep
+// the AVX2 kernel.
+void install_avx512(KernelTable& t);
+#endif
+
 // The table of the active ISA (dispatch.cpp). Never null.
 const KernelTable& active_table();
 

@@ -20,7 +20,7 @@
 //
 // ISA dispatch. A scalar reference path is always built; an AVX2+FMA+F16C path is compiled separately
 // and chosen at start-up when the CPU supports it. The environment variable A3S_POWER_ISA
-// (scalar|avx2|auto) overrides the choice; values that are unknown or not supported by the CPU fall
+// (scalar|avx2|avx512|auto) overrides the choice; values that are unknown or not supported by the CPU fall
 // back to the best supported path. `force_isa` switches paths at run time (tests, benchmarks).
 //
 // Errors. Functions throw a3s::power::Error with code "unsupported_tensor_type" for a type that has no
@@ -149,9 +149,10 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
 enum class Isa : int {
   Scalar = 0,  // portable reference code (the test oracle)
   Avx2 = 1,    // x86-64 AVX2 + FMA + F16C
+  Avx512 = 2,  // Avx2 plus AVX-512 F + BW + VL + VNNI (vpdpbusd); kernels without one use Avx2's
 };
 
-const char* isa_name(Isa isa);                        // "scalar", "avx2"
+const char* isa_name(Isa isa);                        // "scalar", "avx2", "avx512"
 std::optional<Isa> parse_isa(std::string_view name);  // inverse of isa_name; nullopt otherwise
 bool isa_supported(Isa isa);                          // compiled in and supported by this CPU
 Isa best_isa();                                       // the fastest supported path

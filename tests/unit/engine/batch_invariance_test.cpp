@@ -41,7 +41,7 @@ std::vector<IsaCase> invariance_cases() {
                         "tiny-llama-Q3_K_M", "tiny-llama-Q4_K_M", "tiny-llama-Q5_K_M", "tiny-llama-Q6_K",
                         "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0", "qwen3-tiny:Q8_0", "phi3-tiny:Q4_K_M",
                         "gemma3-tiny:Q8_0", "qwen3-tiny:IQ4_NL", "qwen3-tiny@256:IQ4_XS"})
-    for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2})
+    for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512})
       if (kernels::isa_supported(isa)) cases.push_back({m, isa});
   return cases;
 }

@@ -6,8 +6,9 @@ namespace a3s::power::kernels::test {
 namespace {
 
 TEST(Dispatch, NamesRoundTrip) {
-  for (Isa isa : {Isa::Scalar, Isa::Avx2}) EXPECT_EQ(parse_isa(isa_name(isa)), isa);
-  EXPECT_FALSE(parse_isa("avx512").has_value());
+  for (Isa isa : all_isas()) EXPECT_EQ(parse_isa(isa_name(isa)), isa);
+  EXPECT_EQ(parse_isa("avx512"), Isa::Avx512);
+  EXPECT_FALSE(parse_isa("avx512f").has_value());
   EXPECT_FALSE(parse_isa("").has_value());
   EXPECT_FALSE(parse_isa("AVX2").has_value());
 }
@@ -43,6 +44,7 @@ TEST(Dispatch, EnvironmentValueSelection) {
   EXPECT_EQ(isa_for_environment(""), best_isa());
   EXPECT_EQ(isa_for_environment("scalar"), Isa::Scalar);
   EXPECT_EQ(isa_for_environment("avx2"), isa_supported(Isa::Avx2) ? Isa::Avx2 : best_isa());
+  EXPECT_EQ(isa_for_environment("avx512"), isa_supported(Isa::Avx512) ? Isa::Avx512 : best_isa());
 }
 
 #if defined(__x86_64__)
@@ -52,9 +54,10 @@ TEST(Dispatch, AnEnvironmentValueThatIsNotTakenGetsAWarning) {
   EXPECT_FALSE(isa_environment_warning("auto"));
   EXPECT_FALSE(isa_environment_warning("scalar"));
   EXPECT_EQ(isa_environment_warning("avx2").has_value(), !isa_supported(Isa::Avx2));
+  EXPECT_EQ(isa_environment_warning("avx512").has_value(), !isa_supported(Isa::Avx512));
   const auto upper = isa_environment_warning("AVX2");
   ASSERT_TRUE(upper);
-  EXPECT_EQ(*upper, std::string("A3S_POWER_ISA=\"AVX2\" is not an instruction set (auto, scalar, avx2); using ") +
+  EXPECT_EQ(*upper, std::string("A3S_POWER_ISA=\"AVX2\" is not an instruction set (auto, scalar, avx2, avx512); using ") +
                         isa_name(best_isa()));
   const auto odd = isa_environment_warning("a\nb\x1b[31m0123456789012345678901234567890123456789");
   ASSERT_TRUE(odd);
@@ -67,6 +70,18 @@ TEST(Dispatch, Avx2DetectedOnThisCpu) {
   __builtin_cpu_init();
   const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
   EXPECT_EQ(isa_supported(Isa::Avx2), cpu);
+}
+
+TEST(Dispatch, Avx512DetectedOnThisCpu) {
+  __builtin_cpu_init();
+  const bool cpu = isa_supported(Isa::Avx2) && __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512vnni");
+  EXPECT_EQ(isa_supported(Isa::Avx512), cpu);
+  if (!cpu) GTEST_SKIP() << "CPU without AVX-512 F/BW/VL/VNNI: the avx512 path is not tested here";
+  // An ISA without its own kernel for a type keeps the next slower path's kernel (here Q2_K: AVX2).
+  IsaGuard guard(Isa::Avx512);
+  EXPECT_EQ(active_isa(), Isa::Avx512);
 }
 #endif
 
@@ -81,8 +96,10 @@ TEST(Dispatch, ForcingUnsupportedIsaThrows) {
   }
   EXPECT_EQ(active_isa(), before);
   EXPECT_FALSE(isa_supported(static_cast<Isa>(42)));
-  if (!isa_supported(Isa::Avx2)) {
-    EXPECT_THROW(force_isa(Isa::Avx2), Error);
+  for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+    if (!isa_supported(isa)) {
+      EXPECT_THROW(force_isa(isa), Error);
+    }
   }
 }
 

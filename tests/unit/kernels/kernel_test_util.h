@@ -38,13 +38,26 @@ inline bool cpu_has_f16c() {
 }
 #endif
 
+// Every instruction set the library knows, supported here or not.
+inline std::vector<Isa> all_isas() {
+  return {Isa::Scalar, Isa::Avx2, Isa::Avx512};
+}
+
 inline std::vector<Isa> supported_isas() {
   std::vector<Isa> out;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2}) {
+  for (Isa isa : all_isas()) {
     if (isa_supported(isa)) out.push_back(isa);
   }
   return out;
 }
+
+// Reports a test of an instruction set this build or CPU lacks as skipped, with the reason.
+#define A3S_SKIP_UNLESS_ISA_SUPPORTED(isa)                                                          \
+  do {                                                                                               \
+    if (!::a3s::power::kernels::isa_supported(isa))                                                  \
+      GTEST_SKIP() << "instruction set " << ::a3s::power::kernels::isa_name(isa)                      \
+                   << " is not supported by this CPU (or not compiled in)";                          \
+  } while (0)
 
 inline std::string type_param_name(const testing::TestParamInfo<TensorType>& info) {
   return type_name(info.param);

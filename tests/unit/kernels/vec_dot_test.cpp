@@ -55,7 +55,7 @@ struct VecDotCase {
 
 std::vector<VecDotCase> vec_dot_cases() {
   std::vector<VecDotCase> out;
-  for (Isa isa : supported_isas()) {
+  for (Isa isa : all_isas()) {  // unsupported ones are reported as skipped
     for (TensorType t : weight_types()) out.push_back({t, isa});
   }
   return out;
@@ -73,6 +73,7 @@ std::vector<int64_t> lengths_for(TensorType t) {
 
 TEST_P(VecDot, MatchesDequantizedDotAndScalarPath) {
   const auto [type, isa] = GetParam();
+  A3S_SKIP_UNLESS_ISA_SUPPORTED(isa);
   IsaGuard guard(isa);
   const TensorType act = vec_dot_type(type);
   std::mt19937 rng(static_cast<uint32_t>(type) * 31 + 7);
@@ -102,6 +103,7 @@ TEST_P(VecDot, MatchesDequantizedDotAndScalarPath) {
 TEST_P(VecDot, ExtremeQuantsStayExact) {
   // Every quant at its extreme with unit-ish scales: integer sums must not overflow or saturate.
   const auto [type, isa] = GetParam();
+  A3S_SKIP_UNLESS_ISA_SUPPORTED(isa);
   IsaGuard guard(isa);
   const TensorType act = vec_dot_type(type);
   const int64_t n = 4096;
@@ -179,6 +181,7 @@ TEST_P(VecDotQuantized, ArbitraryActivationBlocksMatchScalarPath) {
   // activation quantizer produces) and, for Q8_K, block sums unrelated to the quants. The paths
   // must still agree bit for bit: the scalar reference uses the bsums exactly where AVX2 does.
   const auto [type, isa] = GetParam();
+  A3S_SKIP_UNLESS_ISA_SUPPORTED(isa);
   IsaGuard guard(isa);
   const TensorType act = vec_dot_type(type);
   std::mt19937 rng(static_cast<uint32_t>(type) * 7 + 1);

@@ -1,0 +1,287 @@
+// AVX-512 VNNI tile kernels for matmul: one weight row against up to eight tokens at a time (the 32
+// vector registers of AVX-512 hold eight accumulators besides the unpacked weight block), with the
+// byte products summed by vpdpbusd (unsigned × signed bytes, four products into each int32 lane)
+// instead of AVX2's vpmaddubsw + vpmaddwd. Lane j of a vpdpbusd sum covers bytes 4j..4j+3, the
+// bytes AVX2's two-instruction sum puts into lane j, and both are exact, so every int32 lane - and
+// with it every float operation, in the same order - is that of the AVX2 kernels (avx2/tile.cpp)
+// and of the scalar reference (ref/vec_dot.cpp, lanes8.h): the results are the same bits. The same
+// kernels with one token are the vec_dot of these types (decode rows), where that measures faster.
+// Types without a kernel here keep their AVX2 kernel (kernel_table.h). Every fused multiply-add is
+// written out (the kernels are compiled with -ffp-contract=off).
+#include "kernels/avx2/common.h"
+
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VNNI__)
+#error "avx512/*.cpp files are compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni"
+#endif
+
+namespace a3s::power::kernels {
+
+void install_avx512_tile(KernelTable& t);
+
+namespace {
+
+constexpr int kTokens = 8;  // tokens per weight pass
+
+// Σ over groups of four of unsigned a[i] · signed b[i] → 8 int32 lanes (lane j: bytes 4j..4j+3).
+// Exact for any bytes; equal to avx2 dot_u8_i8 wherever that one is exact.
+inline __m256i vnni_u8_i8(__m256i a, __m256i b) {
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, b);
+}
+
+template <typename Block, int NT>
+struct Rows {
+  const Block* r[NT];
+  Rows(const void* x, size_t stride) {
+    for (int t = 0; t < NT; ++t)
+      r[t] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(x) + t * stride);
+  }
+};
+
+// ---- 32-element blocks against Q8_0 ------------------------------------------------------------------
+
+template <int NT>
+void multi_q8_0(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockQ8_0*>(w);
+  const Rows<BlockQ8_0, NT> b(x, xs);
+  __m256 acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    const __m256i qa = load256(a[i].qs);
+    const __m256i aa = _mm256_abs_epi8(qa);  // |qa| ≤ 128 as an unsigned byte
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      const __m256i s = vnni_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * h2f(b.r[t][i].d)), _mm256_cvtepi32_ps(s), acc[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]);
+}
+
+template <int NT>
+void multi_q4_0(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockQ4_0*>(w);
+  const Rows<BlockQ8_0, NT> b(x, xs);
+  const __m256i eight = _mm256_set1_epi8(8);
+  float acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[i].qs), eight);
+    const __m256i aa = _mm256_abs_epi8(qa);
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      const __m256i s = vnni_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
+      acc[t] = std::fma(static_cast<float>(hsum_i32(s)), da * h2f(b.r[t][i].d), acc[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = acc[t];
+}
+
+// ---- K-quants against Q8_K -------------------------------------------------------------------------
+
+// Every int32 lane = element k of the eight int16 scales held in both lanes of `scales`, widened.
+inline __m256i bcast32(__m256i scales, int k) {
+  return _mm256_cvtepi16_epi32(_mm256_castsi256_si128(bcast16(scales, k)));
+}
+// Low four int32 lanes = element 2p, high four = element 2p + 1 (as avx2 pair16, widened).
+inline __m256i pair32(__m256i scales, int p) {
+  const __m256i s = pair16(scales, p);  // low lane all element 2p, high lane all element 2p + 1
+  return _mm256_srai_epi32(_mm256_slli_epi32(s, 16), 16);
+}
+
+// Q4_K / Q5_K (kFive): 8 sub-blocks of 32 with 6-bit scales and mins.
+template <int NT, bool kFive>
+void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i one = _mm256_set1_epi8(1);
+  __m256 acc[NT];
+  float mins[NT];
+  for (int t = 0; t < NT; ++t) {
+    acc[t] = _mm256_setzero_ps();
+    mins[t] = 0.0f;
+  }
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const uint8_t* scales;
+    const uint8_t* qs;
+    uint16_t d16, dmin16;
+    __m256i qh = _mm256_setzero_si256();
+    if constexpr (kFive) {
+      const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
+      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      scales = blk.scales;
+      qs = blk.qs;
+      d16 = blk.d;
+      dmin16 = blk.dmin;
+      qh = load256(blk.qh);
+    } else {
+      const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
+      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      scales = blk.scales;
+      qs = blk.qs;
+      d16 = blk.d;
+      dmin16 = blk.dmin;
+    }
+    __m128i mn;
+    const __m256i sc = k4_scales(scales, &mn);
+    const float da = h2f(d16), dmin = h2f(dmin16);
+    for (int t = 0; t < NT; ++t)
+      mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
+    __m256i isum[NT];
+    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i q = load256(qs + 32 * c);
+      __m256i lo = _mm256_and_si256(q, m4);
+      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+      if constexpr (kFive) {
+        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+        hi = _mm256_or_si256(hi,
+                             _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+      }
+      const __m256i slo = bcast32(sc, 2 * c);
+      const __m256i shi = bcast32(sc, 2 * c + 1);
+      for (int t = 0; t < NT; ++t) {
+        const int8_t* q8 = b.r[t][i].qs + 64 * c;
+        const __m256i plo = _mm256_mullo_epi32(vnni_u8_i8(lo, load256(q8)), slo);
+        const __m256i phi = _mm256_mullo_epi32(vnni_u8_i8(hi, load256(q8 + 32)), shi);
+        isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(plo, phi));
+      }
+    }
+    for (int t = 0; t < NT; ++t) {
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(b.r[t][i].d * da), _mm256_cvtepi32_ps(isum[t]), acc[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]) - mins[t];
+}
+
+template <int NT>
+void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockQ6_K*>(w);
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m30 = _mm256_set1_epi8(0x30);
+  float sum[NT];
+  for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
+    const __m256i sc_half[2] = {_mm256_permute2x128_si256(sc_vec, sc_vec, 0x00),
+                                _mm256_permute2x128_si256(sc_vec, sc_vec, 0x11)};
+    __m256i isum[NT];
+    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    for (int half = 0; half < 2; ++half) {
+      const __m256i l0 = load256(a[i].ql + 64 * half);
+      const __m256i l1 = load256(a[i].ql + 64 * half + 32);
+      const __m256i h = load256(a[i].qh + 32 * half);
+      const __m256i q[4] = {
+          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m30)),
+          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(h, 2), m30)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(h, m30)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                          _mm256_and_si256(_mm256_srli_epi16(h, 2), m30))};
+      for (int p = 0; p < 4; ++p) {
+        const __m256i s = pair32(sc_half[half], p);
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* q8 = b.r[t][i].qs + 128 * half + 32 * p;
+          isum[t] = _mm256_add_epi32(isum[t], _mm256_mullo_epi32(vnni_u8_i8(q[p], load256(q8)), s));
+        }
+      }
+    }
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      // Σ q·x − 32·Σ scale·bsum, reduced once (the integers are exact in any order).
+      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(sc_vec, load256(b.r[t][i].bsums)), 5);
+      const int total = hsum_i32(_mm256_sub_epi32(isum[t], bias));
+      sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = sum[t];
+}
+
+// ---- tile driver -------------------------------------------------------------------------------------
+
+template <template <int> class K, int NT>
+void run_tail(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  if constexpr (NT >= 1) K<NT>::run(n, w, x, xs, out);
+}
+
+template <template <int> class K>
+void tile(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
+          float* Y, size_t y_stride) {
+  float out[kTokens];
+  for (int r = 0; r < n_w; ++r) {
+    const uint8_t* w = static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride;
+    int t = 0;
+    for (; t + kTokens <= n_x; t += kTokens) {
+      K<kTokens>::run(n, w, static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride, x_stride,
+                      out);
+      for (int k = 0; k < kTokens; ++k)
+        Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+    }
+    const uint8_t* xt = static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride;
+    switch (n_x - t) {
+      case 7: K<7>::run(n, w, xt, x_stride, out); break;
+      case 6: K<6>::run(n, w, xt, x_stride, out); break;
+      case 5: K<5>::run(n, w, xt, x_stride, out); break;
+      case 4: K<4>::run(n, w, xt, x_stride, out); break;
+      case 3: K<3>::run(n, w, xt, x_stride, out); break;
+      case 2: K<2>::run(n, w, xt, x_stride, out); break;
+      case 1: K<1>::run(n, w, xt, x_stride, out); break;
+      default: break;
+    }
+    for (int k = 0; k < n_x - t; ++k)
+      Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+  }
+}
+
+template <int NT>
+struct KQ8_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q8_0<NT>(n, w, x, s, o); }
+};
+template <int NT>
+struct KQ4_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q4_0<NT>(n, w, x, s, o); }
+};
+template <int NT>
+struct KQ4_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, false>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ5_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, true>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ6_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q6_k<NT>(n, w, x, s, o); }
+};
+
+template <template <int> class K>
+void dot_one(int64_t n, float* out, const void* w, const void* x) {
+  K<1>::run(n, w, x, 0, out);
+}
+
+}  // namespace
+
+void install_avx512_tile(KernelTable& t) {
+  t.vec_dot[idx(TensorType::Q8_0)] = dot_one<KQ8_0>;
+  t.vec_dot[idx(TensorType::Q4_K)] = dot_one<KQ4_K>;
+  t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
+  t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
+  t.vec_dot[idx(TensorType::Q4_0)] = dot_one<KQ4_0>;
+  t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
+  t.tile[idx(TensorType::Q4_0)] = tile<KQ4_0>;
+  t.tile[idx(TensorType::Q4_K)] = tile<KQ4_K>;
+  t.tile[idx(TensorType::Q5_K)] = tile<KQ5_K>;
+  t.tile[idx(TensorType::Q6_K)] = tile<KQ6_K>;
+}
+
+void install_avx512(KernelTable& t) {
+  install_avx512_tile(t);
+}
+
+}  // namespace a3s::power::kernels
