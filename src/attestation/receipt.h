@@ -68,8 +68,8 @@ struct Receipt {
   crypto::Sha256Digest model_sha256{};
   crypto::Sha256Digest config_sha256{};
   ReceiptUsage usage;
-  bool prompt_cache_used = false;   // prompt tokens served from a prompt cache (none exists yet)
-  int64_t prompt_cache_tokens = 0;  // how many
+  bool prompt_cache_used = false;   // the request carried prompt_cache_key (docs/prompt-cache.md)
+  int64_t prompt_cache_tokens = 0;  // prompt tokens restored from the cache (as shown in usage)
   int64_t completed_at = 0;         // Unix seconds, when generation ended
 
   // The receipt object without "signature" (shape above).

@@ -62,6 +62,12 @@ struct Config {
   int batch_size = 512;                // prefill batch (tokens)
   WeightsMode weights = WeightsMode::Auto;  // weight residency: auto | resident | stream
   uint64_t memory_budget_mb = 0;       // memory the model may use (MiB); 0 = no budget
+  // The keyed prompt-prefix cache (docs/prompt-cache.md): entries per authenticated identity
+  // (1..1024), their lifetime since last use (1..86400 s), and the snapshot memory over all
+  // identities (MiB; 0 = no cache: a request with prompt_cache_key answers prompt_cache_unsupported).
+  int prompt_cache_max_entries = 1;
+  double prompt_cache_ttl_seconds = 300;
+  uint64_t prompt_cache_mb = 256;
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download

@@ -370,9 +370,20 @@ const std::vector<Setting>& settings() {
       c.ratls_cert_lifetime_seconds = t;
     });
 
+    // The keyed prompt-prefix cache (docs/prompt-cache.md).
+    add("prompt_cache_max_entries", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.prompt_cache_max_entries = static_cast<int>(as_int(v, x.key, 1, 1024));
+    });
+    add("prompt_cache_ttl_seconds", KeyType::Number, [](Config& c, const Value& v, const Ctx& x) {
+      const double t = as_number(v, x.key);
+      if (!(t >= 1.0 && t <= 86400.0)) fail(v.pos, quoted(x.key) + " is out of range (>= 1 and <= 86400 seconds)");
+      c.prompt_cache_ttl_seconds = t;
+    });
+    add("prompt_cache_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.prompt_cache_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 20));
+    });
+
     // Features not built yet: parsed and type-checked, then refused.
-    add("prompt_cache_max_entries", KeyType::Int, nullptr);
-    add("prompt_cache_ttl_seconds", KeyType::Number, nullptr);
     add("kv_cache_type", KeyType::String, nullptr);
     // An object cannot come from an environment variable.
     for (auto& k : s) {

@@ -69,7 +69,15 @@ Api::Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> regi
       scheduler_(scheduler),
       blocking_(blocking),
       auth_(cfg.api_keys, cfg.admin_api_keys),
-      started_unix_(static_cast<int64_t>(std::time(nullptr))) {}
+      started_unix_(static_cast<int64_t>(std::time(nullptr))) {
+  if (cfg.prompt_cache_mb > 0) {
+    runtime::PromptCacheOptions o;
+    o.max_entries = cfg.prompt_cache_max_entries;
+    o.ttl = std::chrono::milliseconds(static_cast<int64_t>(cfg.prompt_cache_ttl_seconds * 1000.0));
+    o.max_bytes = cfg.prompt_cache_mb << 20;
+    prompt_cache_ = std::make_shared<runtime::PromptCache>(o);
+  }
+}
 
 void Api::finish_record(Exchange& ex, std::chrono::steady_clock::time_point start) {
   // Token counts in the record are already as shown (completion_route.cpp); rounding again is a no-op
@@ -164,13 +172,15 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     co_await ex.respond(std::move(r));
     co_return;
   }
+  // Named outside the co_await expressions: g++ 12 mishandles temporaries inside them.
+  std::string identity = principal ? principal->identity : std::string();
   switch (m.id) {
     case RouteId::Health:
       co_await health(ex, /*details=*/!auth_.enabled() || principal.has_value() || cfg_.health_public_details);
       break;
     case RouteId::Metrics: co_await metrics_text(ex); break;
-    case RouteId::ChatCompletions: co_await completions(ex, true); break;
-    case RouteId::Completions: co_await completions(ex, false); break;
+    case RouteId::ChatCompletions: co_await completions(ex, true, identity); break;
+    case RouteId::Completions: co_await completions(ex, false, identity); break;
     case RouteId::ListModels: co_await list_models(ex); break;
     case RouteId::GetModel: co_await get_model(ex, m.param); break;
     case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;
@@ -234,6 +244,7 @@ asio::awaitable<void> Api::health(Exchange& ex, bool details) {
             {"models", models},
             {"settings", cfg_.effective_json()},
             {"tee", tee_health()},
+            {"prompt_cache", prompt_cache_health()},
             {"privacy", {{"redact_logs", cfg_.redact_logs}, {"suppress_token_metrics", cfg_.suppress_token_metrics}}}};
   co_await ex.respond(json_response(stopping_ ? 503 : 200, j));
 }
@@ -256,8 +267,23 @@ json Api::tee_health() const {
           {"models_verified", verified}};
 }
 
+// {supported, max_entries, ttl_seconds, max_mb}: what a request with prompt_cache_key gets.
+json Api::prompt_cache_health() const {
+  if (!prompt_cache_) return {{"supported", false}, {"max_entries", 0}, {"ttl_seconds", 0}, {"max_mb", 0}};
+  return {{"supported", true},
+          {"max_entries", cfg_.prompt_cache_max_entries},
+          {"ttl_seconds", cfg_.prompt_cache_ttl_seconds},
+          {"max_mb", cfg_.prompt_cache_mb}};
+}
+
 asio::awaitable<void> Api::metrics_text(Exchange& ex) {
   GaugeSnapshot g;
+  runtime::PromptCacheStats cache_stats;
+  if (prompt_cache_) {
+    cache_stats = prompt_cache_->stats();
+    g.prompt_cache = &cache_stats;
+  }
+  g.exact_sizes = !cfg_.suppress_token_metrics;
   g.active_requests = scheduler_.active();
   g.queued_requests = scheduler_.queued();
   g.models_loaded = registry_->loaded_count();

@@ -15,6 +15,7 @@
 #include "server/metrics.h"
 #include "server/router.h"
 #include "runtime/model_registry.h"
+#include "runtime/prompt_cache.h"
 #include "runtime/scheduler.h"
 
 namespace a3s::power::server {
@@ -40,7 +41,8 @@ class Api final : public HttpHandler {
 
  private:
   asio::awaitable<void> dispatch(Exchange& ex, const RouteMatch& m);
-  asio::awaitable<void> completions(Exchange& ex, bool chat);
+  // `identity`: the authenticated caller ("" without API keys), the prompt cache's scope.
+  asio::awaitable<void> completions(Exchange& ex, bool chat, std::string identity);
   asio::awaitable<void> pull(Exchange& ex);
   // details: the models, settings, TEE and privacy parts; false → {"status"} only.
   asio::awaitable<void> health(Exchange& ex, bool details);
@@ -50,6 +52,7 @@ class Api final : public HttpHandler {
   asio::awaitable<void> metrics_text(Exchange& ex);
   asio::awaitable<void> attestation(Exchange& ex);
   nlohmann::json tee_health() const;
+  nlohmann::json prompt_cache_health() const;
   void finish_record(Exchange& ex, std::chrono::steady_clock::time_point start);
 
   const config::Config& cfg_;
@@ -60,6 +63,9 @@ class Api final : public HttpHandler {
   Router router_;
   Metrics metrics_;
   std::shared_ptr<Attestor> attestor_;  // null unless tee_mode
+  // The keyed prompt-prefix cache (docs/prompt-cache.md); null when prompt_cache_mb = 0. Shared
+  // with the jobs that use it.
+  std::shared_ptr<runtime::PromptCache> prompt_cache_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   int64_t started_unix_ = 0;
   std::atomic<bool> stopping_{false};

@@ -87,6 +87,8 @@ nlohmann::json make_receipt(const Attestor& attestor, const ResponseMeta& meta, 
   rc.usage.prompt_tokens = shown.prompt_tokens;
   rc.usage.completion_tokens = shown.completion_tokens;
   rc.usage.rounded = rounded;
+  rc.prompt_cache_used = shown.cache_used;
+  rc.prompt_cache_tokens = shown.cached_tokens;
   rc.completed_at = static_cast<int64_t>(std::time(nullptr));
   {
     nlohmann::json doc = chat ? chat_completion(meta, shown) : text_completion(meta, shown);
@@ -111,7 +113,7 @@ std::optional<crypto::Sha256Digest> measured_digest(const std::string& hex) {
 
 }  // namespace
 
-asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
+asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string identity) {
   const auto start = Clock::now();
   // Receipts (tee_mode): the request digest is over the body bytes exactly as received.
   const bool receipts = attestor_ != nullptr;
@@ -138,11 +140,14 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   auto sink = std::make_shared<QueueSink>(queue, cancel);
   auto request = std::make_shared<runtime::CompletionRequest>(std::move(p.request));
+  request->cache_identity = std::move(identity);
+  request->cache_endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
   auto registry = registry_;
+  auto cache = prompt_cache_;
 
   runtime::Job job;
   job.cancel = cancel;
-  job.run = [registry, request, cancel, sink](runtime::Slot& slot) {
+  job.run = [registry, request, cancel, sink, cache](runtime::Slot& slot) {
     std::shared_ptr<const runtime::ModelRuntime> model;
     try {
       model = registry->acquire(request->model);
@@ -153,7 +158,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       sink->failed(Error(codes::kInternal, "model load failed"));
       return;
     }
-    runtime::run_completion(slot, model, *request, *cancel, *sink);
+    runtime::run_completion(slot, model, *request, *cancel, *sink, cache.get());
   };
   job.reject = [sink](const Error& e) { sink->failed(e); };
 
@@ -172,6 +177,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
   bool streaming = false;
   bool usage_null = p.include_usage;
   bool ttft_recorded = false;
+  double ttft_seconds = 0;
   std::string text;  // non-streaming: the whole completion
   privacy::WipeOnExit wipe_text(text);
   for (;;) {
@@ -207,9 +213,8 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
     } else if (auto* d = std::get_if<Delta>(&*ev)) {
       if (d->first && !ttft_recorded) {
         ttft_recorded = true;
-        metrics_.record_ttft(ex.record().route,
-                             shown_duration_seconds(std::chrono::duration<double>(d->at - start).count(),
-                                                    cfg_.redact_logs));
+        ttft_seconds = shown_duration_seconds(std::chrono::duration<double>(d->at - start).count(), cfg_.redact_logs);
+        metrics_.record_ttft(ex.record().route, ttft_seconds);
       }
       if (d->text.empty()) continue;
       privacy::WipeOnExit wipe_delta(d->text);
@@ -234,6 +239,12 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
           shown_token_counts(r.prompt_tokens, r.completion_tokens, cfg_.suppress_token_metrics);
       r.prompt_tokens = shown.prompt;
       r.completion_tokens = shown.completion;
+      const int evaluated = shown_token_counts(r.prompt_tokens - r.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
+      r.cached_tokens = shown_token_counts(r.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
+      if (r.cache_used) metrics_.record_prompt_cache_tokens(r.cached_tokens, evaluated);
+      ShownTimings timings;
+      timings.prompt_eval_ms = shown_duration_seconds(r.prefill_ms / 1000.0, cfg_.redact_logs) * 1000.0;
+      timings.ttft_ms = ttft_seconds * 1000.0;
       ex.record().prompt_tokens = r.prompt_tokens;
       ex.record().completion_tokens = r.completion_tokens;
       if (r.finish == FinishReason::Cancelled && stopping()) {
@@ -267,7 +278,8 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
                                    : text_chunk(meta, "", reason, usage_null);
         std::string out = sse_event(last);
         if (p.include_usage) {
-          nlohmann::json usage = usage_chunk(meta, chat, r.prompt_tokens, r.completion_tokens);
+          nlohmann::json usage = usage_chunk(meta, chat, r);
+          usage["timings"] = timings_json(timings);
           if (receipts) usage["attestation_receipt"] = std::move(receipt);
           out += sse_event(usage);
         } else if (receipts) {
@@ -281,6 +293,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat) {
       } else {
         if (r.text.empty()) r.text = std::move(text);
         nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
+        doc["timings"] = timings_json(timings);
         if (receipts) doc["attestation_receipt"] = std::move(receipt);
         HttpResponse res;
         res.body = json_text(doc);

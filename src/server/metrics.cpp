@@ -95,6 +95,12 @@ void Metrics::record_tokens(int prompt_tokens, int completion_tokens) {
   if (completion_tokens > 0) completion_tokens_ += static_cast<uint64_t>(completion_tokens);
 }
 
+void Metrics::record_prompt_cache_tokens(int reused_tokens, int evaluated_tokens) {
+  std::lock_guard lk(mu_);
+  if (reused_tokens > 0) cache_reused_tokens_ += static_cast<uint64_t>(reused_tokens);
+  if (evaluated_tokens > 0) cache_evaluated_tokens_ += static_cast<uint64_t>(evaluated_tokens);
+}
+
 void Metrics::record_attestation(bool ok) {
   std::lock_guard lk(mu_);
   ++(ok ? attestations_ok_ : attestations_failed_);
@@ -137,6 +143,32 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
   w.sample("a3s_power_generation_slots", {}, g.slots);
   w.family("a3s_power_models_loaded", "gauge", "Models loaded in memory.");
   w.sample("a3s_power_models_loaded", {}, g.models_loaded);
+  if (const runtime::PromptCacheStats* c = g.prompt_cache) {
+    auto counter = [&](const char* name, const char* help, double v) {
+      w.family(name, "counter", help);
+      w.sample(name, {}, v);
+    };
+    counter("a3s_power_prompt_cache_requests_total", "Requests with prompt_cache_key that consulted the cache.",
+            static_cast<double>(c->requests));
+    counter("a3s_power_prompt_cache_hits_total", "Prompt-cache lookups that reused a cached prefix.",
+            static_cast<double>(c->hits));
+    counter("a3s_power_prompt_cache_misses_total", "Prompt-cache lookups that found no usable prefix.",
+            static_cast<double>(c->misses));
+    counter("a3s_power_prompt_cache_reused_tokens_total", "Prompt tokens restored from the prompt cache.",
+            static_cast<double>(cache_reused_tokens_));
+    counter("a3s_power_prompt_cache_evaluated_tokens_total",
+            "Prompt tokens of requests with prompt_cache_key that were evaluated.",
+            static_cast<double>(cache_evaluated_tokens_));
+    counter("a3s_power_prompt_cache_evictions_total",
+            "Prompt-cache entries removed by the per-identity limit, expiry or model unload.",
+            static_cast<double>(c->evictions));
+    w.family("a3s_power_prompt_cache_entries", "gauge", "Prompt-cache entries held.");
+    w.sample("a3s_power_prompt_cache_entries", {}, static_cast<double>(c->resident));
+    if (g.exact_sizes) {
+      w.family("a3s_power_prompt_cache_bytes", "gauge", "KV snapshot bytes the prompt cache holds.");
+      w.sample("a3s_power_prompt_cache_bytes", {}, static_cast<double>(c->bytes));
+    }
+  }
   return w.text();
 }
 

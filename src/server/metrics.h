@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/prompt_cache.h"
+
 namespace a3s::power::server {
 
 // A fixed-bucket histogram (upper bounds in seconds, ascending; +Inf implied).
@@ -53,6 +55,10 @@ struct GaugeSnapshot {
   int queued_requests = 0;  // generations waiting for a slot
   int models_loaded = 0;
   int slots = 0;
+  // The prompt-prefix cache's counters (null: no cache). Its resident bytes are shown only when
+  // `exact_sizes` (they track token counts: not under suppress_token_metrics).
+  const runtime::PromptCacheStats* prompt_cache = nullptr;
+  bool exact_sizes = true;
 };
 
 class Metrics {
@@ -61,6 +67,9 @@ class Metrics {
   void record_request(const std::string& method, const std::string& route, int status, double seconds);
   void record_ttft(const std::string& route, double seconds);
   void record_tokens(int prompt_tokens, int completion_tokens);
+  // One request with prompt_cache_key: prompt tokens restored from the cache and evaluated, as shown
+  // (rounded under suppress_token_metrics).
+  void record_prompt_cache_tokens(int reused_tokens, int evaluated_tokens);
   void record_attestation(bool ok);  // GET /v1/attestation answered with evidence (ok) or failed
   void record_integrity_failure();   // a model refused for its bytes (pin, signature, authentication)
   std::string render(const GaugeSnapshot& g) const;
@@ -71,6 +80,7 @@ class Metrics {
   std::map<std::string, Histogram> durations_;                        // route → seconds
   std::map<std::string, Histogram> ttft_;                              // route → seconds
   uint64_t prompt_tokens_ = 0, completion_tokens_ = 0;
+  uint64_t cache_reused_tokens_ = 0, cache_evaluated_tokens_ = 0;
   uint64_t attestations_ok_ = 0, attestations_failed_ = 0, integrity_failures_ = 0;
 };
 

@@ -85,7 +85,8 @@ const std::set<std::string>& endpoint_fields() {
   static const std::set<std::string> names = {
       "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
-      "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty"};
+      "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
+      "prompt_cache_key"};
   return names;
 }
 
@@ -162,6 +163,15 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
   }
   if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
 
+  // docs/prompt-cache.md: 1..256 bytes; the key itself is never echoed in an error.
+  if (is_given(body, "prompt_cache_key")) {
+    const json& k = body["prompt_cache_key"];
+    if (!k.is_string()) bad("prompt_cache_key", "'prompt_cache_key' must be a string");
+    const size_t n = k.get_ref<const std::string&>().size();
+    if (n < 1 || n > 256) bad("prompt_cache_key", "'prompt_cache_key' must be 1 to 256 bytes long");
+    out.request.cache_key = k.get<std::string>();
+  }
+
   if (is_given(body, "stop")) {
     const json& st = body["stop"];
     auto add = [&](const json& v) {
@@ -219,7 +229,7 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
-      "min_p", "repeat_penalty"};
+      "min_p", "repeat_penalty", "prompt_cache_key"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
@@ -243,7 +253,8 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "stream_options",
                                                  "top_k",
                                                  "min_p",
-                                                 "repeat_penalty"};
+                                                 "repeat_penalty",
+                                                 "prompt_cache_key"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);

@@ -4,7 +4,9 @@
 // Accepted (allow-list): model, messages | prompt, max_tokens, max_completion_tokens (chat),
 // temperature [0,2], top_p (0,1], seed (integer), stop (string or up to 4 strings),
 // presence_penalty / frequency_penalty [-2,2], n (1 only), user, stream, stream_options
-// {include_usage}, and the extensions top_k (>= 0), min_p [0,1], repeat_penalty (> 0).
+// {include_usage}, prompt_cache_key (a string of 1..256 bytes: docs/prompt-cache.md; the route fills
+// in the caller's identity and endpoint), and the extensions top_k (>= 0), min_p [0,1],
+// repeat_penalty (> 0).
 // A null value means "not given". Known OpenAI features we do not implement (tools, logprobs,
 // response_format, n > 1, …) and any other field are refused: Error "unsupported_field" with the
 // field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.

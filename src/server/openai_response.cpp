@@ -24,11 +24,14 @@ std::string new_response_id(bool chat) {
   return id;
 }
 
-json usage_json(int prompt_tokens, int completion_tokens) {
+json usage_json(int prompt_tokens, int completion_tokens, int cached_tokens) {
   return {{"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
-          {"total_tokens", prompt_tokens + completion_tokens}};
+          {"total_tokens", prompt_tokens + completion_tokens},
+          {"prompt_tokens_details", {{"cached_tokens", cached_tokens}}}};
 }
+
+json timings_json(const ShownTimings& t) { return {{"prompt_eval_ms", t.prompt_eval_ms}, {"ttft_ms", t.ttft_ms}}; }
 
 namespace {
 json head(const ResponseMeta& m, const char* object) {
@@ -46,7 +49,7 @@ json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r) 
                                {"message", {{"role", "assistant"}, {"content", r.text}}},
                                {"logprobs", nullptr},
                                {"finish_reason", runtime::finish_reason_name(r.finish)}}});
-  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens);
+  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
   return j;
 }
 
@@ -56,7 +59,7 @@ json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r) 
                                {"index", 0},
                                {"logprobs", nullptr},
                                {"finish_reason", runtime::finish_reason_name(r.finish)}}});
-  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens);
+  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
   return j;
 }
 
@@ -92,10 +95,10 @@ json text_chunk(const ResponseMeta& m, std::string_view text, const char* finish
   return j;
 }
 
-json usage_chunk(const ResponseMeta& m, bool chat, int prompt_tokens, int completion_tokens) {
+json usage_chunk(const ResponseMeta& m, bool chat, const runtime::CompletionResult& r) {
   json j = head(m, chat ? "chat.completion.chunk" : "text_completion");
   j["choices"] = json::array();
-  j["usage"] = usage_json(prompt_tokens, completion_tokens);
+  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
   return j;
 }
 

@@ -23,7 +23,18 @@ struct ResponseMeta {
 // "chatcmpl-" / "cmpl-" + 24 random hex digits.
 std::string new_response_id(bool chat);
 
-nlohmann::json usage_json(int prompt_tokens, int completion_tokens);
+// {prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details: {cached_tokens}}: the
+// cached tokens are the prompt tokens restored from the prompt-prefix cache (part of prompt_tokens).
+nlohmann::json usage_json(int prompt_tokens, int completion_tokens, int cached_tokens);
+
+// Timings of one generation as reported (top-level "timings" of the final usage chunk and of a
+// non-streamed response; docs/prompt-cache.md): prompt evaluation alone, and time to first token
+// from the request's arrival, in milliseconds.
+struct ShownTimings {
+  double prompt_eval_ms = 0;
+  double ttft_ms = 0;
+};
+nlohmann::json timings_json(const ShownTimings& t);
 
 nlohmann::json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
 nlohmann::json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
@@ -35,7 +46,7 @@ nlohmann::json chat_chunk_finish(const ResponseMeta& m, const char* finish_reaso
 nlohmann::json text_chunk(const ResponseMeta& m, std::string_view text, const char* finish_reason,
                           bool with_usage_null);
 // The final usage chunk: empty choices.
-nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, int prompt_tokens, int completion_tokens);
+nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, const runtime::CompletionResult& r);
 // The last chunk of a stream without include_usage that carries the receipt (the caller adds
 // "attestation_receipt"): shaped like the usage chunk, empty choices, no usage.
 nlohmann::json receipt_chunk(const ResponseMeta& m, bool chat);

@@ -40,11 +40,27 @@ bool read_head(const json& j, CompletionView& v, std::string& error) {
   return true;
 }
 
+// {prompt_tokens, completion_tokens, total_tokens} and optionally prompt_tokens_details
+// {cached_tokens}, every count an integer.
 bool valid_usage(const json& u) {
-  if (!u.is_object() || u.size() != 3) return false;
+  if (!u.is_object() || !only_members(u, {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"}))
+    return false;
   for (const char* key : {"prompt_tokens", "completion_tokens", "total_tokens"})
     if (!u.contains(key) || !u[key].is_number_integer()) return false;
+  if (u.contains("prompt_tokens_details")) {
+    const json& d = u["prompt_tokens_details"];
+    if (!d.is_object() || d.size() != 1 || !d.contains("cached_tokens") || !d["cached_tokens"].is_number_integer())
+      return false;
+  }
   return true;
+}
+
+// "timings" (docs/prompt-cache.md): {prompt_eval_ms, ttft_ms}, numbers. Not covered by the receipt.
+bool valid_timings(const json& j) {
+  if (!j.contains("timings")) return true;
+  const json& t = j["timings"];
+  return t.is_object() && t.size() == 2 && t.contains("prompt_eval_ms") && t["prompt_eval_ms"].is_number() &&
+         t.contains("ttft_ms") && t["ttft_ms"].is_number();
 }
 
 std::optional<CompletionView> read_body(std::string_view text, std::string& error) {
@@ -60,9 +76,13 @@ std::optional<CompletionView> read_body(std::string_view text, std::string& erro
     error = "the response is not a JSON object";
     return std::nullopt;
   }
-  if (!only_members(j, {"id", "object", "created", "model", "system_fingerprint", "choices", "usage",
+  if (!only_members(j, {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "timings",
                         "attestation_receipt"})) {
     error = "the response has a member a completion body does not have";
+    return std::nullopt;
+  }
+  if (!valid_timings(j)) {
+    error = "member \"timings\" must be {prompt_eval_ms, ttft_ms}";
     return std::nullopt;
   }
   CompletionView v;
@@ -72,7 +92,7 @@ std::optional<CompletionView> read_body(std::string_view text, std::string& erro
     return std::nullopt;
   }
   if (!j.contains("usage") || !valid_usage(j["usage"])) {
-    error = "member \"usage\" must be {prompt_tokens, completion_tokens, total_tokens}";
+    error = "member \"usage\" must be {prompt_tokens, completion_tokens, total_tokens[, prompt_tokens_details]}";
     return std::nullopt;
   }
   v.choices = j["choices"];
@@ -220,9 +240,13 @@ std::optional<CompletionView> read_stream(std::string_view text, std::string& er
       error = where + " reports an error: the stream did not complete";
       return std::nullopt;
     }
-    if (!only_members(j, {"id", "object", "created", "model", "system_fingerprint", "choices", "usage",
+    if (!only_members(j, {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "timings",
                           "attestation_receipt"})) {
       error = where + " has a member a stream chunk does not have";
+      return std::nullopt;
+    }
+    if (!valid_timings(j) || (j.contains("timings") && (!j.contains("usage") || j["usage"].is_null()))) {
+      error = where + ": timings must be {prompt_eval_ms, ttft_ms}, in the usage chunk";
       return std::nullopt;
     }
     CompletionView head;
@@ -248,7 +272,8 @@ std::optional<CompletionView> read_stream(std::string_view text, std::string& er
     }
     if (j.contains("usage") && !j["usage"].is_null()) {
       if (!valid_usage(j["usage"]) || !j["choices"].empty() || v.usage) {
-        error = where + ": usage must be {prompt_tokens, completion_tokens, total_tokens}, once, in a chunk without choices";
+        error = where + ": usage must be {prompt_tokens, completion_tokens, total_tokens[, prompt_tokens_details]}, once, "
+                        "in a chunk without choices";
         return std::nullopt;
       }
       v.usage = j["usage"];

@@ -32,12 +32,14 @@ struct CompletionView {
 // Reads `response`: a stream when it starts with "data: ", else a JSON body. std::nullopt, with
 // `error` (never quoting content), unless it is
 //   - JSON: one object (no key repeated) with exactly id, object, created, model, system_fingerprint,
-//     choices (array), usage ({prompt_tokens, completion_tokens, total_tokens}) and optionally
+//     choices (array), usage ({prompt_tokens, completion_tokens, total_tokens} and optionally
+//     prompt_tokens_details {cached_tokens}) and optionally timings {prompt_eval_ms, ttft_ms} and
 //     attestation_receipt;
 //   - SSE: exactly the server's framing, events "data: <JSON>\n\n" ending with "data: [DONE]\n\n" and
 //     nothing after it; every chunk an object with the same id, object, created, model and
 //     system_fingerprint, its choices (array) of the documented delta members only, optionally usage
-//     (null, or an object in a chunk with no choices) and, in the last chunk only, attestation_receipt.
+//     (null, or an object in a chunk with no choices; timings only beside it) and, in the last chunk
+//     only, attestation_receipt.
 std::optional<CompletionView> read_completion(std::string_view response, std::string& error);
 
 }  // namespace a3s::power::verify::receipt

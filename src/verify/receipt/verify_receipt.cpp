@@ -59,6 +59,9 @@ std::string response_difference(const receipt::CompletionView& v, const tee::Par
     if (u["prompt_tokens"] != rc.usage.prompt_tokens || u["completion_tokens"] != rc.usage.completion_tokens ||
         u["total_tokens"] != rc.usage.total_tokens())
       return "the response's usage differs from the receipt's usage";
+    const int64_t cached = u.contains("prompt_tokens_details") ? u["prompt_tokens_details"]["cached_tokens"].get<int64_t>() : 0;
+    if (cached != rc.prompt_cache_tokens)
+      return "the response's cached_tokens differ from the receipt's prompt_cache.cached_tokens";
   }
   if (v.receipt && *v.receipt != p.json) return "the response carries another attestation_receipt than the one given";
   crypto::Sha256Digest output{};

@@ -64,6 +64,25 @@ test('chat completion (non-streaming)', async () => {
   assert.ok(r.usage.completion_tokens <= 16);
 });
 
+test('prompt_cache_key: the second request reuses the prompt and answers the same', async () => {
+  const params = {
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Once upon a time there was a girl named Lily' }],
+    temperature: 0,
+    max_tokens: 12,
+    prompt_cache_key: 'sdk-doc',
+  };
+  const first = await client.chat.completions.create(params);
+  const second = await client.chat.completions.create(params);
+  assert.equal(first.usage.prompt_tokens_details.cached_tokens, 0);
+  assert.equal(second.usage.prompt_tokens_details.cached_tokens, second.usage.prompt_tokens - 1);
+  assert.equal(second.choices[0].message.content, first.choices[0].message.content);
+  await assert.rejects(
+    client.chat.completions.create({ ...params, prompt_cache_key: '' }),
+    (e) => e instanceof OpenAI.APIError && e.status === 400 && e.param === 'prompt_cache_key',
+  );
+});
+
 test('chat completion streaming with include_usage', async () => {
   const stream = await client.chat.completions.create({
     model: 'stories260K',

@@ -80,9 +80,13 @@ class ReceiptE2E : public ::testing::Test {
   }
 
   static SavedExchange exchange(ServerProcess& s, const std::string& name, bool chat, bool stream,
-                                bool include_usage = false) {
+                                bool include_usage = false, const std::string& cache_key = {}) {
     json req = {{"model", "stories260K"}, {"max_tokens", 12}, {"temperature", 0}};
-    if (chat) req["messages"] = json::array({{{"role", "user"}, {"content", "Once upon a time"}}});
+    if (!cache_key.empty()) req["prompt_cache_key"] = cache_key;
+    // A keyed request gets a prompt long enough that its reused part shows through rounding.
+    const std::string content =
+        cache_key.empty() ? "Once upon a time" : "Once upon a time there was a girl named Lily who had a red ball and a dog";
+    if (chat) req["messages"] = json::array({{{"role", "user"}, {"content", content}}});
     else req["prompt"] = "Once upon a time";
     if (stream) req["stream"] = true;
     if (include_usage) req["stream_options"] = {{"include_usage", true}};
@@ -182,6 +186,30 @@ TEST_F(ReceiptE2E, FlippedBytesFailAtNamedSteps) {
               "malformed_completion");
     // Without --allow-simulated the attestation itself is refused first.
     EXPECT_EQ(step_of(verify(attestation, e.receipt_path, e.response_path, "")), "simulated_evidence");
+  }
+}
+
+TEST_F(ReceiptE2E, APromptCacheHitIsInTheReceiptAndMustMatchTheUsage) {
+  const std::string attestation = save_attestation(*server_, "attestation-cache.json");
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "stream" : "body");
+    const std::string key = stream ? "receipt-stream" : "receipt-body";
+    const SavedExchange first = exchange(*server_, key + "-1", true, stream, stream, key);
+    EXPECT_EQ(first.receipt["prompt_cache"], json({{"used", true}, {"cached_tokens", 0}}));
+    const SavedExchange hit = exchange(*server_, key + "-2", true, stream, stream, key);
+    const int cached = hit.receipt["prompt_cache"]["cached_tokens"].get<int>();
+    EXPECT_EQ(hit.receipt["prompt_cache"]["used"], true);
+    EXPECT_GT(cached, 0);
+    EXPECT_EQ(cached % 10, 0) << "tee_mode rounds every count it shows";
+    EXPECT_EQ(verify(attestation, hit.receipt_path, hit.response_path).status, 0);
+    // A response that claims another cached count than the signed one fails.
+    std::string response = hit.response;
+    const std::string field = "\"cached_tokens\":" + std::to_string(cached);
+    const size_t at = response.find(field);
+    ASSERT_NE(at, std::string::npos) << response;
+    response.replace(at, field.size(), "\"cached_tokens\":0");
+    EXPECT_EQ(step_of(verify(attestation, hit.receipt_path, dir_->write(key + "-tampered.response", response))),
+              "receipt_output_mismatch");
   }
 }
 

@@ -278,7 +278,7 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
                       "ctx_size", "health_public_details", "home", "host", "log_level", "max_body_bytes",
                       "max_concurrent_requests", "max_queue", "memory_budget_mb", "metrics_public", "model_decrypt",
                       "model_hashes", "model_key_source", "model_signing_key", "models", "offline", "port",
-                      "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",
+                      "prompt_cache_max_entries", "prompt_cache_mb", "prompt_cache_ttl_seconds", "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",
                       "serve_store", "suppress_token_metrics", "tee_device_root",
                       "tee_mode", "tee_policy", "threads", "tls_port", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));

@@ -232,10 +232,25 @@ TEST_P(ConfigNotSupported, IsRefusedAtTheKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryKey, ConfigNotSupported,
-    ::testing::Values(std::pair<std::string, std::string>{"prompt_cache_max_entries", "16"},
-                      std::pair<std::string, std::string>{"prompt_cache_ttl_seconds", "60"},
-                      std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),
+    ::testing::Values(std::pair<std::string, std::string>{"kv_cache_type", "\"q8_0\""}),
     [](const auto& info) { return info.param.first; });
+
+TEST(ConfigSchema, PromptCacheKeysAndRanges) {
+  Config c;
+  EXPECT_EQ(c.prompt_cache_max_entries, 1);
+  EXPECT_EQ(c.prompt_cache_ttl_seconds, 300);
+  EXPECT_EQ(c.prompt_cache_mb, 256u);
+  c = apply_text("prompt_cache_max_entries = 16\nprompt_cache_ttl_seconds = 2.5\nprompt_cache_mb = 0\n");
+  EXPECT_EQ(c.prompt_cache_max_entries, 16);
+  EXPECT_EQ(c.prompt_cache_ttl_seconds, 2.5);
+  EXPECT_EQ(c.prompt_cache_mb, 0u);
+  EXPECT_EQ(apply_error("prompt_cache_max_entries = 0\n"), "c.hcl:1:28: 'prompt_cache_max_entries' is out of range (1..1024)");
+  EXPECT_EQ(apply_error("prompt_cache_max_entries = 1025\n"),
+            "c.hcl:1:28: 'prompt_cache_max_entries' is out of range (1..1024)");
+  EXPECT_EQ(apply_error("prompt_cache_ttl_seconds = 0\n"),
+            "c.hcl:1:28: 'prompt_cache_ttl_seconds' is out of range (>= 1 and <= 86400 seconds)");
+  EXPECT_EQ(apply_error("prompt_cache_mb = -1\n"), "c.hcl:1:19: 'prompt_cache_mb' is out of range (0..1048576)");
+}
 
 TEST(ConfigSchema, TeePolicyAndDeviceRoot) {
   EXPECT_EQ(apply_error("tee_policy = \"lenient\"\n"), "c.hcl:1:14: 'tee_policy' must be one of strict, development");
@@ -383,7 +398,9 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("kv_cache_type").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 41u);  // 38 settings (3 aliases) + 3 not supported yet
+  EXPECT_EQ(by_name.size(), 42u);  // 41 settings (3 aliases) + 1 not supported yet
+  EXPECT_TRUE(by_name.at("prompt_cache_max_entries").supported);
+  EXPECT_EQ(by_name.at("prompt_cache_mb").env, "A3S_POWER_PROMPT_CACHE_MB");
   EXPECT_EQ(by_name.at("admin_api_keys").env, "A3S_POWER_ADMIN_API_KEYS");
   EXPECT_EQ(by_name.at("serve_store").env, "A3S_POWER_SERVE_STORE");
   EXPECT_TRUE(by_name.at("model_hashes").supported);

@@ -113,6 +113,46 @@ TEST_F(ApiTest, ChatCompletionNonStreaming) {
   EXPECT_EQ(j["usage"]["total_tokens"], 20 + static_cast<int>(kOut.size()));
 }
 
+TEST_F(ApiTest, PromptCacheKeyOnAModelThatCannotSnapshotIsRefusedNeverIgnored) {
+  start();  // the fake runtime has no KV snapshots
+  json h = json::parse(get("/health").body);
+  EXPECT_EQ(h["prompt_cache"], (json{{"supported", true}, {"max_entries", 1}, {"ttl_seconds", 300.0}, {"max_mb", 256}}));
+  for (const char* path : {"/v1/chat/completions", "/v1/completions"}) {
+    json body = std::string(path) == "/v1/completions"
+                    ? json{{"model", "fake"}, {"prompt", "hi"}, {"prompt_cache_key", "doc"}}
+                    : chat_body({{"prompt_cache_key", "doc"}});
+    HttpResult r = post(path, body);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(error_of(r)["code"], "prompt_cache_unsupported") << r.body;
+    EXPECT_EQ(r.body.find("\"doc\""), std::string::npos) << r.body;
+    body["prompt_cache_key"] = "";
+    r = post(path, body);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(error_of(r)["param"], "prompt_cache_key") << r.body;
+    body["prompt_cache_key"] = std::string(257, 'k');
+    EXPECT_EQ(error_of(post(path, body))["param"], "prompt_cache_key");
+    body["prompt_cache_key"] = 12;
+    EXPECT_EQ(error_of(post(path, body))["param"], "prompt_cache_key");
+  }
+  // Without the key the same request runs, and usage says nothing came from the cache.
+  HttpResult ok = post("/v1/chat/completions", chat_body());
+  ASSERT_EQ(ok.status, 200);
+  EXPECT_EQ(json::parse(ok.body)["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
+  EXPECT_EQ(metric("a3s_power_prompt_cache_requests_total"), 0);
+}
+
+TEST_F(ApiTest, WithoutAPromptCacheAKeyedRequestIsRefused) {
+  config::Config cfg;
+  cfg.prompt_cache_mb = 0;
+  start(cfg);
+  json h = json::parse(get("/health").body);
+  EXPECT_EQ(h["prompt_cache"]["supported"], false);
+  HttpResult r = post("/v1/chat/completions", chat_body({{"prompt_cache_key", "doc"}}));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(error_of(r)["code"], "prompt_cache_unsupported");
+  EXPECT_EQ(metric("a3s_power_prompt_cache_requests_total"), -1);  // no cache, no series
+}
+
 TEST_F(ApiTest, ChatStreamingFramingAndUsage) {
   start();
   HttpResult r = post("/v1/chat/completions",

@@ -143,6 +143,28 @@ TEST(OpenAIRequest, ErrorMessagesNeverEchoRequestText) {
   }
 }
 
+TEST(OpenAIRequest, PromptCacheKeyIsOneTo256BytesAndNeverEchoed) {
+  EXPECT_FALSE(chat(chat_body()).request.cache_key.has_value());
+  EXPECT_FALSE(chat(chat_body({{"prompt_cache_key", nullptr}})).request.cache_key.has_value());
+  EXPECT_EQ(*chat(chat_body({{"prompt_cache_key", "k"}})).request.cache_key, "k");
+  EXPECT_EQ(*chat(chat_body({{"prompt_cache_key", std::string(256, 'x')}})).request.cache_key, std::string(256, 'x'));
+  json text = {{"model", "m"}, {"prompt", "Once"}, {"prompt_cache_key", "doc-7"}};
+  EXPECT_EQ(*parse_text_completion(text).request.cache_key, "doc-7");
+  for (const json& bad : {json(""), json(std::string(257, 'x')), json(7), json(true), json::array({"k"}),
+                          json::object({{"k", 1}})}) {
+    expect_error(chat_body({{"prompt_cache_key", bad}}), "invalid_request_error", "prompt_cache_key");
+    text["prompt_cache_key"] = bad;
+    expect_error(text, "invalid_request_error", "prompt_cache_key", false);
+  }
+  const std::string secret = std::string(300, 'S');
+  try {
+    chat(chat_body({{"prompt_cache_key", secret}}));
+    FAIL();
+  } catch (const ApiError& e) {
+    EXPECT_EQ(std::string(e.what()).find("SSSS"), std::string::npos);
+  }
+}
+
 TEST(OpenAIRequest, CompletionPromptForms) {
   json b = {{"model", "m"}, {"prompt", "Once"}};
   EXPECT_EQ(parse_text_completion(b).request.prompt, "Once");
@@ -190,9 +212,14 @@ TEST(OpenAIResponse, ShapesAndSse) {
   EXPECT_FALSE(chat_chunk_role(m, false).contains("usage"));
   EXPECT_TRUE(chat_chunk_delta(m, "x", true)["usage"].is_null());
   EXPECT_EQ(chat_chunk_finish(m, "stop", false)["choices"][0]["finish_reason"], "stop");
-  json u = usage_chunk(m, true, 4, 6);
+  EXPECT_EQ(c["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
+  runtime::CompletionResult cached{"", FinishReason::Stop, 4, 6};
+  cached.cached_tokens = 3;
+  json u = usage_chunk(m, true, cached);
   EXPECT_TRUE(u["choices"].empty());
   EXPECT_EQ(u["usage"]["total_tokens"], 10);
+  EXPECT_EQ(u["usage"]["prompt_tokens_details"]["cached_tokens"], 3);
+  EXPECT_EQ(timings_json(ShownTimings{1.5, 4}), (json{{"prompt_eval_ms", 1.5}, {"ttft_ms", 4}}));
   EXPECT_EQ(sse_event(json{{"a", 1}}), "data: {\"a\":1}\n\n");
   EXPECT_EQ(std::string(kSseDone), "data: [DONE]\n\n");
   EXPECT_EQ(new_response_id(true).rfind("chatcmpl-", 0), 0u);

@@ -110,7 +110,7 @@ TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
       stream += sse_event(chat ? chat_chunk_finish(m, "length", include_usage) : text_chunk(m, "", "length", include_usage));
       json stream_receipt = a.sign_receipt(
           receipt_test_receipt(m, chat ? "chat.completion.chunk" : "text_completion", true, body["choices"]));
-      json last = include_usage ? usage_chunk(m, chat, 10, 20) : receipt_chunk(m, chat);
+      json last = include_usage ? usage_chunk(m, chat, receipt_test_result()) : receipt_chunk(m, chat);
       last["attestation_receipt"] = stream_receipt;
       stream += sse_event(last);
       stream += kSseDone;
