@@ -18,6 +18,7 @@ void add_synth_command(CLI::App& root);
 void add_run_command(CLI::App& root);
 void add_chat_command(CLI::App& root);
 void add_ps_command(CLI::App& root);
+void add_bench_cache_command(CLI::App& root);
 void add_pull_command(CLI::App& root);
 void add_list_command(CLI::App& root);
 void add_show_command(CLI::App& root);

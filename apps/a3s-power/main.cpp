@@ -21,7 +21,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
     add_serve_command,
 #endif
     add_generate_command, add_logits_command, add_bench_command,   add_synth_command,
-    add_run_command,      add_chat_command,   add_ps_command,      add_pull_command,
+    add_run_command,      add_chat_command,   add_ps_command,      add_bench_cache_command, add_pull_command,
     add_list_command,     add_show_command,   add_rm_command,      add_tokenize_command,
     add_template_command,
     add_keygen_command,   add_encrypt_command, add_decrypt_command, add_sign_command,
