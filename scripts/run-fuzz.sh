@@ -6,14 +6,14 @@
 # runs each in turn, one at a time (one process each). `scripts/run-fuzz.sh list` prints the
 # targets. An unknown target exits 2.
 # Seeds: tests/fuzz/seeds/TARGET/ (the GGUF target also takes the committed corrupt corpus
-# tests/data/gguf-corrupt and tests/fuzz/seeds/*.gguf), plus, for gguf and tdx_quote, copies of the
+# tests/data/gguf-corrupt and tests/fuzz/seeds/*.gguf), plus, for gguf, tdx_quote and jinja, copies of the
 # shared test data made at run time into a scratch directory (never into the repository). New inputs
 # found while fuzzing go to that scratch directory too; tests/fuzz/TARGET.dict is the dictionary when
 # it exists. Exits non-zero on any crash, sanitizer report, leak or timeout; the reproducer is written
 # to build-fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="gguf tdx_quote canonical_json sse config tdx_collateral attestation_response sev_snp"
+TARGETS="gguf tdx_quote canonical_json sse config tdx_collateral attestation_response sev_snp openai_request tokenizer jinja"
 
 if [ "${1:-}" = list ]; then
   echo "$TARGETS"; exit 0
@@ -69,15 +69,24 @@ run_one() {
       max_len=8192
       ;;
     sev_snp) max_len=8192 ;;  # a 1184-byte report and a certificate table
+    jinja)
+      for f in "$TESTDATA"/chat-templates/*.jinja; do
+        if [ -f "$f" ]; then cp "$f" "$corpus/real-$(basename "$f")"; fi
+      done
+      max_len=16384  # the real templates are up to a few KB
+      ;;
+    tokenizer) export A3S_FUZZ_VOCAB_DIR="$TESTDATA/tokenizer" ;;
   esac
   local dict=()
   if [ -f "tests/fuzz/$target.dict" ]; then dict=(-dict="tests/fuzz/$target.dict"); fi
   echo "== fuzz_$target for ${SECONDS_TO_RUN} s"
+  local rc=0
   build-fuzz/bin/"fuzz_${target}" "$corpus" "${dict[@]}" \
     -max_total_time="${SECONDS_TO_RUN}" -max_len="${max_len}" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/${target}-"
+    -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/${target}-" || rc=$?
   # The corpus the campaign ended with (for docs/fuzzing.md's table).
   echo "fuzz_$target: corpus $(find "$corpus" -type f | wc -l) files, $(cat "$corpus"/* | wc -c) bytes"
+  return "$rc"
 }
 
 status=0

@@ -6,8 +6,8 @@
 #      crypto, TEE, verification) rebuilt with ASan + UBSan (build-asan/) and their unit tests; the
 #      executables and the integration / end-to-end tests that drive them run in stage 1 only (skip
 #      the stage with A3S_SKIP_ASAN=1);
-#   3. every libFuzzer target (scripts/run-fuzz.sh list) for A3S_FUZZ_SECONDS each (default 12, about
-#      two minutes in all; skip with A3S_SKIP_FUZZ=1).
+#   3. every libFuzzer target (scripts/run-fuzz.sh list) for A3S_FUZZ_SECONDS each (default 8, about
+#      a minute and a half for the eleven; skip with A3S_SKIP_FUZZ=1).
 # Ends with one line "N passed, N failed" over all stages.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +53,7 @@ fi
 if [ "${A3S_SKIP_FUZZ:-0}" != "1" ]; then
   echo "== stage 3: every parser of untrusted bytes under libFuzzer"
   for target in $(bash scripts/run-fuzz.sh list); do
-    if bash scripts/run-fuzz.sh "$target" "${A3S_FUZZ_SECONDS:-12}"; then
+    if bash scripts/run-fuzz.sh "$target" "${A3S_FUZZ_SECONDS:-8}"; then
       passed=$((passed + 1))
     else
       echo "run-tests: fuzzing $target found a failure" >&2

@@ -1,0 +1,90 @@
+// libFuzzer target for the OpenAI request parsing (server/openai_request.h): the first byte of the
+// input picks the route (even: POST /v1/chat/completions, odd: POST /v1/completions), the rest is
+// the request body. parse_json_object and the route's parser must give a ParsedCompletion or refuse
+// with ApiError carrying a non-empty message; no other exception may escape. Properties:
+//   - a refusal's message and param do not depend on the content of the body's string values of 12
+//     bytes or more (replaced by other bytes of the same length, the same refusal): errors name
+//     fields, never echo or describe their values;
+//   - the same body parsed twice gives the same outcome (the parsers keep no state);
+//   - an accepted request has finite sampling parameters inside the documented ranges.
+// Seeds: tests/fuzz/seeds/openai_request/; dictionary: tests/fuzz/openai_request.dict.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_error.h"
+#include "server/openai_request.h"
+
+namespace {
+
+using a3s::power::server::ApiError;
+using nlohmann::json;
+
+constexpr std::size_t kMinEchoBytes = 12;
+
+struct Outcome {
+  bool accepted = false;
+  std::string message;  // refusal: the ApiError's message and param
+  std::string param;
+};
+
+Outcome parse(bool chat, const std::string& body) {
+  Outcome out;
+  try {
+    const json j = a3s::power::server::parse_json_object(body);
+    const auto parsed = chat ? a3s::power::server::parse_chat_completion(j)
+                             : a3s::power::server::parse_text_completion(j);
+    const auto& s = parsed.request.sampling;
+    if (!std::isfinite(s.temperature) || s.temperature < 0 || s.temperature > 2) __builtin_trap();
+    if (!std::isfinite(s.top_p) || s.top_p <= 0 || s.top_p > 1) __builtin_trap();
+    if (!std::isfinite(s.min_p) || s.min_p < 0 || s.min_p > 1) __builtin_trap();
+    if (s.top_k < 0) __builtin_trap();
+    if (!std::isfinite(s.repeat_penalty) || s.repeat_penalty <= 0) __builtin_trap();
+    if (!(std::fabs(s.presence_penalty) <= 2) || !(std::fabs(s.frequency_penalty) <= 2)) __builtin_trap();
+    if (parsed.request.max_tokens && *parsed.request.max_tokens < 0) __builtin_trap();
+    out.accepted = true;
+  } catch (const ApiError& e) {
+    out.message = e.what();
+    out.param = e.param();
+    if (out.message.empty()) __builtin_trap();
+  }
+  return out;
+}
+
+// The document with every string value of 12 bytes or more replaced by other ASCII bytes of the same
+// length (member names kept).
+void replace_long_strings(json& j, int depth) {
+  if (depth > 64) return;
+  if (j.is_string()) {
+    auto& s = j.get_ref<std::string&>();
+    if (s.size() >= kMinEchoBytes) {
+      for (char& c : s) c = c == 'q' ? 'w' : 'q';
+    }
+  } else if (j.is_structured()) {
+    for (auto& e : j) replace_long_strings(e, depth + 1);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const bool chat = (data[0] & 1) == 0;
+  const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const Outcome first = parse(chat, body);
+  const Outcome second = parse(chat, body);
+  if (first.accepted != second.accepted || first.message != second.message || first.param != second.param) {
+    __builtin_trap();
+  }
+  if (first.accepted) return 0;
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return 0;
+  replace_long_strings(j, 0);
+  const Outcome other = parse(chat, j.dump());
+  if (other.accepted || other.message != first.message || other.param != first.param) __builtin_trap();
+  return 0;
+}
