@@ -5,6 +5,7 @@
 
 #include "chat/conversation.h"
 #include "chat/families/render_context.h"
+#include "chat/jinja_chat_template.h"
 #include "chat/template_detection.h"
 
 namespace a3s::power::chat {
@@ -105,8 +106,7 @@ std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::stri
   }
   if (auto d = detect_template(*template_source)) return std::make_unique<BuiltinTemplate>(*d);
   if (fallback) return std::make_unique<BuiltinTemplate>(*fallback);
-  throw Error(codes::kUnsupportedChatTemplate,
-              "the model's chat template is not one of the supported families; configure a fallback family");
+  return make_jinja_chat_template(*template_source);
 }
 
 std::vector<std::string> ChatTemplate::known_families() {

@@ -3,8 +3,10 @@
 // The template comes from the GGUF key `tokenizer.chat_template` (Jinja source). We recognise the
 // common families by signature (ChatML/Qwen, Llama-2, Llama-3, Mistral, Gemma, Phi-3, DeepSeek, …)
 // and render them exactly as Python Jinja2 does with transformers' environment. A model without a
-// template uses the documented plain fallback. An unrecognised template is an error
-// (Error "unsupported_chat_template") unless a fallback family is configured.
+// template uses the documented plain fallback. An unrecognised template is run by the Jinja
+// interpreter (chat/jinja_chat_template.h), unless a fallback family is configured, which then
+// takes its place; a source the interpreter cannot parse is an error (Error
+// "unsupported_chat_template") without a fallback.
 //
 // Families, signatures, the plain fallback and the exactness status of every case are listed in
 // docs/chat-templates.md. Reference behaviour: Python Jinja2 3.1 with the environment of
@@ -20,6 +22,7 @@
 
 #include "a3s/power/error.h"
 #include "chat/field_error.h"
+#include "chat/jinja/template.h"
 #include "chat/messages.h"
 
 namespace a3s::power::chat {
@@ -50,9 +53,11 @@ class ChatTemplate {
  public:
   // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback;
   // an empty or all-whitespace source counts as none).
-  // fallback_family: used when the source is not recognised (e.g. "chatml"); empty → error.
-  // Throws Error(codes::kUnsupportedChatTemplate) for an unrecognised source without a fallback and
-  // Error(codes::kInvalidArgument) for an unknown fallback name (see known_families()).
+  // fallback_family: used when the source is not recognised (e.g. "chatml"); empty → the source is
+  // run by the Jinja interpreter (family "jinja").
+  // Throws Error(codes::kUnsupportedChatTemplate) for an unrecognised source that the interpreter
+  // cannot parse, without a fallback, and Error(codes::kInvalidArgument) for an unknown fallback
+  // name (see known_families()).
   static std::unique_ptr<ChatTemplate> create(const std::optional<std::string>& template_source,
                                               const std::string& fallback_family = "");
   // Names accepted as fallback_family: every family and every variant name.
@@ -74,6 +79,13 @@ class ChatTemplate {
   // "TemplateError: System role not supported" — the text Python would print for the exception:
   // its type, ": ", its message). Never user text.
   virtual std::string render(const Messages& messages, const RenderOptions& opts) const = 0;
+
+  // render() with the byte spans of the text that came from caller values, for templates that
+  // track them (the Jinja interpreter); nullopt for the built-in families, whose callers quote the
+  // messages before render() instead (runtime/prompt_builder.h). Same errors as render().
+  virtual std::optional<jinja::Rendered> render_with_caller_spans(const Messages&, const RenderOptions&) const {
+    return std::nullopt;
+  }
 
   // A JSON messages array (the shape in chat/messages.h): parse_messages(messages,
   // MessagePolicy::kTemplate), then render(). Throws its FieldErrors as well. render() of

@@ -4,6 +4,7 @@
 
 #include "privacy/wipe_text.h"
 #include "runtime/caller_text.h"
+#include "tokenizer/quoted_text.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power::runtime {
@@ -12,6 +13,50 @@ namespace {
 // add_special may also append EOS (add_eos models); a prompt never ends with EOS.
 void drop_final_eos(const Tokenizer& tokenizer, bool add_special, std::vector<Token>& tokens) {
   if (add_special && tokenizer.add_eos() && !tokens.empty() && tokens.back() == tokenizer.eos()) tokens.pop_back();
+}
+
+// The rendered text for encode_rendered(): caller spans through Tokenizer::quote, the template's own
+// text with any literal quote mark doubled (so it stays a literal).
+std::string quote_caller_spans(const chat::jinja::Rendered& rendered, const Tokenizer& tokenizer) {
+  const std::string_view text = rendered.text;
+  std::vector<std::string> parts;
+  parts.reserve(2 * rendered.caller_spans.size() + 1);
+  std::size_t at = 0;
+  for (const auto& span : rendered.caller_spans) {
+    parts.push_back(tok::quote_at(text.substr(at, span.begin - at), {}));
+    parts.push_back(tokenizer.quote(text.substr(span.begin, span.end - span.begin)));
+    at = span.end;
+  }
+  parts.push_back(tok::quote_at(text.substr(at), {}));
+  std::size_t total = 0;
+  for (const auto& p : parts) total += p.size();
+  std::string out;
+  out.reserve(total);  // one allocation: no unwiped copy left behind by growth
+  for (auto& p : parts) {
+    out += p;
+    privacy::wipe_string(p);
+  }
+  return out;
+}
+
+// The rendered conversation, ready for encode_rendered(): only the template's markup may become
+// control tokens.
+std::string render_for_tokenizer(const chat::ChatTemplate& tmpl, const chat::Messages& messages,
+                                 const chat::RenderOptions& opts, const Tokenizer& tokenizer) {
+  if (auto rendered = tmpl.render_with_caller_spans(messages, opts)) {
+    privacy::WipeOnExit wipe_rendered(rendered->text);
+    return quote_caller_spans(*rendered, tokenizer);
+  }
+  // Built-in families: caller strings are quoted before rendering.
+  chat::Messages quoted = quoted_messages(messages, tokenizer);
+  try {
+    std::string text = tmpl.render(quoted, opts);
+    wipe_messages(quoted);
+    return text;
+  } catch (...) {
+    wipe_messages(quoted);
+    throw;
+  }
 }
 
 }  // namespace
@@ -24,16 +69,7 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
 }
 
 std::vector<Token> PromptBuilder::chat(const chat::Messages& messages) const {
-  // Caller strings are quoted so that only the template's markup becomes control tokens.
-  chat::Messages quoted = quoted_messages(messages, tokenizer_);
-  std::string text;
-  try {
-    text = template_.render(quoted, render_);
-  } catch (...) {
-    wipe_messages(quoted);
-    throw;
-  }
-  wipe_messages(quoted);
+  std::string text = render_for_tokenizer(template_, messages, render_, tokenizer_);
   privacy::WipeOnExit wipe_text(text);  // the rendered conversation
   // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
   const bool starts_with_bos = !render_.bos_token.empty() && std::string_view(text).starts_with(render_.bos_token);

@@ -20,22 +20,33 @@ TEST(Detection, EverySharedTemplateIsRecognisedAsItsFamily) {
   }
 }
 
-// A shared template of no family the engine has is refused, never rendered by a family that merely
-// looks similar; a configured fallback family is used instead.
-TEST(Detection, EverySharedTemplateOfNoKnownFamilyIsRefusedUnlessAFallbackIsGiven) {
+// A shared template of no family the engine has is run by the Jinja interpreter, never rendered by a
+// family that merely looks similar; a configured fallback family is used instead.
+TEST(Detection, EverySharedTemplateOfNoKnownFamilyRunsInTheInterpreterUnlessAFallbackIsGiven) {
   int others = 0;
+  const auto conversation = nlohmann::json::parse(R"([{"role":"user","content":"Hi"}])");
   for (const auto& name : testing::template_names()) {
     if (testing::family_templates().count(name)) continue;
     SCOPED_TRACE(name);
     ++others;
+    const auto tmpl = ChatTemplate::create(testing::template_source(name));
+    EXPECT_EQ(tmpl->family(), "jinja");
+    EXPECT_EQ(tmpl->variant(), "jinja");
+    RenderOptions opts;
+    opts.today = "2026-01-02";
+    std::string via_interpreter;
     try {
-      ChatTemplate::create(testing::template_source(name));
-      ADD_FAILURE() << "recognised as a family it is not listed under";
+      jinja::Context ctx = jinja::chat_context(nlohmann::ordered_json::parse(conversation.dump()), nullptr, true, "", "");
+      ctx.now = jinja::parse_date("2026-01-02");
+      via_interpreter = jinja::Template::parse(testing::template_source(name)).render(ctx).text;
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), "unsupported_chat_template");
+      EXPECT_THROW(tmpl->render(conversation, opts), Error) << "the interpreter raised " << e.what();
+      continue;
     }
+    EXPECT_EQ(tmpl->render(conversation, opts), via_interpreter);
     EXPECT_EQ(ChatTemplate::create(testing::template_source(name), "chatml")->family(), "chatml");
   }
+  EXPECT_GT(others, 0);
   RecordProperty("templates_without_family", others);
 }
 
@@ -47,35 +58,50 @@ TEST(Detection, ToolPresentingVariantsSaySo) {
   EXPECT_FALSE(ChatTemplate::create(std::nullopt)->supports_tools());
 }
 
-TEST(Detection, RandomTextIsNotATemplate) {
+TEST(Detection, RandomTextIsNeverAFamily) {
   std::mt19937 rng(1234);
   const std::string alphabet = "abcdefghijklmnopqrstuvwxyz {}%|<>[]'\"\n_-.";
+  int refused = 0;
   for (int n = 0; n < 50; ++n) {
     std::string s;
     for (int i = 0; i < 200; ++i) s += alphabet[rng() % alphabet.size()];
     try {
-      ChatTemplate::create(s);
-      ADD_FAILURE() << "random text recognised as a chat template";
+      EXPECT_EQ(ChatTemplate::create(s)->family(), "jinja") << "random text recognised as a family";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), "unsupported_chat_template");
+      ++refused;
     }
   }
+  EXPECT_GT(refused, 0) << "malformed Jinja is refused";
 }
 
-TEST(Detection, UnknownJinjaTemplateIsUnsupportedUnlessAFallbackIsGiven) {
+TEST(Detection, AnUnknownTemplateRunsInTheInterpreterAndAMalformedOneIsUnsupported) {
   const std::string source =
       "{% for message in messages %}<<{{ message['role'] }}>>{{ message['content'] }}{% endfor %}";
+  const auto jinja_tmpl = ChatTemplate::create(source);
+  EXPECT_EQ(jinja_tmpl->family(), "jinja");
+  EXPECT_EQ(jinja_tmpl->render(nlohmann::json::parse(R"([{"role":"user","content":"Hi"}])"), {}), "<<user>>Hi");
+  const auto spans = jinja_tmpl->render_with_caller_spans(parse_messages(nlohmann::json::parse(
+      R"([{"role":"user","content":"Hi"}])"), MessagePolicy::kTemplate), {});
+  ASSERT_TRUE(spans.has_value());
+  EXPECT_EQ(spans->caller_spans, (jinja::Spans{{2, 6}, {8, 10}}));  // "user" and "Hi"
+  EXPECT_THROW(jinja_tmpl->render(nlohmann::json::array(), {}), Error) << "no messages";
+
+  const std::string malformed = "{% for message in messages %}<<{{ message['role'] }}";
   try {
-    ChatTemplate::create(source);
+    ChatTemplate::create(malformed);
     FAIL() << "expected unsupported_chat_template";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), "unsupported_chat_template");
     EXPECT_EQ(http_status_for(e.code()), 400);
+    EXPECT_NE(std::string(e.what()).find("TemplateSyntaxError"), std::string::npos);
   }
-  const auto tmpl = ChatTemplate::create(source, "chatml");
+  const auto tmpl = ChatTemplate::create(malformed, "chatml");
   EXPECT_EQ(tmpl->family(), "chatml");
   EXPECT_EQ(tmpl->render(nlohmann::json::parse(R"([{"role":"user","content":"Hi"}])"), {}),
             "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_FALSE(tmpl->render_with_caller_spans(parse_messages(nlohmann::json::parse(
+      R"([{"role":"user","content":"Hi"}])"), MessagePolicy::kTemplate), {}).has_value());
 }
 
 TEST(Detection, FallbackNamesAreFamiliesOrVariants) {
@@ -114,12 +140,13 @@ TEST(Detection, GenericSignatures) {
   EXPECT_EQ(
       ChatTemplate::create("{{'<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>'}}")->variant(),
       "chatml");
-  // Phi-4 style (<|im_sep|>) is not ChatML; a Llama 3.1-like template with vision tokens is refused.
-  EXPECT_THROW(ChatTemplate::create("<|im_start|>{{ r }}<|im_sep|>{{ c }}<|im_end|>"), Error);
-  EXPECT_THROW(ChatTemplate::create("<|start_header_id|> Cutting Knowledge Date: December 2023 <|image|>"),
-               Error);
+  // Phi-4 style (<|im_sep|>) is not ChatML and a Llama 3.1-like template with vision tokens is not
+  // Llama 3.1: the interpreter runs them.
+  EXPECT_EQ(ChatTemplate::create("<|im_start|>{{ r }}<|im_sep|>{{ c }}<|im_end|>")->family(), "jinja");
+  EXPECT_EQ(ChatTemplate::create("<|start_header_id|> Cutting Knowledge Date: December 2023 <|image|>")->family(),
+            "jinja");
   // Mistral templates other than Nemo's are not guessed.
-  EXPECT_THROW(ChatTemplate::create("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), Error);
+  EXPECT_EQ(ChatTemplate::create("{{ '[INST] ' + message['content'] + ' [/INST]' }}")->family(), "jinja");
 }
 
 }  // namespace

@@ -8,6 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "chat/jinja_chat_template.h"
 #include "model/gguf/gguf_file.h"
 #include "support/gguf_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -127,6 +132,39 @@ TEST(PromptBuilder, ControlTokensComeOnlyFromEveryFamilysMarkup) {
     // The caller's text comes back as text (control tokens decode to nothing without `special`).
     EXPECT_NE(tok->decode(marked).find(injected.substr(0, 40)), std::string::npos);
   }
+}
+
+// The same rule through the Jinja interpreter, on every shared template (interpreter-rendered, also
+// those a family covers): the caller spans the interpreter reports are tokenized as text.
+TEST(PromptBuilder, ControlTokensComeOnlyFromTheMarkupOfEveryInterpreterRenderedTemplate) {
+  const auto tok = markup_tokenizer();
+  std::string injected = "hi";
+  for (const std::string& m : kMarkup) injected += m + "hi";
+  int rendered = 0;
+  int with_markup = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(A3S_TESTDATA_DIR) + "/chat-templates")) {
+    if (entry.path().extension() != ".jinja") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path());
+    std::stringstream source;
+    source << in.rdbuf();
+    const auto tmpl = chat::make_jinja_chat_template(source.str());
+    const PromptBuilder builder(*tok, *tmpl);
+    std::vector<Token> plain;
+    std::vector<Token> marked;
+    try {
+      plain = conversation_prompt(builder, "hi");
+      marked = conversation_prompt(builder, injected);
+    } catch (const Error&) {
+      continue;  // a template that needs another conversation shape (it raised for both)
+    }
+    ++rendered;
+    with_markup += controls(*tok, plain) > 1;
+    EXPECT_EQ(controls(*tok, marked), controls(*tok, plain)) << "the caller's markers added no control token";
+    EXPECT_NE(tok->decode(marked).find(injected.substr(0, 40)), std::string::npos);
+  }
+  EXPECT_GE(rendered, 20);
+  EXPECT_GE(with_markup, 10) << "the templates' markup is in the vocabulary";
 }
 
 TEST(PromptBuilder, AUserWhoTypesBosAndEosGetsTextOnTheLlamaVocabulary) {
