@@ -51,6 +51,10 @@ bool blank(const std::string& s) {
   return true;
 }
 
+bool template_kwargs_given(const RenderOptions& opts) {
+  return opts.template_kwargs != nullptr && opts.template_kwargs->is_object() && !opts.template_kwargs->empty();
+}
+
 class BuiltinTemplate final : public ChatTemplate {
  public:
   explicit BuiltinTemplate(Detection d) : detection_(std::move(d)), info_(variant_info(detection_.variant)) {}
@@ -64,6 +68,11 @@ class BuiltinTemplate final : public ChatTemplate {
   std::string render(const Messages& messages, const RenderOptions& opts) const override {
     if (messages.empty()) {
       throw FieldError(codes::kInvalidRequest, "messages", "messages must contain at least one message");
+    }
+    if (template_kwargs_given(opts)) {
+      throw FieldError(codes::kUnsupportedField, "chat_template_kwargs",
+                       std::string("chat_template_kwargs need a template run by the Jinja interpreter; this "
+                                   "model's template is the built-in family ") + info_.family);
     }
     nlohmann::ordered_json view = to_json(messages);  // the form the renderers read
     validate_tools(opts.tools);

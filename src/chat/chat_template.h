@@ -46,6 +46,13 @@ struct RenderOptions {
   // the family expects (a string that parses as a JSON object becomes that object for `tojson`
   // families; an object becomes its `json.dumps` text for concatenating families).
   bool adapt_tool_call_arguments = false;
+  // chat_template_kwargs: extra template variables (a JSON object, not owned; nullptr, null or {} →
+  // none), as
+  // transformers.apply_chat_template(**kwargs) passes them (e.g. Qwen 3's enable_thinking). They are
+  // caller values. Only interpreter-run templates (family "jinja") take them: a built-in family
+  // throws FieldError(codes::kUnsupportedField, "chat_template_kwargs") for a non-empty object,
+  // since its C++ renderer would not read them.
+  const nlohmann::ordered_json* template_kwargs = nullptr;
 };
 
 // Instances are immutable after create(): render() may be called concurrently from any thread.

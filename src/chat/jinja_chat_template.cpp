@@ -6,6 +6,12 @@
 namespace a3s::power::chat {
 namespace {
 
+// The variables the server sets from the request and the model; chat_template_kwargs may not.
+bool server_set(const std::string& name) {
+  return name == "messages" || name == "tools" || name == "add_generation_prompt" || name == "bos_token" ||
+         name == "eos_token";
+}
+
 class JinjaChatTemplate final : public ChatTemplate {
  public:
   explicit JinjaChatTemplate(jinja::Template t) : template_(std::move(t)) {}
@@ -31,6 +37,16 @@ class JinjaChatTemplate final : public ChatTemplate {
     // (RenderOptions::adapt_tool_call_arguments is for the built-in families).
     jinja::Context ctx = jinja::chat_context(view, opts.tools.is_null() ? nullptr : &opts.tools,
                                              opts.add_generation_prompt, opts.bos_token, opts.eos_token);
+    if (opts.template_kwargs != nullptr && opts.template_kwargs->is_object()) {
+      for (auto it = opts.template_kwargs->begin(); it != opts.template_kwargs->end(); ++it) {
+        if (server_set(it.key())) {
+          throw FieldError(codes::kInvalidRequest, "chat_template_kwargs",
+                           "chat_template_kwargs may not set a variable the server sets (messages, tools, "
+                           "add_generation_prompt, bos_token, eos_token)");
+        }
+        ctx.variables[it.key()] = jinja::from_json(it.value(), /*caller=*/true);
+      }
+    }
     if (!opts.today.empty()) {
       ctx.now = jinja::parse_date(opts.today);
       if (!ctx.now) throw Error(codes::kInvalidArgument, "chat template date must be YYYY-MM-DD");

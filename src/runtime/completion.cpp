@@ -13,6 +13,7 @@ CompletionRequest::~CompletionRequest() {
   privacy::wipe_string(prompt);
   for (auto& s : stop) privacy::wipe_string(s);
   if (cache_key) privacy::wipe_string(*cache_key);
+  privacy::wipe_json(chat_template_kwargs);
 }
 
 std::shared_ptr<const KvSnapshot> ModelRuntime::snapshot_prefix(RuntimeContext&, int) const {
@@ -60,7 +61,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     const bool keyed = request.cache_key.has_value();
     if (keyed && (!cache || !model->supports_prefix_snapshots()))
       throw Error(codes::kPromptCacheUnsupported, "prompt_cache_key cannot be honoured for this model");
-    gen.prompt = request.messages ? model->chat_prompt(*request.messages) : model->text_prompt(request.prompt);
+    gen.prompt = request.messages ? model->chat_prompt(*request.messages, request.chat_template_kwargs) : model->text_prompt(request.prompt);
     RuntimeContext& ctx = slot.context_for(model);
     used = &ctx;
     slot_n_ctx = ctx.n_ctx();

@@ -109,9 +109,10 @@ class EngineRuntime final : public ModelRuntime {
 
   const ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const chat::Messages& messages) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages,
+                                 const nlohmann::ordered_json& template_kwargs) const override {
     if (!template_) throw *template_error_;
-    return PromptBuilder(model_->tokenizer(), *template_).chat(messages);
+    return PromptBuilder(model_->tokenizer(), *template_).chat(messages, &template_kwargs);
   }
 
   std::vector<Token> text_prompt(const std::string& text) const override {

@@ -60,7 +60,10 @@ class ModelRuntime {
   // text does not already start with the BOS text. Special-token text in the template is parsed.
   // Throws Error(codes::kInvalidRequest) when the template rejects the conversation and
   // Error(codes::kUnsupportedChatTemplate) when the model's template is not supported.
-  virtual std::vector<Token> chat_prompt(const chat::Messages& messages) const = 0;
+  // template_kwargs: chat_template_kwargs (a JSON object, or null for none), see
+  // chat::RenderOptions::template_kwargs for what takes them and the errors.
+  virtual std::vector<Token> chat_prompt(const chat::Messages& messages,
+                                         const nlohmann::ordered_json& template_kwargs) const = 0;
 
   // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
   // parsed (user text cannot inject control tokens).

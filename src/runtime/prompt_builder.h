@@ -3,7 +3,8 @@
 // chat(messages): the conversation rendered with the model's chat template (chat/chat_template.h),
 // with the tokenizer's BOS / EOS text and the generation prompt, then encoded with special tokens
 // parsed in the template's markup only: every caller string is quoted first (runtime/caller_text.h,
-// tokenizer/quoted_text.h), so "</s>" or "<|im_end|>" typed in a message stays text. The tokenizer adds BOS only when the template did not write it itself, and a prompt never
+// tokenizer/quoted_text.h) — for an interpreter-run template, every caller span of its output
+// instead — so "</s>" or "<|im_end|>" typed in a message stays text. The tokenizer adds BOS only when the template did not write it itself, and a prompt never
 // ends with EOS (add_eos models). The rendered text is wiped once encoded.
 // text_prompt(tokenizer, text): a raw completion prompt: BOS when the model wants one, special tokens
 // not parsed (no template needed).
@@ -26,7 +27,8 @@ class PromptBuilder {
   // Both must outlive the builder.
   PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplate& chat_template);
 
-  std::vector<Token> chat(const chat::Messages& messages) const;
+  // template_kwargs: chat_template_kwargs (chat::RenderOptions::template_kwargs), or nullptr.
+  std::vector<Token> chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs = nullptr) const;
 
  private:
   const Tokenizer& tokenizer_;

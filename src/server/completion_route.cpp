@@ -15,6 +15,7 @@
 #include "server/openai_response.h"
 #include "server/privacy.h"
 #include "attestation/receipt.h"
+#include "chat/field_error.h"
 #include "base/hex.h"
 #include "crypto/sha256.h"
 #include "privacy/wipe_text.h"
@@ -38,7 +39,7 @@ struct Finished {
   runtime::CompletionResult result;
 };
 struct Failed {
-  Error error;
+  ApiError error;  // with the request field a template's FieldError names (its param)
 };
 using GenEvent = std::variant<Started, Delta, Finished, Failed>;
 
@@ -60,7 +61,10 @@ class QueueSink final : public runtime::CompletionSink {
     return !cancel_->load();
   }
   void finished(const runtime::CompletionResult& r) override { q_->push(Finished{r}); }
-  void failed(const Error& e) override { q_->push(Failed{e}); }
+  void failed(const Error& e) override {
+    const auto* field = dynamic_cast<const chat::FieldError*>(&e);
+    q_->push(Failed{ApiError(e.kind(), e.what(), field != nullptr ? field->param() : std::string())});
+  }
 
  private:
   std::shared_ptr<AsyncQueue<GenEvent>> q_;

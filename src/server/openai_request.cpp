@@ -229,11 +229,16 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
-      "min_p", "repeat_penalty", "prompt_cache_key"};
+      "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
   out.request.messages = messages_of(body);
+  if (is_given(body, "chat_template_kwargs")) {
+    const json& kwargs = body["chat_template_kwargs"];
+    if (!kwargs.is_object()) bad("chat_template_kwargs", "'chat_template_kwargs' must be an object");
+    out.request.chat_template_kwargs = nlohmann::ordered_json(kwargs);
+  }
   return out;
 }
 

@@ -128,6 +128,43 @@ TEST(Detection, MissingOrBlankTemplateIsPlain) {
             "gemma");
 }
 
+TEST(Detection, ChatTemplateKwargsReachOnlyInterpreterRunTemplates) {
+  const Messages hi = parse_messages(nlohmann::json::parse(R"([{"role":"user","content":"Hi"}])"), MessagePolicy::kTemplate);
+  const auto jinja_tmpl = ChatTemplate::create("{{ messages[0].content }}{% if not enable_thinking %} /no_think{% endif %}");
+  const nlohmann::ordered_json off = {{"enable_thinking", false}};
+  const nlohmann::ordered_json on = {{"enable_thinking", true}};
+  RenderOptions opts;
+  opts.template_kwargs = &off;
+  const auto rendered = jinja_tmpl->render_with_caller_spans(hi, opts);
+  EXPECT_EQ(rendered->text, "Hi /no_think");
+  EXPECT_EQ(rendered->caller_spans, (jinja::Spans{{0, 2}}));
+  opts.template_kwargs = &on;
+  EXPECT_EQ(jinja_tmpl->render(hi, opts), "Hi");
+  for (const char* reserved : {"messages", "tools", "add_generation_prompt", "bos_token", "eos_token"}) {
+    const nlohmann::ordered_json bad = {{reserved, 1}};
+    opts.template_kwargs = &bad;
+    try {
+      jinja_tmpl->render(hi, opts);
+      ADD_FAILURE() << reserved;
+    } catch (const FieldError& e) {
+      EXPECT_EQ(e.param(), "chat_template_kwargs");
+      EXPECT_EQ(e.kind(), codes::kInvalidRequest);
+    }
+  }
+  const auto family = ChatTemplate::create(std::nullopt);  // plain
+  opts.template_kwargs = &off;
+  try {
+    family->render(hi, opts);
+    ADD_FAILURE() << "a family took kwargs it cannot read";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.param(), "chat_template_kwargs");
+    EXPECT_EQ(e.kind(), codes::kUnsupportedField);
+  }
+  const nlohmann::ordered_json empty = nlohmann::ordered_json::object();
+  opts.template_kwargs = &empty;
+  EXPECT_EQ(family->render(hi, opts), "Hi");
+}
+
 TEST(Detection, GenericSignatures) {
   // Llama 2: [INST] and <<SYS>>.
   EXPECT_EQ(ChatTemplate::create("{{ bos_token + '[INST] ' }}{{ '<<SYS>>\\n' }}")->variant(), "llama2");

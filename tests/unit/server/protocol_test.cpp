@@ -143,6 +143,19 @@ TEST(OpenAIRequest, ErrorMessagesNeverEchoRequestText) {
   }
 }
 
+TEST(OpenAIRequest, ChatTemplateKwargsAreAnObjectOnChatOnly) {
+  EXPECT_TRUE(chat(chat_body()).request.chat_template_kwargs.is_null());
+  EXPECT_TRUE(chat(chat_body({{"chat_template_kwargs", nullptr}})).request.chat_template_kwargs.is_null());
+  const auto parsed = chat(chat_body({{"chat_template_kwargs", {{"enable_thinking", false}, {"n", {1, 2}}}}}));
+  EXPECT_EQ(parsed.request.chat_template_kwargs,
+            nlohmann::ordered_json::parse(R"({"enable_thinking":false,"n":[1,2]})"));
+  for (const json& bad : {json("x"), json(7), json(true), json::array({1})}) {
+    expect_error(chat_body({{"chat_template_kwargs", bad}}), "invalid_request_error", "chat_template_kwargs");
+  }
+  json text = {{"model", "m"}, {"prompt", "Once"}, {"chat_template_kwargs", json::object()}};
+  EXPECT_THROW(parse_text_completion(text), ApiError) << "text completions render no template";
+}
+
 TEST(OpenAIRequest, PromptCacheKeyIsOneTo256BytesAndNeverEchoed) {
   EXPECT_FALSE(chat(chat_body()).request.cache_key.has_value());
   EXPECT_FALSE(chat(chat_body({{"prompt_cache_key", nullptr}})).request.cache_key.has_value());

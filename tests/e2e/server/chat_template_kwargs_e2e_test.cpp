@@ -1,0 +1,89 @@
+// End-to-end: chat_template_kwargs through the real server binary and the real stories260K model.
+// With a template of no built-in family (run by the Jinja interpreter) the variables reach the
+// template: the answer is exactly a text completion of the prompt the template renders with them.
+// A built-in family (stories260K's own plain template) refuses a non-empty object by name; an
+// empty one is accepted; a kwarg that would set a server variable, or a non-object, is a 400.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/gguf_builder.h"
+#include "support/http_client.h"
+#include "support/server_process.h"
+#include "support/test_data.h"
+
+namespace a3s::power::testing {
+namespace chat_template_kwargs_e2e {  // named: the suite's files are built as one unit
+
+using nlohmann::json;
+
+// Reads enable_thinking as Qwen 3's template does (absent → thinking on).
+const char* kTemplate =
+    "{% for m in messages %}{{ m.content }}{% endfor %}"
+    "{% if enable_thinking is defined and not enable_thinking %} The end.{% else %} Then{% endif %}";
+
+json chat(json kwargs) {
+  json j = {{"model", "m"},
+            {"messages", {{{"role", "user"}, {"content", "Once upon a time"}}}},
+            {"temperature", 0},
+            {"max_tokens", 12}};
+  if (!kwargs.is_null()) j["chat_template_kwargs"] = std::move(kwargs);
+  return j;
+}
+
+json post(const ServerProcess& s, const std::string& route, const json& body, int* status) {
+  HttpResult r = http("POST", s.url(route), body.dump());
+  *status = r.status;
+  return json::parse(r.body, nullptr, false);
+}
+
+std::string completion_of(const ServerProcess& s, const std::string& prompt) {
+  int status = 0;
+  json r = post(s, "/v1/completions", {{"model", "m"}, {"prompt", prompt}, {"temperature", 0}, {"max_tokens", 12}},
+                &status);
+  EXPECT_EQ(status, 200) << r;
+  return r["choices"][0]["text"].get<std::string>();
+}
+
+TEST(ChatTemplateKwargsE2E, VariablesReachAnInterpreterRunTemplate) {
+  TempDir dir;
+  const std::string model = dir.path() + "/stories-kwargs.gguf";
+  write_model_copy(stories_model(), {{"tokenizer.chat_template", string_value(kTemplate)}}, {}, {}, model);
+  ServerProcess s({"--model", "m=" + model});
+  ASSERT_TRUE(s.ready()) << s.log();
+
+  int status = 0;
+  json off = post(s, "/v1/chat/completions", chat({{"enable_thinking", false}}), &status);
+  ASSERT_EQ(status, 200) << off;
+  json on = post(s, "/v1/chat/completions", chat(nullptr), &status);
+  ASSERT_EQ(status, 200) << on;
+  EXPECT_EQ(off["choices"][0]["message"]["content"], completion_of(s, "Once upon a time The end."));
+  EXPECT_EQ(on["choices"][0]["message"]["content"], completion_of(s, "Once upon a time Then"));
+  EXPECT_NE(off["usage"]["prompt_tokens"], on["usage"]["prompt_tokens"]);
+
+  json reserved = post(s, "/v1/chat/completions", chat({{"messages", json::array()}}), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(reserved["error"]["param"], "chat_template_kwargs") << reserved;
+  json not_object = post(s, "/v1/chat/completions", chat(json::array({1})), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(not_object["error"]["param"], "chat_template_kwargs") << not_object;
+  json on_text = post(s, "/v1/completions", {{"model", "m"}, {"prompt", "x"}, {"chat_template_kwargs", json::object()}},
+                      &status);
+  EXPECT_EQ(status, 400) << "text completions have no template";
+  EXPECT_EQ(on_text["error"]["code"], "unsupported_field") << on_text;
+}
+
+TEST(ChatTemplateKwargsE2E, ABuiltInFamilyRefusesThemByName) {
+  ServerProcess s({"--model", "m=" + stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  int status = 0;
+  json refused = post(s, "/v1/chat/completions", chat({{"enable_thinking", false}}), &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(refused["error"]["code"], "unsupported_field") << refused;
+  EXPECT_EQ(refused["error"]["param"], "chat_template_kwargs");
+  json empty = post(s, "/v1/chat/completions", chat(json::object()), &status);
+  EXPECT_EQ(status, 200) << empty;
+}
+
+}  // namespace chat_template_kwargs_e2e
+}  // namespace a3s::power::testing
