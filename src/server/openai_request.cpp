@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "chat/messages.h"
 #include "server/api_error.h"
@@ -12,6 +14,10 @@ namespace a3s::power::server {
 namespace {
 
 using nlohmann::json;
+
+// Arrays and objects in chat_template_kwargs, the object itself counted: the template sees them as
+// values built recursively.
+constexpr int kMaxKwargsDepth = 32;
 
 [[noreturn]] void bad(const std::string& param, const std::string& message,
                       ErrorCode code = codes::kInvalidRequest) {
@@ -204,6 +210,20 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
   }
 }
 
+// Whether `j` nests arrays/objects deeper than `max_depth` levels; iterative, so that the check
+// itself cannot run out of stack on a hostile body (the recursive code after it could).
+bool nests_deeper_than(const json& j, int max_depth) {
+  std::vector<std::pair<const json*, int>> todo{{&j, 1}};
+  while (!todo.empty()) {
+    const auto [v, depth] = todo.back();
+    todo.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth > max_depth) return true;
+    for (const auto& e : *v) todo.emplace_back(&e, depth + 1);
+  }
+  return false;
+}
+
 // The messages under the API's policy (chat/messages.h): the same fields, errors and params as
 // every other field of the body.
 chat::Messages messages_of(const json& body) {
@@ -237,6 +257,10 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
   if (is_given(body, "chat_template_kwargs")) {
     const json& kwargs = body["chat_template_kwargs"];
     if (!kwargs.is_object()) bad("chat_template_kwargs", "'chat_template_kwargs' must be an object");
+    if (nests_deeper_than(kwargs, kMaxKwargsDepth)) {
+      bad("chat_template_kwargs", "'chat_template_kwargs' nests deeper than " + std::to_string(kMaxKwargsDepth) +
+                                      " levels");
+    }
     out.request.chat_template_kwargs = nlohmann::ordered_json(kwargs);
   }
   return out;

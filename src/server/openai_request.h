@@ -7,7 +7,8 @@
 // {include_usage}, prompt_cache_key (a string of 1..256 bytes: docs/prompt-cache.md; the route fills
 // in the caller's identity and endpoint), and the extensions top_k (>= 0), min_p [0,1],
 // repeat_penalty (> 0), and (chat) chat_template_kwargs (an object of extra chat-template variables,
-// as llama-server and vLLM take it; docs/chat-templates.md).
+// at most 32 levels of arrays and objects deep, as llama-server and vLLM take it;
+// docs/chat-templates.md).
 // A null value means "not given". Known OpenAI features we do not implement (tools, logprobs,
 // response_format, n > 1, …) and any other field are refused: Error "unsupported_field" with the
 // field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.

@@ -154,6 +154,26 @@ TEST(OpenAIRequest, ChatTemplateKwargsAreAnObjectOnChatOnly) {
   }
   json text = {{"model", "m"}, {"prompt", "Once"}, {"chat_template_kwargs", json::object()}};
   EXPECT_THROW(parse_text_completion(text), ApiError) << "text completions render no template";
+  // Nesting is bounded (32 levels, the object itself included): a hostile body cannot make the
+  // recursive conversions after the check run out of stack.
+  auto nested = [](int levels) {
+    std::string s = "{\"k\":";
+    for (int i = 1; i < levels; ++i) s += "[";
+    s += "1";
+    for (int i = 1; i < levels; ++i) s += "]";
+    return json::parse(s + "}");
+  };
+  EXPECT_NO_THROW(chat(chat_body({{"chat_template_kwargs", nested(32)}})));
+  expect_error(chat_body({{"chat_template_kwargs", nested(33)}}), "invalid_request_error", "chat_template_kwargs");
+  // A hostile body as the route gets it (text, parsed once; nothing copies the value before the check).
+  std::string deep = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"chat_template_kwargs":{"k":)";
+  deep += std::string(200000, '[') + "1" + std::string(200000, ']') + "}}";
+  try {
+    parse_chat_completion(parse_json_object(deep));
+    ADD_FAILURE() << "accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.param(), "chat_template_kwargs");
+  }
 }
 
 TEST(OpenAIRequest, PromptCacheKeyIsOneTo256BytesAndNeverEchoed) {
