@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/f16_pages.h"
 #include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels {
@@ -30,8 +31,8 @@ using Fp16ToFp32RowFn = void (*)(const uint16_t* src, float* dst, int64_t n);
 using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
 using ExpRowFn = void (*)(const float* x, float* y, int64_t n);
 using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded);
-using DotF16Lanes16RowsFn = void (*)(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y,
-                                     int64_t n, int64_t n_padded, float* out);
+using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
+                                      int64_t n_padded, float* out);
 
 // Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct
 // and must not instantiate library templates whose out-of-line copies the linker could pick for
@@ -51,7 +52,7 @@ struct KernelTable {
   Fp32ToFp16RowFn fp32_to_bf16_row = nullptr;
   ExpRowFn exp_row = nullptr;                 // exp_approx.h
   DotF16Lanes16Fn dot_f16_lanes16 = nullptr;  // dot_f16_lanes16.h
-  DotF16Lanes16RowsFn dot_f16_lanes16_rows = nullptr;
+  DotF16Lanes16PagesFn dot_f16_lanes16_pages = nullptr;  // contiguous rows are one page
 };
 
 // Copies every non-null entry of `over` onto `base` (an ISA's kernels over the scalar table).

@@ -37,6 +37,7 @@
 #include <string_view>
 
 #include "base/thread_pool.h"
+#include "kernels/f16_pages.h"
 #include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels {
@@ -76,6 +77,14 @@ float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n
 // its positions, or the probabilities against V columns). The rows are read ahead of use.
 void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y, int64_t n,
                           int64_t n_padded, float* out);
+
+
+// x: rows in pages (f16_pages.h). out[r] = dot_f16_lanes16(row r of x, y, n, n_padded) for r in
+// [0, n_rows), bit for bit the value of the same row stored contiguously: pages change where
+// elements are read, never the order in which they are summed. Attention: the probabilities
+// against the V columns of a paged KV cache.
+void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n, int64_t n_padded,
+                           float* out);
 
 // ---------------------------------------------------------------------------------------------------
 // Types.

@@ -4,6 +4,7 @@
 // place of four horizontal sums) and reads rows ahead of use.
 #include "kernels/avx2/common.h"
 #include "kernels/dot_f16_lanes16.h"
+#include "kernels/f16_pages.h"
 
 namespace a3s::power::kernels {
 namespace {
@@ -15,15 +16,30 @@ inline __m256 load_f16(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
+// A row of x: at(k) points at element k (k a multiple of 8; the eight from there are contiguous).
+struct FlatRow {
+  const uint16_t* p;
+  const uint16_t* at(int64_t k) const { return p + k; }
+};
+// A row in pages (kernels.h F16Pages): a page holds 2^shift ≥ 16 elements of the row.
+struct PagedRow {
+  const uint16_t* const* blocks;
+  int shift;
+  int64_t mask, off;
+  const uint16_t* at(int64_t k) const { return blocks[k >> shift] + off + (k & mask); }
+};
+
 // The eight F16 values from element k of a row of n elements as floats, those at n or beyond as
 // zeros (never read).
-inline __m256 load_f16_bounded(const uint16_t* p, int64_t k, int64_t n) {
-  if (k + 8 <= n) return load_f16(p + k);
+template <typename Row>
+inline __m256 load_f16_bounded(const Row& x, int64_t k, int64_t n) {
+  if (k + 8 <= n) return load_f16(x.at(k));
   if (k >= n) return _mm256_setzero_ps();
   alignas(16) uint16_t b[8] = {};
-  std::memcpy(b, p + k, static_cast<size_t>(n - k) * sizeof(uint16_t));
+  std::memcpy(b, x.at(k), static_cast<size_t>(n - k) * sizeof(uint16_t));
   return load_f16(b);
 }
+inline __m256 load_f16_bounded(const uint16_t* p, int64_t k, int64_t n) { return load_f16_bounded(FlatRow{p}, k, n); }
 
 // The vector y, read as F16 (converted at each use) ...
 struct YHalf {
@@ -40,16 +56,16 @@ struct YFloat {
 
 // The vector steps of one row (elements below n_vec; n_full of them hold no padding), reduced to the
 // eight sums hi[i] + lo[i]: the first step of hsum16. Padding is never read.
-template <typename Y>
-inline __m256 row_lanes(const uint16_t* x, const Y& y, int64_t n, int64_t n_full, int64_t n_vec) {
+template <typename Row, typename Y>
+inline __m256 row_lanes(const Row& x, const Y& y, int64_t n, int64_t n_full, int64_t n_vec) {
   __m256 lo[4], hi[4];
   for (int j = 0; j < 4; ++j) lo[j] = hi[j] = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i < n_full; i += kStep) {
     for (int j = 0; j < 4; ++j) {
       const int64_t k = i + j * kLanes;
-      lo[j] = _mm256_fmadd_ps(load_f16(x + k), y.at(k), lo[j]);
-      hi[j] = _mm256_fmadd_ps(load_f16(x + k + 8), y.at(k + 8), hi[j]);
+      lo[j] = _mm256_fmadd_ps(load_f16(x.at(k)), y.at(k), lo[j]);
+      hi[j] = _mm256_fmadd_ps(load_f16(x.at(k + 8)), y.at(k + 8), hi[j]);
     }
   }
   for (; i < n_vec; i += kStep) {  // steps that hold the end of the row and the zero padding
@@ -72,15 +88,16 @@ inline float finish(double sum, const uint16_t* x, const uint16_t* y, int64_t n_
 
 float dot_f16_lanes16_avx2(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
   const int64_t n_vec = n_padded / kStep * kStep;
-  const double sum = n_vec > 0 ? hsum(row_lanes(x, YHalf{y}, n, n / kStep * kStep, n_vec)) : 0.0;
+  const double sum = n_vec > 0 ? hsum(row_lanes(FlatRow{x}, YHalf{y}, n, n / kStep * kStep, n_vec)) : 0.0;
   return finish(sum, x, y, n_vec, n);
 }
 
 // Four rows at a time: a[k] = the four sums of hsum's first step for row r0 + k; transposed, lane k of
-// (t0 + t2) + (t1 + t3) is hsum's (a0 + a2) + (a1 + a3) of that row.
-template <typename Y>
-void rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const Y& y, const uint16_t* y16, int64_t n,
-               int64_t n_vec, float* out) {
+// (t0 + t2) + (t1 + t3) is hsum's (a0 + a2) + (a1 + a3) of that row. Rows come from x(r) (FlatRow or
+// PagedRow); `ahead` (or null) gives the start of the row kRows further on, read ahead of use.
+template <typename Rows, typename Y>
+void rows_avx2(const Rows& x, int64_t n_rows, const Y& y, const uint16_t* y16, int64_t n, int64_t n_vec,
+               float* out) {
   constexpr int kRows = 4;
   const int64_t n_full = n / kStep * kStep;
   const size_t row_bytes = static_cast<size_t>(n) * sizeof(uint16_t);
@@ -91,9 +108,8 @@ void rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const Y& y, 
       __m128 a[kRows];
       for (int k = 0; k < kRows; ++k) {
         if (k < m) {
-          const uint16_t* row = x + (r0 + k) * x_stride;
-          if (r0 + k + kRows < n_rows) prefetch_span(row + kRows * x_stride, row_bytes);
-          const __m256 u = row_lanes(row, y, n, n_full, n_vec);
+          if (r0 + k + kRows < n_rows) x.prefetch(r0 + k + kRows, row_bytes);
+          const __m256 u = row_lanes(x.row(r0 + k), y, n, n_full, n_vec);
           a[k] = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
         } else {
           a[k] = _mm_setzero_ps();
@@ -108,8 +124,7 @@ void rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const Y& y, 
     for (int64_t i = n_vec; i < n; i += 8) {
       const __m256 yv = load_f16_bounded(y16, i, n);
       alignas(32) float prod[kRows][8];
-      for (int k = 0; k < m; ++k)
-        _mm256_store_ps(prod[k], _mm256_mul_ps(load_f16_bounded(x + (r0 + k) * x_stride, i, n), yv));
+      for (int k = 0; k < m; ++k) _mm256_store_ps(prod[k], _mm256_mul_ps(load_f16_bounded(x.row(r0 + k), i, n), yv));
       const int c = n - i < 8 ? static_cast<int>(n - i) : 8;
       for (int e = 0; e < c; ++e)
         for (int k = 0; k < m; ++k) sum[k] += static_cast<double>(prod[k][e]);
@@ -118,14 +133,29 @@ void rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const Y& y, 
   }
 }
 
+// Contiguous rows x_stride apart, read ahead; rows in pages (not read ahead: a row spans pages).
+struct FlatRows {
+  const uint16_t* x;
+  int64_t stride;
+  FlatRow row(int64_t r) const { return {x + r * stride}; }
+  void prefetch(int64_t r, size_t bytes) const { prefetch_span(x + r * stride, bytes); }
+};
+struct PagedRows {
+  const F16Pages& p;
+  PagedRow row(int64_t r) const {
+    return {p.blocks, p.log2_block, (int64_t{1} << p.log2_block) - 1, p.offset + r * p.row_stride};
+  }
+  void prefetch(int64_t, size_t) const {}
+};
+
 // y is converted to float once (on the stack) when its vector steps fit in kFloatY elements.
 constexpr int64_t kFloatY = 4096;
 
-void dot_f16_lanes16_rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y,
-                               int64_t n, int64_t n_padded, float* out) {
+template <typename Rows>
+void rows_dispatch(const Rows& x, int64_t n_rows, const uint16_t* y, int64_t n, int64_t n_padded, float* out) {
   const int64_t n_vec = n_padded / kStep * kStep;
   if (n_vec > kFloatY || n_rows < 2) {
-    rows_avx2(x, x_stride, n_rows, YHalf{y}, y, n, n_vec, out);
+    rows_avx2(x, n_rows, YHalf{y}, y, n, n_vec, out);
     return;
   }
   alignas(32) float yf[kFloatY];
@@ -134,14 +164,24 @@ void dot_f16_lanes16_rows_avx2(const uint16_t* x, int64_t x_stride, int64_t n_ro
   for (; i + 8 <= n_real; i += 8) _mm256_store_ps(yf + i, load_f16(y + i));
   for (; i < n_real; ++i) yf[i] = h2f(y[i]);
   for (; i < n_vec; ++i) yf[i] = 0.0f;
-  rows_avx2(x, x_stride, n_rows, YFloat{yf}, y, n, n_vec, out);
+  rows_avx2(x, n_rows, YFloat{yf}, y, n, n_vec, out);
+}
+
+void dot_f16_lanes16_pages_avx2(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
+                                int64_t n_padded, float* out) {
+  // One page as long as the rows: contiguous rows (dot_f16_lanes16_rows), read ahead.
+  if (x.log2_block >= 62 || (int64_t{1} << x.log2_block) >= n_padded) {
+    rows_dispatch(FlatRows{x.blocks[0] + x.offset, x.row_stride}, n_rows, y, n, n_padded, out);
+    return;
+  }
+  rows_dispatch(PagedRows{x}, n_rows, y, n, n_padded, out);
 }
 
 }  // namespace
 
 void install_avx2_dot_f16_lanes16(KernelTable& t) {
   t.dot_f16_lanes16 = dot_f16_lanes16_avx2;
-  t.dot_f16_lanes16_rows = dot_f16_lanes16_rows_avx2;
+  t.dot_f16_lanes16_pages = dot_f16_lanes16_pages_avx2;
 }
 
 }  // namespace a3s::power::kernels

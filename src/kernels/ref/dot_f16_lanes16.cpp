@@ -10,9 +10,10 @@
 namespace a3s::power::kernels {
 namespace {
 
-float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
+// The reference over any row layout: at(k) is element k of the row (k < n).
+template <typename At>
+float lanes16_sum(const At& at, int64_t n, int64_t n_padded) {
   using namespace lanes16;
-  auto at = [n](const uint16_t* r, int64_t i) { return i < n ? fp16_to_fp32(r[i]) : 0.0f; };
   const int64_t n_vec = n_padded / kStep * kStep;
   double sum = 0.0;
   if (n_vec > 0) {
@@ -21,7 +22,7 @@ float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, in
       for (int j = 0; j < 4; ++j) {
         for (int l = 0; l < kLanes; ++l) {
           const int64_t k = i + j * kLanes + l;
-          acc[j][l] = std::fma(at(x, k), at(y, k), acc[j][l]);
+          acc[j][l] = std::fma(at(k), at.y(k), acc[j][l]);
         }
       }
     }
@@ -29,20 +30,45 @@ float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, in
     for (int l = 0; l < kLanes; ++l) v[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
     sum = hsum16(v);
   }
-  for (int64_t i = n_vec; i < n; ++i) sum += static_cast<double>(at(x, i) * at(y, i));
+  for (int64_t i = n_vec; i < n; ++i) sum += static_cast<double>(at(i) * at.y(i));
   return static_cast<float>(sum);
 }
 
-void dot_f16_lanes16_rows_scalar(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y,
-                                 int64_t n, int64_t n_padded, float* out) {
-  for (int64_t r = 0; r < n_rows; ++r) out[r] = dot_f16_lanes16_scalar(x + r * x_stride, y, n, n_padded);
+// Element k of a row as float, zero at and beyond n (never read there); y likewise.
+struct FlatRow {
+  const uint16_t* x;
+  const uint16_t* yp;
+  int64_t n;
+  float operator()(int64_t k) const { return k < n ? fp16_to_fp32(x[k]) : 0.0f; }
+  float y(int64_t k) const { return k < n ? fp16_to_fp32(yp[k]) : 0.0f; }
+};
+struct PagedRow {
+  const F16Pages& p;
+  int64_t r;
+  const uint16_t* yp;
+  int64_t n;
+  float operator()(int64_t k) const {
+    if (k >= n) return 0.0f;
+    const int64_t mask = (int64_t{1} << p.log2_block) - 1;
+    return fp16_to_fp32(p.blocks[k >> p.log2_block][p.offset + r * p.row_stride + (k & mask)]);
+  }
+  float y(int64_t k) const { return k < n ? fp16_to_fp32(yp[k]) : 0.0f; }
+};
+
+float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
+  return lanes16_sum(FlatRow{x, y, n}, n, n_padded);
+}
+
+void dot_f16_lanes16_pages_scalar(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
+                                  int64_t n_padded, float* out) {
+  for (int64_t r = 0; r < n_rows; ++r) out[r] = lanes16_sum(PagedRow{x, r, y, n}, n, n_padded);
 }
 
 }  // namespace
 
 void install_scalar_dot_f16_lanes16(KernelTable& t) {
   t.dot_f16_lanes16 = dot_f16_lanes16_scalar;
-  t.dot_f16_lanes16_rows = dot_f16_lanes16_rows_scalar;
+  t.dot_f16_lanes16_pages = dot_f16_lanes16_pages_scalar;
 }
 
 float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded) {
@@ -52,7 +78,15 @@ float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n
 void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y, int64_t n,
                           int64_t n_padded, float* out) {
   if (n_rows <= 0) return;
-  active_table().dot_f16_lanes16_rows(x, x_stride, n_rows, y, n, n_padded < n ? n : n_padded, out);
+  // Contiguous rows are one page as long as any row.
+  const F16Pages one{&x, 62, 0, x_stride};
+  active_table().dot_f16_lanes16_pages(one, n_rows, y, n, n_padded < n ? n : n_padded, out);
+}
+
+void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n, int64_t n_padded,
+                           float* out) {
+  if (n_rows <= 0) return;
+  active_table().dot_f16_lanes16_pages(x, n_rows, y, n, n_padded < n ? n : n_padded, out);
 }
 
 }  // namespace a3s::power::kernels

@@ -33,7 +33,7 @@ void overlay(KernelTable& base, const KernelTable& over) {
   if (over.fp32_to_bf16_row != nullptr) base.fp32_to_bf16_row = over.fp32_to_bf16_row;
   if (over.exp_row != nullptr) base.exp_row = over.exp_row;
   if (over.dot_f16_lanes16 != nullptr) base.dot_f16_lanes16 = over.dot_f16_lanes16;
-  if (over.dot_f16_lanes16_rows != nullptr) base.dot_f16_lanes16_rows = over.dot_f16_lanes16_rows;
+  if (over.dot_f16_lanes16_pages != nullptr) base.dot_f16_lanes16_pages = over.dot_f16_lanes16_pages;
 }
 
 }  // namespace a3s::power::kernels

@@ -96,5 +96,45 @@ TEST(DotF16Lanes16, RowsNeverReadThePadding) {
   }
 }
 
+// A paged row (f16_pages.h) gives the bits of the same row stored contiguously, on every ISA, for
+// page sizes 16 … 256 and lengths across page boundaries; padding in the last page is never read.
+TEST(DotF16Lanes16, PagedRowsEqualContiguousRowsOnEveryIsa) {
+  std::mt19937 rng(15);
+  const int64_t rows = 7, max_n = 300;
+  const auto flat = random_f16(static_cast<size_t>(rows * max_n), rng);  // row r at r * max_n
+  const auto y = random_f16(static_cast<size_t>(max_n), rng);
+  for (int log2 : {4, 5, 6, 8}) {
+    const int64_t page = int64_t{1} << log2;
+    const int64_t n_pages = (max_n + page - 1) / page;
+    // Pages in reverse order in memory, with a NaN-filled gap before row 0 and NaN past each row's end.
+    const int64_t offset = 3;
+    std::vector<std::vector<uint16_t>> storage(static_cast<size_t>(n_pages),
+                                               std::vector<uint16_t>(static_cast<size_t>(offset + rows * page), 0x7E00));
+    std::vector<const uint16_t*> blocks(static_cast<size_t>(n_pages));
+    for (int64_t b = 0; b < n_pages; ++b) blocks[static_cast<size_t>(b)] = storage[static_cast<size_t>(n_pages - 1 - b)].data();
+    for (int64_t n : {1, 15, 16, 17, 31, 32, 63, 64, 65, 100, 128, 200, 257, 300}) {
+      for (auto& s : storage) std::fill(s.begin(), s.end(), uint16_t{0x7E00});
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < n; ++k)
+          const_cast<uint16_t*>(blocks[static_cast<size_t>(k >> log2)])[offset + r * page + (k & (page - 1))] =
+              flat[static_cast<size_t>(r * max_n + k)];
+      const F16Pages pages{blocks.data(), log2, offset, page};
+      const int64_t padded = (n + 31) / 32 * 32;
+      IsaGuard guard(Isa::Scalar);
+      std::vector<float> ref(static_cast<size_t>(rows));
+      dot_f16_lanes16_rows(flat.data(), max_n, rows, y.data(), n, padded, ref.data());
+      for (Isa isa : supported_isas()) {
+        force_isa(isa);
+        std::vector<float> out(static_cast<size_t>(rows) + 1, -7.0f);
+        dot_f16_lanes16_pages(pages, rows, y.data(), n, padded, out.data());
+        for (int64_t r = 0; r < rows; ++r)
+          EXPECT_EQ(float_bits(out[static_cast<size_t>(r)]), float_bits(ref[static_cast<size_t>(r)]))
+              << isa_name(isa) << " page=" << page << " n=" << n << " row " << r;
+        EXPECT_EQ(out[static_cast<size_t>(rows)], -7.0f) << "wrote past the last row";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace a3s::power::kernels::test
