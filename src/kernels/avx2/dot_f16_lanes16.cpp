@@ -21,7 +21,7 @@ struct FlatRow {
   const uint16_t* p;
   const uint16_t* at(int64_t k) const { return p + k; }
 };
-// A row in pages (kernels.h F16Pages): a page holds 2^shift ≥ 16 elements of the row.
+// A row in pages (f16_pages.h): a page holds 2^shift ≥ 16 elements of the row.
 struct PagedRow {
   const uint16_t* const* blocks;
   int shift;
@@ -93,8 +93,8 @@ float dot_f16_lanes16_avx2(const uint16_t* x, const uint16_t* y, int64_t n, int6
 }
 
 // Four rows at a time: a[k] = the four sums of hsum's first step for row r0 + k; transposed, lane k of
-// (t0 + t2) + (t1 + t3) is hsum's (a0 + a2) + (a1 + a3) of that row. Rows come from x(r) (FlatRow or
-// PagedRow); `ahead` (or null) gives the start of the row kRows further on, read ahead of use.
+// (t0 + t2) + (t1 + t3) is hsum's (a0 + a2) + (a1 + a3) of that row. x is FlatRows or PagedRows:
+// x.row(r) reads row r, x.prefetch(r, bytes) reads a later row ahead of use.
 template <typename Rows, typename Y>
 void rows_avx2(const Rows& x, int64_t n_rows, const Y& y, const uint16_t* y16, int64_t n, int64_t n_vec,
                float* out) {
@@ -124,7 +124,8 @@ void rows_avx2(const Rows& x, int64_t n_rows, const Y& y, const uint16_t* y16, i
     for (int64_t i = n_vec; i < n; i += 8) {
       const __m256 yv = load_f16_bounded(y16, i, n);
       alignas(32) float prod[kRows][8];
-      for (int k = 0; k < m; ++k) _mm256_store_ps(prod[k], _mm256_mul_ps(load_f16_bounded(x.row(r0 + k), i, n), yv));
+      for (int k = 0; k < m; ++k)
+        _mm256_store_ps(prod[k], _mm256_mul_ps(load_f16_bounded(x.row(r0 + k), i, n), yv));
       const int c = n - i < 8 ? static_cast<int>(n - i) : 8;
       for (int e = 0; e < c; ++e)
         for (int k = 0; k < m; ++k) sum[k] += static_cast<double>(prod[k][e]);
@@ -133,7 +134,7 @@ void rows_avx2(const Rows& x, int64_t n_rows, const Y& y, const uint16_t* y16, i
   }
 }
 
-// Contiguous rows x_stride apart, read ahead; rows in pages (not read ahead: a row spans pages).
+// Contiguous rows `stride` apart, read ahead; rows in pages, not read ahead (a row spans pages).
 struct FlatRows {
   const uint16_t* x;
   int64_t stride;

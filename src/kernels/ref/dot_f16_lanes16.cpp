@@ -10,7 +10,7 @@
 namespace a3s::power::kernels {
 namespace {
 
-// The reference over any row layout: at(k) is element k of the row (k < n).
+// The reference over any row layout: at(k) and at.y(k) are element k of x and of y (zero from n on).
 template <typename At>
 float lanes16_sum(const At& at, int64_t n, int64_t n_padded) {
   using namespace lanes16;
