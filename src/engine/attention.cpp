@@ -53,17 +53,18 @@ void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, 
       const int g = h / n_gqa;
       const float* qrow = q + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       kernels::fp32_to_fp16_row(qrow, qh, head_dim_);
-      // K rows of the head's positions lie n_embd_kv apart; V columns one capacity apart.
-      kernels::dot_f16_lanes16_rows(kv.k_row(il, 0) + static_cast<size_t>(g) * head_dim_, kv.n_embd_kv(), n_kv,
-                                    qh, head_dim_, head_dim_, s);
+      // K scores block by block: a block's K rows of the head lie n_embd_kv apart.
+      const int64_t d_kv = kv.n_embd_kv();
+      for (int b = 0, j0 = 0; j0 < n_kv; ++b, j0 += kKvBlockTokens)
+        kernels::dot_f16_lanes16_rows(kv.k_block(il, b) + static_cast<size_t>(g) * head_dim_, d_kv,
+                                      std::min(kKvBlockTokens, n_kv - j0), qh, head_dim_, head_dim_, s + j0);
       // A sliding window masks the positions before the window's start (weight 0; llama.cpp's mask).
       const int n_masked = window > 0 ? std::max(0, n_kv - window) : 0;
       softmax_scaled(s, n_kv, scale_, n_masked);
       kernels::fp32_to_fp16_row(s, p16, n_kv);
       float* o = out + static_cast<size_t>(t) * n_q + static_cast<size_t>(h) * head_dim_;
       const int64_t n_kv_padded = (n_kv + kKvPad - 1) / kKvPad * kKvPad;
-      kernels::dot_f16_lanes16_rows(kv.v_col(il, g * head_dim_), kv.v_col_stride(il), head_dim_, p16, n_kv,
-                                    n_kv_padded, o);
+      kernels::dot_f16_lanes16_pages(kv.v_pages(il, g * head_dim_), head_dim_, p16, n_kv, n_kv_padded, o);
     }
   };
   pool.run(n_tasks, std::ref(body));

@@ -2,6 +2,7 @@
 // chunks of n_batch and runs each through the model's step batcher (step_batcher.h), which batches
 // them with the other contexts' work; the forward pass buffers belong to the model.
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <new>
 #include <string>
@@ -26,7 +27,7 @@ struct Context::Impl {
   Impl(std::shared_ptr<const engine::ModelImpl> m, int ctx)
       : model(std::move(m)),
         n_ctx(ctx),
-        kv(model->hparams().n_layer, ctx, model->hparams().n_embd_kv()) {
+        kv(model->kv_pool(), ctx) {
     tokens.reserve(static_cast<size_t>(ctx));
     logits.resize(static_cast<size_t>(model->hparams().n_vocab));
   }
@@ -45,11 +46,17 @@ std::shared_ptr<const engine::ModelImpl> as_impl(std::shared_ptr<const Model> mo
 int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
   if (opts.n_ctx < 0) throw Error(codes::kInvalidArgument, "n_ctx must not be negative");
   const int limit = m.info().n_ctx_max;  // 0: no memory budget
+  const int64_t pool_blocks = m.kv_pool().stats().blocks_total;  // 0: no limit
+  const int pool_limit = static_cast<int>(std::min<int64_t>(pool_blocks * engine::kKvBlockTokens, 1 << 30));
   if (opts.n_ctx > 0) {
     if (limit > 0 && opts.n_ctx > limit)
       throw Error(codes::kInvalidArgument, "a context of " + std::to_string(opts.n_ctx) +
                                                " tokens does not fit the memory budget (at most " +
                                                std::to_string(limit) + ")");
+    if (pool_limit > 0 && opts.n_ctx > pool_limit)
+      throw Error(codes::kInvalidArgument, "a context of " + std::to_string(opts.n_ctx) +
+                                               " tokens does not fit the KV cache (at most " +
+                                               std::to_string(pool_limit) + ")");
     // The KV cache grows with use, so without a budget a context the machine can never hold would
     // otherwise be accepted and fail (or swap) only when it fills.
     const engine::HParams& hp = m.hparams();
@@ -65,7 +72,8 @@ int context_size(const engine::ModelImpl& m, const ContextOptions& opts) {
   }
   const int train = m.hparams().n_ctx_train;
   const int dflt = train > 0 ? std::min(train, 4096) : 4096;
-  return limit > 0 ? std::min(dflt, limit) : dflt;
+  int n = limit > 0 ? std::min(dflt, limit) : dflt;
+  return pool_limit > 0 ? std::min(n, pool_limit) : n;
 }
 
 }  // namespace
@@ -99,7 +107,7 @@ std::span<const Token> Context::tokens() const {
 void Context::reset() {
   impl_->model->batcher().leave(impl_.get());
   impl_->tokens.clear();
-  impl_->kv.clear();
+  impl_->kv.release();
 }
 
 void Context::wipe() {
@@ -107,7 +115,7 @@ void Context::wipe() {
   c.model->batcher().leave(impl_.get());
   crypto::wipe_allocation(c.tokens);
   c.tokens.clear();
-  c.kv.clear();
+  c.kv.release();  // each block is wiped as its last holder lets go of it
   crypto::wipe_allocation(c.logits);
   c.model->batcher().wipe();  // the shared forward buffers hold activations of this sequence too
 }
@@ -124,61 +132,59 @@ struct KvSnapshot::Impl {
   const engine::ModelImpl* model;  // identity only: restore() checks it, never dereferences it
   int n;
   std::vector<Token> tokens;
-  std::vector<engine::KvBuffer> k, v;  // per layer: K [n, n_embd_kv], V transposed [n_embd_kv, n]
+  std::vector<engine::KvBlockPool::Block> blocks;  // positions [0, n): full blocks shared, the last one copied
+  size_t block_bytes = 0;
 };
 
-const engine::KvBuffer& engine::snapshot_k(const KvSnapshot& s, int il) {
-  return s.impl().k[static_cast<size_t>(il)];
-}
-const engine::KvBuffer& engine::snapshot_v(const KvSnapshot& s, int il) {
-  return s.impl().v[static_cast<size_t>(il)];
-}
-void engine::wipe_snapshot_for_testing(const KvSnapshot& s) {
-  auto& impl = const_cast<KvSnapshot::Impl&>(s.impl());
-  for (auto& b : impl.k) b.wipe();
-  for (auto& b : impl.v) b.wipe();
-  crypto::wipe_allocation(impl.tokens);
-}
+const std::vector<engine::KvBlockPool::Block>& engine::snapshot_blocks(const KvSnapshot& s) { return s.impl().blocks; }
 
 KvSnapshot::KvSnapshot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 KvSnapshot::~KvSnapshot() {
-  // KvBuffer wipes its storage as it is released; the token copy is wiped here.
+  // Each block is wiped as its last holder lets go of it; the token copy is wiped here.
   crypto::wipe_allocation(impl_->tokens);
-  impl_->k.clear();
-  impl_->v.clear();
+  impl_->blocks.clear();
   g_snapshots_wiped.fetch_add(1, std::memory_order_relaxed);
 }
 
 int KvSnapshot::n_tokens() const { return impl_->n; }
 std::span<const Token> KvSnapshot::tokens() const { return impl_->tokens; }
-size_t KvSnapshot::bytes() const {
-  size_t b = 0;
-  for (const auto& x : impl_->k) b += x.size() * sizeof(uint16_t);
-  for (const auto& x : impl_->v) b += x.size() * sizeof(uint16_t);
-  return b;
-}
+size_t KvSnapshot::bytes() const { return impl_->blocks.size() * impl_->block_bytes; }
 uint64_t KvSnapshot::wiped_total() { return g_snapshots_wiped.load(std::memory_order_relaxed); }
 
 std::shared_ptr<const KvSnapshot> Context::snapshot(int n) const {
-  const Impl& c = *impl_;
+  Impl& c = *impl_;
   if (n < 1 || n > n_past()) throw Error(codes::kInvalidArgument, "snapshot beyond the cached tokens");
-  const int d = c.kv.n_embd_kv();
+  constexpr int B = engine::kKvBlockTokens;
+  engine::KvBlockPool& pool = c.kv.pool();
   auto s = std::make_unique<KvSnapshot::Impl>();
   s->model = c.model.get();
   s->n = n;
+  s->block_bytes = pool.block_bytes();
+  const auto& held = c.kv.blocks();
+  const int full = n / B, tail = n % B;
   try {
     s->tokens.assign(c.tokens.begin(), c.tokens.begin() + n);
-    s->k.reserve(static_cast<size_t>(c.kv.n_layer()));
-    s->v.reserve(static_cast<size_t>(c.kv.n_layer()));
-    for (int il = 0; il < c.kv.n_layer(); ++il) {
-      s->k.emplace_back(static_cast<size_t>(n) * static_cast<size_t>(d));
-      s->v.emplace_back(static_cast<size_t>(n) * static_cast<size_t>(d));
-      c.kv.copy_prefix_out(il, n, s->k.back().data(), s->v.back().data());
+    s->blocks.assign(held.begin(), held.begin() + full);
+    if (tail > 0) {
+      // The partial block is copied, its positions from n on zeroed: they hold the completion.
+      engine::KvBlockPool::Block last = c.kv.allocate_spare();
+      std::memcpy(last->data(), held[static_cast<size_t>(full)]->data(), pool.block_bytes());
+      const size_t e = static_cast<size_t>(c.kv.n_embd_kv());
+      for (int il = 0; il < c.kv.n_layer(); ++il) {
+        uint16_t* k = last->data() + static_cast<size_t>(il) * 2 * B * e;
+        std::memset(k + static_cast<size_t>(tail) * e, 0, (B - tail) * e * sizeof(uint16_t));
+        uint16_t* vt = k + static_cast<size_t>(B) * e;
+        for (size_t d = 0; d < e; ++d) std::memset(vt + d * B + tail, 0, (B - tail) * sizeof(uint16_t));
+      }
+      s->blocks.push_back(std::move(last));
     }
   } catch (const std::bad_alloc&) {
     crypto::wipe_allocation(s->tokens);
     throw Error(codes::kInvalidArgument, "not enough memory for a snapshot of " + std::to_string(n) + " tokens");
+  } catch (...) {
+    crypto::wipe_allocation(s->tokens);
+    throw;
   }
   return std::shared_ptr<const KvSnapshot>(new KvSnapshot(std::move(s)));
 }
@@ -189,14 +195,26 @@ void Context::restore(const KvSnapshot& snap, int n) {
   const KvSnapshot::Impl& s = snap.impl();
   if (s.model != c.model.get()) throw Error(codes::kInvalidArgument, "the snapshot is of another model");
   if (n < 1 || n > s.n || n >= c.n_ctx) throw Error(codes::kInvalidArgument, "restore beyond the snapshot");
-  try {
-    c.kv.reserve(n);
-  } catch (const std::bad_alloc&) {
-    throw Error(codes::kInvalidArgument, "not enough memory to grow the KV cache to " + std::to_string(n) + " tokens");
-  }
-  for (int il = 0; il < c.kv.n_layer(); ++il)
-    c.kv.copy_prefix_in(il, n, s.k[static_cast<size_t>(il)].data(), s.v[static_cast<size_t>(il)].data(), s.n);
+  const size_t n_blocks = static_cast<size_t>((n + engine::kKvBlockTokens - 1) / engine::kKvBlockTokens);
+  c.kv.share({s.blocks.begin(), s.blocks.begin() + static_cast<std::ptrdiff_t>(n_blocks)});
   c.tokens.assign(s.tokens.begin(), s.tokens.begin() + n);
+}
+
+bool Context::reserve(int n_tokens, std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
+  Impl& c = *impl_;
+  if (n_tokens < 0 || n_tokens > c.n_ctx)
+    throw Error(codes::kInvalidArgument, "a reservation of " + std::to_string(n_tokens) + " tokens exceeds n_ctx " +
+                                             std::to_string(c.n_ctx));
+  const int64_t need = c.kv.blocks_needed(n_past(), n_tokens) - c.kv.reservation();
+  return need <= 0 || c.kv.reserve(need, deadline, cancel);
+}
+
+std::unique_ptr<Context> Context::fork() const {
+  const Impl& c = *impl_;
+  auto child = std::make_unique<Context>(c.model, ContextOptions{.n_ctx = c.n_ctx});
+  child->impl_->kv.share(c.kv.blocks());
+  child->impl_->tokens = c.tokens;
+  return child;
 }
 
 engine::StepBatcher& engine::batcher_of(const Model& model) {
@@ -208,6 +226,7 @@ engine::StepBatcher& engine::batcher_of(const Model& model) {
 void Context::truncate(int n) {
   if (n < 0 || n > n_past()) throw Error(codes::kInvalidArgument, "truncate beyond the cached tokens");
   impl_->tokens.resize(static_cast<size_t>(n));
+  impl_->kv.drop_from((n + engine::kKvBlockTokens - 1) / engine::kKvBlockTokens);
 }
 
 std::span<const float> Context::eval(std::span<const Token> tokens, bool all_logits) {
@@ -229,7 +248,7 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
     c.logits.resize(rows * static_cast<size_t>(n_vocab));
 
   try {
-    c.kv.reserve(n_past0 + static_cast<int>(n));
+    c.kv.prepare(n_past0, n_past0 + static_cast<int>(n));
   } catch (const std::bad_alloc&) {
     throw Error(codes::kInvalidArgument, "not enough memory to grow the KV cache to " +
                                              std::to_string(n_past0 + n) + " tokens; use a smaller context");

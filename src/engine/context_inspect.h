@@ -11,12 +11,8 @@ namespace a3s::power::engine {
 // The KV cache of `ctx` (valid while ctx lives).
 const KvCache& kv_cache_of(const Context& ctx);
 
-// The storage of a snapshot's layer il (tests check it holds the copied rows, and zeros once wiped).
-const KvBuffer& snapshot_k(const KvSnapshot& s, int il);
-const KvBuffer& snapshot_v(const KvSnapshot& s, int il);
-// Wipes a snapshot's storage in place, as its destructor does before freeing it (tests read the
-// wiped buffers back).
-void wipe_snapshot_for_testing(const KvSnapshot& s);
+// The KV blocks a snapshot holds (tests check what they hold and that they are wiped when freed).
+const std::vector<KvBlockPool::Block>& snapshot_blocks(const KvSnapshot& s);
 
 // The step batcher of a model loaded by this engine (tests pause it to compose steps).
 StepBatcher& batcher_of(const Model& model);

@@ -1,6 +1,5 @@
 #include "engine/kv_cache.h"
 
-#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -8,65 +7,75 @@
 
 namespace a3s::power::engine {
 
-KvCache::KvCache(int n_layer, int n_ctx, int n_embd_kv)
-    : n_layer_(n_layer), n_ctx_(n_ctx), n_embd_kv_(n_embd_kv), layer_cap_(static_cast<size_t>(n_layer), 0),
-      k_(static_cast<size_t>(n_layer)), v_(static_cast<size_t>(n_layer)) {}
-
-size_t KvCache::bytes() const {
-  size_t b = 0;
-  for (int c : layer_cap_) b += 2 * static_cast<size_t>(c) * n_embd_kv_ * sizeof(uint16_t);
-  return b;
+KvCache::KvCache(KvBlockPool& pool, int n_ctx) : pool_(&pool), n_ctx_(n_ctx) {
+  const size_t max_blocks = static_cast<size_t>((n_ctx + kKvBlockTokens - 1) / kKvBlockTokens);
+  blocks_.reserve(max_blocks);
+  block_data_.reserve(max_blocks);
 }
 
-void KvCache::reserve(int n) {
-  if (n <= capacity_) return;
-  const int limit = (n_ctx_ + 31) / 32 * 32;
-  int cap = std::max(n, 2 * capacity_);
-  cap = (cap + kKvChunk - 1) / kKvChunk * kKvChunk;
-  cap = std::max(std::min(cap, limit), n);
-  const size_t d = static_cast<size_t>(n_embd_kv_);
-  for (size_t l = 0; l < static_cast<size_t>(n_layer_); ++l) {
-    const size_t old = static_cast<size_t>(layer_cap_[l]);
-    if (old >= static_cast<size_t>(cap)) continue;
-    KvBuffer k(static_cast<size_t>(cap) * d), v(static_cast<size_t>(cap) * d);  // zero-filled
-    if (old > 0) {
-      std::memcpy(k.data(), k_[l].data(), old * d * sizeof(uint16_t));
-      for (size_t j = 0; j < d; ++j)
-        std::memcpy(v.data() + j * static_cast<size_t>(cap), v_[l].data() + j * old, old * sizeof(uint16_t));
-    }
-    k_[l] = std::move(k);  // the old buffers are wiped as they are released
-    v_[l] = std::move(v);
-    layer_cap_[l] = cap;
+KvCache::~KvCache() { release(); }
+
+int64_t KvCache::blocks_needed(int from, int n) const {
+  if (n <= from) return 0;
+  int64_t k = 0;
+  for (int b = from / kKvBlockTokens; b < (n + kKvBlockTokens - 1) / kKvBlockTokens; ++b)
+    if (static_cast<size_t>(b) >= blocks_.size() || blocks_[static_cast<size_t>(b)].use_count() > 1) ++k;
+  return k;
+}
+
+void KvCache::set_block(size_t b, Block blk) {
+  if (b == blocks_.size()) {
+    block_data_.push_back(blk->data());
+    blocks_.push_back(std::move(blk));
+  } else {
+    block_data_[b] = blk->data();
+    blocks_[b] = std::move(blk);  // the old one is wiped and freed by its last holder
   }
-  capacity_ = cap;
+}
+
+void KvCache::prepare(int from, int n) {
+  if (n <= from) return;
+  for (int b = from / kKvBlockTokens; b < (n + kKvBlockTokens - 1) / kKvBlockTokens; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    if (i < blocks_.size() && blocks_[i].use_count() == 1) continue;
+    Block fresh = pool_->allocate(&reserved_);
+    if (i < blocks_.size())  // shared: copy before the first write (copy on write)
+      std::memcpy(fresh->data(), blocks_[i]->data(), pool_->block_bytes());
+    set_block(i, std::move(fresh));
+  }
+}
+
+bool KvCache::reserve(int64_t k, std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
+  if (k <= 0) return true;
+  if (!pool_->reserve(k, deadline, cancel)) return false;
+  reserved_ += k;
+  return true;
 }
 
 void KvCache::store(int il, int pos, const float* k, const float* v) {
-  const size_t l = static_cast<size_t>(il);
-  uint16_t* kd = k_[l].data() + static_cast<size_t>(pos) * n_embd_kv_;
-  kernels::fp32_to_fp16_row(k, kd, n_embd_kv_);
-  uint16_t* vd = v_[l].data() + static_cast<size_t>(pos);
-  const size_t stride = static_cast<size_t>(layer_cap_[l]);
-  for (int d = 0; d < n_embd_kv_; ++d) vd[static_cast<size_t>(d) * stride] = kernels::fp32_to_fp16(v[d]);
+  uint16_t* blk = blocks_[static_cast<size_t>(pos / kKvBlockTokens)]->data() + layer_offset(il);
+  const int j = pos % kKvBlockTokens, e = n_embd_kv();
+  kernels::fp32_to_fp16_row(k, blk + static_cast<size_t>(j) * e, e);
+  uint16_t* vt = blk + static_cast<size_t>(kKvBlockTokens) * e + j;
+  for (int d = 0; d < e; ++d) vt[static_cast<size_t>(d) * kKvBlockTokens] = kernels::fp32_to_fp16(v[d]);
 }
 
-void KvCache::copy_prefix_out(int il, int n, uint16_t* k, uint16_t* v) const {
-  const size_t l = static_cast<size_t>(il), d = static_cast<size_t>(n_embd_kv_), cnt = static_cast<size_t>(n);
-  std::memcpy(k, k_[l].data(), cnt * d * sizeof(uint16_t));
-  const size_t stride = static_cast<size_t>(layer_cap_[l]);
-  for (size_t j = 0; j < d; ++j) std::memcpy(v + j * cnt, v_[l].data() + j * stride, cnt * sizeof(uint16_t));
+void KvCache::share(const std::vector<Block>& blocks) {
+  drop_from(0);
+  for (const Block& b : blocks) set_block(blocks_.size(), b);
 }
 
-void KvCache::copy_prefix_in(int il, int n, const uint16_t* k, const uint16_t* v, int stride) {
-  const size_t l = static_cast<size_t>(il), d = static_cast<size_t>(n_embd_kv_), cnt = static_cast<size_t>(n);
-  std::memcpy(k_[l].data(), k, cnt * d * sizeof(uint16_t));
-  const size_t dst = static_cast<size_t>(layer_cap_[l]), src = static_cast<size_t>(stride);
-  for (size_t j = 0; j < d; ++j) std::memcpy(v_[l].data() + j * dst, v + j * src, cnt * sizeof(uint16_t));
+void KvCache::drop_from(int n_blocks) {
+  while (blocks_.size() > static_cast<size_t>(n_blocks)) {
+    blocks_.pop_back();
+    block_data_.pop_back();
+  }
 }
 
-void KvCache::clear() {
-  for (auto& layer : k_) layer.wipe();
-  for (auto& layer : v_) layer.wipe();
+void KvCache::release() {
+  drop_from(0);
+  pool_->unreserve(reserved_);
+  reserved_ = 0;
 }
 
 }  // namespace a3s::power::engine

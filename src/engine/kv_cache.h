@@ -1,78 +1,109 @@
-// KV cache of one sequence: keys and values of every layer for positions [0, n_ctx), stored as
-// IEEE fp16 (llama.cpp's default cache type). Memory grows with the positions actually used, in
-// chunks of kKvChunk positions (up to n_ctx), never for the whole context up front.
+// KV cache of one sequence, paged: a block table over the model's KvBlockPool (kv_block_pool.h).
+// Block b holds positions [b·B, (b+1)·B) (B = kKvBlockTokens) of every layer, as IEEE fp16
+// (llama.cpp's default cache type): per layer K [B, n_embd_kv] (head h in columns
+// [h·head_dim, (h+1)·head_dim)) and V transposed, [n_embd_kv, B], so that attention's
+// probability-weighted sum over positions is a dot product per output dimension over the pages
+// (kernels::dot_f16_lanes16_pages) — the same bits as a contiguous cache.
 //
-// Layout per layer: K is [capacity, n_embd_kv] (one row per position, heads contiguous:
-// head h occupies columns [h*head_dim, (h+1)*head_dim)); V is stored transposed, [n_embd_kv, capacity],
-// so that attention's probability-weighted sum over positions is a contiguous dot product per
-// output dimension (as llama.cpp does without flash attention).
-//
-// Storage is KvBuffer (kv_buffer.h): excluded from core dumps and wiped before it is released, so a
-// growth step leaves no copy of the old entries in freed memory.
+// Blocks are allocated as positions are used, never for the whole context up front, and may be
+// shared with snapshots (Context::snapshot) and forks (Context::fork): prepare() copies a shared
+// block before the first write to it (copy on write), so a sharer never sees another's entries.
+// The sequence's reservation (blocks promised by the pool) is drawn from first.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "engine/kv_buffer.h"
+#include "engine/kv_block_pool.h"
+#include "kernels/f16_pages.h"
 
 namespace a3s::power::engine {
 
-inline constexpr int kKvChunk = 256;  // positions added per growth step (a multiple of the KV padding)
-
 class KvCache {
  public:
-  // Allocates nothing yet; reserve() grows it.
-  KvCache(int n_layer, int n_ctx, int n_embd_kv);
+  using Block = KvBlockPool::Block;
+
+  // Holds nothing yet; prepare() allocates. The pool must outlive the cache.
+  KvCache(KvBlockPool& pool, int n_ctx);
+  ~KvCache();
+  KvCache(const KvCache&) = delete;
+  KvCache& operator=(const KvCache&) = delete;
 
   int n_ctx() const { return n_ctx_; }
-  int n_embd_kv() const { return n_embd_kv_; }
-  int capacity() const { return capacity_; }  // positions allocated in every layer
-  size_t bytes() const;                          // bytes allocated
+  int n_layer() const { return pool_->n_layer(); }
+  int n_embd_kv() const { return pool_->n_embd_kv(); }
+  KvBlockPool& pool() const { return *pool_; }
+  int capacity() const { return static_cast<int>(blocks_.size()) * kKvBlockTokens; }  // positions with a block
+  int n_blocks() const { return static_cast<int>(blocks_.size()); }
+  size_t bytes() const { return blocks_.size() * pool_->block_bytes(); }  // of the blocks held (shared ones too)
+  int64_t reservation() const { return reserved_; }
 
-  // Makes room for positions [0, n), keeping every stored entry. Capacity grows to the next multiple
-  // of kKvChunk (at least doubling, at most n_ctx rounded up to 32), one layer at a time so a
-  // growth step needs one layer's worth of extra memory. Throws std::bad_alloc when memory runs out;
-  // the layers grown so far keep their new size and every stored entry stays valid.
-  void reserve(int n);
+  // Blocks prepare(from, n) would take from the pool: the missing ones and the shared ones among the
+  // blocks of positions [from, n).
+  int64_t blocks_needed(int from, int n) const;
 
-  // Stores the float K and V rows (n_embd_kv each) of position `pos` (< capacity) in layer il
-  // (rounded to fp16).
+  // Makes positions [from, n) (0 <= from <= n <= n_ctx) writable: allocates their missing blocks and
+  // copies the shared ones, drawing on the reservation first. Throws Error(codes::kResourceExhausted)
+  // when the pool is full (std::bad_alloc when memory is); the blocks done so far stay, and every
+  // stored entry stays valid.
+  void prepare(int from, int n);
+
+  // Adds k blocks to this sequence's reservation (KvBlockPool::reserve: waits until `deadline` or
+  // *cancel; false when it could not).
+  bool reserve(int64_t k, std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel);
+
+  // A zero-filled block for a copy (a snapshot's partial block), from the reservation first.
+  Block allocate_spare() { return pool_->allocate(&reserved_); }
+
+  // Stores the float K and V rows (n_embd_kv each) of position `pos` (< capacity, prepared) in layer
+  // il (rounded to fp16).
   void store(int il, int pos, const float* k, const float* v);
 
+  // K [B, n_embd_kv] of block b in layer il.
+  const uint16_t* k_block(int il, int b) const {
+    return blocks_[static_cast<size_t>(b)]->data() + layer_offset(il);
+  }
   // fp16 K row of `pos` in layer il (n_embd_kv values).
   const uint16_t* k_row(int il, int pos) const {
-    return k_[static_cast<size_t>(il)].data() + static_cast<size_t>(pos) * n_embd_kv_;
+    return k_block(il, pos / kKvBlockTokens) + static_cast<size_t>(pos % kKvBlockTokens) * n_embd_kv();
   }
-  // fp16 V column `dim` of layer il: one value per position (capacity values).
-  const uint16_t* v_col(int il, int dim) const {
-    return v_[static_cast<size_t>(il)].data() + static_cast<size_t>(dim) * layer_cap_[static_cast<size_t>(il)];
+  // The V rows (one per output dimension, starting at dimension dim0) of layer il, as pages over
+  // the blocks: element j of row r is V[pos j][dim0 + r]. Valid until the block table changes.
+  kernels::F16Pages v_pages(int il, int dim0) const {
+    return {block_data_.data(), 5, static_cast<int64_t>(layer_offset(il)) + kKvBlockTokens * n_embd_kv() +
+                                       static_cast<int64_t>(dim0) * kKvBlockTokens,
+            kKvBlockTokens};
+  }
+  // fp16 V of position `pos`, dimension `dim`, layer il.
+  uint16_t v_at(int il, int pos, int dim) const {
+    return blocks_[static_cast<size_t>(pos / kKvBlockTokens)]
+        ->data()[layer_offset(il) + static_cast<size_t>(kKvBlockTokens) * n_embd_kv() +
+                 static_cast<size_t>(dim) * kKvBlockTokens + pos % kKvBlockTokens];
   }
 
-  // Elements between consecutive V columns of layer il (its capacity).
-  int64_t v_col_stride(int il) const { return layer_cap_[static_cast<size_t>(il)]; }
-
-  // Zeroes every allocated entry (crypto::wipe: not elided).
-  void clear();
-
-  // Copies positions [0, n) (n <= capacity) of layer il out: K rows into k ([n, n_embd_kv]), V into
-  // v transposed with stride n ([n_embd_kv, n]).
-  void copy_prefix_out(int il, int n, uint16_t* k, uint16_t* v) const;
-  // The reverse: stores positions [0, n) (n <= capacity) of layer il from the same layout, where
-  // `stride` (>= n) is the V column stride of the source.
-  void copy_prefix_in(int il, int n, const uint16_t* k, const uint16_t* v, int stride);
-
-  // The storage of layer il (tests check that a wiped cache is all zero).
-  const KvBuffer& k_buffer(int il) const { return k_[static_cast<size_t>(il)]; }
-  const KvBuffer& v_buffer(int il) const { return v_[static_cast<size_t>(il)]; }
-  int n_layer() const { return n_layer_; }
+  const std::vector<Block>& blocks() const { return blocks_; }
+  // Holds `blocks` (shared, not copied) as blocks [0, blocks.size()), dropping what it held.
+  void share(const std::vector<Block>& blocks);
+  // Drops blocks [n_blocks, …) (each is wiped and freed by its last holder).
+  void drop_from(int n_blocks);
+  // Drops every block and gives back the reservation.
+  void release();
 
  private:
-  int n_layer_, n_ctx_, n_embd_kv_;
-  int capacity_ = 0;              // min over layer_cap_
-  std::vector<int> layer_cap_;    // positions allocated per layer (the V column stride)
-  std::vector<KvBuffer> k_, v_;   // per layer
+  size_t layer_offset(int il) const {
+    return static_cast<size_t>(il) * 2 * kKvBlockTokens * static_cast<size_t>(n_embd_kv());
+  }
+  void set_block(size_t b, Block blk);
+
+  KvBlockPool* pool_;
+  int n_ctx_;
+  int64_t reserved_ = 0;
+  std::vector<Block> blocks_;
+  std::vector<const uint16_t*> block_data_;  // blocks_[b]->data(): the pages attention reads
 };
+
+static_assert(kKvBlockTokens == 32, "v_pages() names the page size as log2 5");
 
 }  // namespace a3s::power::engine

@@ -104,7 +104,28 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
       if (id >= 0) order.push_back(id);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
+  kv_pool_ = std::make_unique<KvBlockPool>(hp_.n_layer, hp_.n_embd_kv(), 0);
+  // Capacity: kv_cache_bytes, and within a memory budget at most the budget's context.
+  int64_t blocks = 0;
+  if (opts_.kv_cache_bytes > 0) {
+    blocks = static_cast<int64_t>(opts_.kv_cache_bytes / kv_pool_->block_bytes());
+    if (blocks == 0)
+      throw Error(codes::kInvalidArgument, "a KV cache of " + std::to_string(opts_.kv_cache_bytes) +
+                                               " bytes holds no block of " + std::to_string(kKvBlockTokens) +
+                                               " positions (" + std::to_string(kv_pool_->block_bytes()) +
+                                               " bytes for this model)");
+  }
+  if (info_.n_ctx_max > 0) {
+    const int64_t budget_blocks = std::max<int64_t>(1, info_.n_ctx_max / kKvBlockTokens);
+    blocks = blocks > 0 ? std::min(blocks, budget_blocks) : budget_blocks;
+  }
+  kv_pool_->set_capacity(blocks);
   batcher_ = std::make_unique<StepBatcher>(*this);
+}
+
+KvCacheStats ModelImpl::kv_cache_stats() const {
+  const KvPoolStats s = kv_pool_->stats();
+  return {s.blocks_total, s.blocks_in_use, s.blocks_reserved, s.waiting, s.block_bytes, s.blocks_wiped};
 }
 
 ModelImpl::~ModelImpl() = default;

@@ -12,6 +12,7 @@
 #include "base/thread_pool.h"
 #include "engine/arch.h"
 #include "engine/hparams.h"
+#include "engine/kv_block_pool.h"
 #include "engine/step_batcher.h"
 #include "model/sources/weight_source.h"
 
@@ -33,6 +34,7 @@ class ModelImpl final : public Model {
   const ModelInfo& info() const override { return info_; }
   const Tokenizer& tokenizer() const override { return *tokenizer_; }
   uint64_t weight_bytes_read() const override { return weights_->bytes_read(); }
+  KvCacheStats kv_cache_stats() const override;
 
   const HParams& hparams() const { return hp_; }
   const ArchSpec& arch() const { return arch_; }
@@ -42,6 +44,8 @@ class ModelImpl final : public Model {
   std::mutex& compute_mutex() const { return *compute_mu_; }
   // The engine loop every Context of this model runs its tokens through (step_batcher.h).
   StepBatcher& batcher() const { return *batcher_; }
+  // The paged KV cache's block pool every Context and snapshot of this model draws from.
+  KvBlockPool& kv_pool() const { return *kv_pool_; }
 
   const LayerTensors& layer(int il) const { return layers_[static_cast<size_t>(il)]; }
   int tok_embd() const { return tok_embd_; }
@@ -69,6 +73,7 @@ class ModelImpl final : public Model {
   std::vector<LayerTensors> layers_;
   int tok_embd_ = -1, output_norm_ = -1, output_ = -1;
   std::vector<float> rope_freqs_;
+  std::unique_ptr<KvBlockPool> kv_pool_;
   std::unique_ptr<StepBatcher> batcher_;  // last: destroyed first (its forward pass reads the rest)
 };
 

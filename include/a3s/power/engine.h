@@ -12,6 +12,8 @@
 // Errors: a3s::power::Error (see error.h).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -48,6 +50,20 @@ struct ModelOptions {
   // Memory the loaded model may use (weights in memory, KV cache, buffers, process baseline), in
   // bytes; 0 = no budget. With a budget the context size is capped to what fits (ModelInfo::n_ctx_max).
   uint64_t memory_budget = 0;
+  // Bytes of the model's KV block pool (shared by all its contexts and prompt-cache snapshots);
+  // 0 → the budget's context (n_ctx_max positions) when there is a memory budget, else no limit
+  // but the machine's memory. Error(codes::kInvalidArgument) when it holds less than one block.
+  uint64_t kv_cache_bytes = 0;
+};
+
+// The KV block pool of a model (paged KV cache: blocks of 32 positions of every layer).
+struct KvCacheStats {
+  int64_t blocks_total = 0;     // capacity (0 = no limit but the machine's memory)
+  int64_t blocks_in_use = 0;    // held by contexts and snapshots
+  int64_t blocks_reserved = 0;  // promised to contexts (Context::reserve), not yet allocated
+  int64_t waiting = 0;          // Context::reserve calls waiting for blocks
+  uint64_t block_bytes = 0;     // bytes of one block
+  uint64_t blocks_wiped = 0;    // blocks wiped and freed since load
 };
 
 // How an encrypted model was decrypted (docs/encrypted-weights.md). Digests are lowercase hex.
@@ -113,14 +129,17 @@ class Model {
   virtual const Tokenizer& tokenizer() const = 0;
   // Bytes of weights read from storage so far (stream mode; 0 when resident).
   virtual uint64_t weight_bytes_read() const = 0;
+  // The KV block pool's counters (thread-safe).
+  virtual KvCacheStats kv_cache_stats() const = 0;
 
  protected:
   Model() = default;
 };
 
 struct ContextOptions {
-  // Tokens of context; 0 → min(n_ctx_train, 4096, the model's n_ctx_max). The KV cache grows with
-  // the tokens actually held, in chunks. Error(codes::kInvalidArgument) when n_ctx exceeds n_ctx_max.
+  // Tokens of context; 0 → min(n_ctx_train, 4096, the model's n_ctx_max, the KV pool's positions).
+  // The KV cache takes blocks of the model's pool as positions are used. Error(codes::kInvalidArgument)
+  // when n_ctx exceeds n_ctx_max or the pool.
   int n_ctx = 0;
 };
 
@@ -139,7 +158,8 @@ class Context {
   // Tokens held in the KV cache, positions 0 … n_past()-1 (valid until the next call).
   std::span<const Token> tokens() const;
 
-  // Forgets the sequence (KV cache wiped to zero).
+  // Forgets the sequence: its KV blocks go back to the pool (each wiped by its last holder) and its
+  // reservation is given back.
   void reset();
 
   // Forgets the sequence and zeroes everything derived from it, with a wipe the compiler cannot
@@ -151,17 +171,34 @@ class Context {
   // Throws Error(codes::kInvalidArgument) unless 0 <= n <= n_past().
   void truncate(int n);
 
+  // Reserves in the model's KV pool the blocks this sequence needs to hold n_tokens positions (the
+  // prompt and the completion), beyond what it holds and has reserved already, so eval() up to
+  // n_tokens never fails for lack of blocks. Waits for other sequences to free blocks until
+  // `deadline` or until *cancel (may be null) is raised: then returns false and reserves nothing.
+  // Throws Error(codes::kInvalidArgument) when n_tokens > n_ctx().
+  bool reserve(int n_tokens, std::chrono::steady_clock::time_point deadline,
+               const std::atomic<bool>* cancel = nullptr);
+
+  // A new context of the same model and size holding the same sequence: it shares this context's
+  // KV blocks (no copy) until either writes to a shared block, which then gets its own copy (copy on
+  // write). The fork has no reservation of its own. Throws Error(codes::kInvalidArgument) when the
+  // context cannot be made.
+  std::unique_ptr<Context> fork() const;
+
   // Evaluates `tokens` at positions n_past() … n_past()+tokens.size()-1 (prefill in batches of
   // n_batch), appends them to the KV cache and returns logits: the last token's row (n_vocab
   // floats), or with all_logits one row per token ([tokens.size(), n_vocab] row-major). The span
   // is valid until the next call. Throws Error(codes::kContextLengthExceeded) when the tokens do not
-  // fit, Error(codes::kInvalidArgument) for token ids outside [0, n_vocab) or an empty `tokens`.
+  // fit, Error(codes::kInvalidArgument) for token ids outside [0, n_vocab) or an empty `tokens`,
+  // Error(codes::kResourceExhausted) when the KV pool has no free block (and none was reserved).
   // On any error the sequence is unchanged (n_past() as before).
   std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
 
-  // A copy of the cached keys and values of positions [0, n) and of their tokens (a prompt prefix),
-  // for the prompt-prefix cache (docs/prompt-cache.md). Throws Error(codes::kInvalidArgument) unless
-  // 1 <= n <= n_past().
+  // The cached keys and values of positions [0, n) and their tokens (a prompt prefix), for the
+  // prompt-prefix cache (docs/prompt-cache.md): the snapshot shares the context's full KV blocks and
+  // copies the last, partial one with the positions from n on zeroed (so it holds nothing beyond the
+  // prefix). Throws Error(codes::kInvalidArgument) unless 1 <= n <= n_past(), and
+  // Error(codes::kResourceExhausted) when the pool has no block for the copy.
   std::shared_ptr<const KvSnapshot> snapshot(int n) const;
 
   // Forgets the sequence (as reset()) and loads the first n positions of `snap` (1 <= n <=
@@ -178,10 +215,11 @@ class Context {
   std::unique_ptr<Impl> impl_;
 };
 
-// The K/V rows of a token prefix taken by Context::snapshot(). Its storage is like the KV cache's:
-// fp16, excluded from core dumps, covered by the process-wide memory lock in tee_mode, and wiped
-// (not elided) on wipe() and before it is freed; the token copy is wiped too. Immutable once taken,
-// so several contexts may restore from one snapshot at once.
+// The K/V rows of a token prefix taken by Context::snapshot(): KV blocks of the model's pool, shared
+// with the contexts that hold the same prefix (fp16, excluded from core dumps, covered by the
+// process-wide memory lock in tee_mode, and wiped — not elided — by the last holder before it is
+// freed); the token copy is wiped when the snapshot is freed. Immutable once taken, so several
+// contexts may restore from one snapshot at once; restoring shares its blocks.
 class KvSnapshot {
  public:
   ~KvSnapshot();
@@ -190,7 +228,7 @@ class KvSnapshot {
 
   int n_tokens() const;                // positions held
   std::span<const Token> tokens() const;
-  size_t bytes() const;                // bytes of K/V storage
+  size_t bytes() const;                // bytes of the KV blocks it holds (shared ones included)
 
   // Snapshots freed so far in this process (each was wiped first): a counter for tests and /metrics.
   static uint64_t wiped_total();

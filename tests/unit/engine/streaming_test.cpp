@@ -197,28 +197,6 @@ TEST(StreamingWeights, ATruncatedFileIsAnIoErrorNotACrash) {
   EXPECT_EQ(ctx.n_past(), 0);
 }
 
-TEST(KvCache, GrowsInChunksAndKeepsEntries) {
-  engine::KvCache kv(2, 1000, 8);
-  EXPECT_EQ(kv.bytes(), 0u);
-  kv.reserve(3);
-  EXPECT_EQ(kv.capacity(), engine::kKvChunk);
-  std::vector<float> k(8), v(8);
-  for (int pos = 0; pos < 3; ++pos) {
-    for (int d = 0; d < 8; ++d) k[d] = static_cast<float>(pos * 10 + d), v[d] = -k[d];
-    kv.store(1, pos, k.data(), v.data());
-  }
-  kv.reserve(300);
-  EXPECT_EQ(kv.capacity(), 512);
-  kv.reserve(900);
-  EXPECT_EQ(kv.capacity(), 1024) << "capped at n_ctx rounded up to 32";
-  EXPECT_EQ(kv.bytes(), 2u * 2 * 1024 * 8 * 2);
-  for (int pos = 0; pos < 3; ++pos)
-    for (int d = 0; d < 8; ++d) {
-      EXPECT_EQ(kernels::fp16_to_fp32(kv.k_row(1, pos)[d]), static_cast<float>(pos * 10 + d));
-      EXPECT_EQ(kernels::fp16_to_fp32(kv.v_col(1, d)[pos]), -static_cast<float>(pos * 10 + d));
-    }
-}
-
 TEST(MemoryBudget, CapsTheContextAndPicksStreaming) {
   const std::string path = testing::model_path("stories260K");
   auto resident = Model::load(path, {.n_threads = 1, .memory_budget = 64ull << 20});
