@@ -22,6 +22,10 @@ std::shared_ptr<const KvSnapshot> ModelRuntime::snapshot_prefix(RuntimeContext&,
 void ModelRuntime::restore_prefix(RuntimeContext&, const KvSnapshot&, int) const {
   throw Error(codes::kPromptCacheUnsupported, "this model cannot use the prompt cache");
 }
+bool ModelRuntime::reserve_kv(RuntimeContext&, int, std::chrono::steady_clock::time_point,
+                              const std::atomic<bool>*) const {
+  return true;
+}
 
 const char* finish_reason_name(FinishReason r) { return r == FinishReason::Length ? "length" : "stop"; }
 
@@ -84,6 +88,18 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
         out.cached_tokens = hit.n;
       }
       out.cache_used = true;
+    }
+    // Admission to the KV cache: the blocks the prompt and the whole completion can need are
+    // reserved before anything is evaluated, so the request never fails midway for lack of them.
+    // Under pressure this model's prompt-cache entries give their blocks back first.
+    const int n_reserve = n_prompt + gen.max_tokens;
+    const auto now = std::chrono::steady_clock::now();
+    if (!model->reserve_kv(ctx, n_reserve, now, &cancel)) {
+      if (cache) cache->evict_model(model);
+      if (!model->reserve_kv(ctx, n_reserve, now + request.kv_wait, &cancel)) {
+        if (cancel.load()) throw Error(codes::kCancelled, "the request was cancelled");
+        throw Error(codes::kQueueTimeout, "no KV cache blocks were free within the queue timeout");
+      }
     }
     sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });

@@ -35,6 +35,9 @@ struct CompletionRequest {
   std::optional<std::string> cache_key;
   std::string cache_identity;  // the authenticated identity ("" without API keys)
   std::string cache_endpoint;  // "/v1/chat/completions" | "/v1/completions"
+  // Longest wait for KV cache blocks before the prompt is evaluated (the queue timeout): then
+  // Error(codes::kQueueTimeout), HTTP 503.
+  std::chrono::milliseconds kv_wait{30'000};
 
   CompletionRequest() = default;
   CompletionRequest(CompletionRequest&&) noexcept = default;

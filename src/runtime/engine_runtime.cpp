@@ -69,7 +69,8 @@ class EngineRuntime final : public ModelRuntime {
       : model_(load_model(path, LoadOptions{.model = {.n_threads = opts.n_threads,
                                                       .n_batch = opts.n_batch,
                                                       .weights = opts.weights,
-                                                      .memory_budget = opts.memory_budget},
+                                                      .memory_budget = opts.memory_budget,
+                                                      .kv_cache_bytes = opts.kv_cache_bytes},
                                             .decrypt = opts.decrypt,
                                             .integrity = named(opts.integrity, name)})),
         n_ctx_option_(opts.n_ctx) {
@@ -130,6 +131,12 @@ class EngineRuntime final : public ModelRuntime {
     // generate() evaluates whatever of the prompt it does not hold.
     return a3s::power::generate(ec.ctx(), req, on_delta);
   }
+
+  bool reserve_kv(RuntimeContext& rc, int n_tokens, std::chrono::steady_clock::time_point deadline,
+                  const std::atomic<bool>* cancel) const override {
+    return dynamic_cast<EngineContext&>(rc).ctx().reserve(n_tokens, deadline, cancel);
+  }
+  KvCacheStats kv_cache_stats() const override { return model_->kv_cache_stats(); }
 
   bool supports_prefix_snapshots() const override { return true; }
   std::shared_ptr<const KvSnapshot> snapshot_prefix(RuntimeContext& rc, int n) const override {

@@ -19,6 +19,7 @@ struct EngineRuntimeOptions {
   int n_parallel = 1;  // generation slots that each hold a context
   WeightsMode weights = WeightsMode::Auto;
   uint64_t memory_budget = 0;  // bytes; 0 = none
+  uint64_t kv_cache_bytes = 0;  // the KV block pool (ModelOptions::kv_cache_bytes); 0 = from the budget
   std::string chat_template_fallback;  // family for unrecognised templates ("" → the Jinja interpreter)
   weights::DecryptOptions decrypt;     // encrypted model files (plaintext files load as they are)
   // Pin, signing key, or measurement only (model/integrity/integrity.h); model_name is set by the loader.

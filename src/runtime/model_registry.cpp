@@ -135,7 +135,10 @@ std::vector<ModelStatus> ModelRegistry::list() const {
     s.name = name;
     s.source = e.from_store ? "store" : "path";
     s.loaded = e.runtime != nullptr;
-    if (e.runtime) s.description = e.runtime->description();
+    if (e.runtime) {
+      s.description = e.runtime->description();
+      s.kv_cache = e.runtime->kv_cache_stats();
+    }
     if (!e.from_store) s.manifest.reset();
   }
   std::vector<ModelStatus> v;

@@ -22,6 +22,7 @@ struct ModelStatus {
   std::string source;  // "path" | "store"
   bool loaded = false;
   std::optional<ModelDescription> description;  // when loaded
+  std::optional<KvCacheStats> kv_cache;         // when loaded: its KV block pool
   std::optional<store::Manifest> manifest;      // store models
 };
 

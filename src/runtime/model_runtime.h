@@ -6,6 +6,8 @@
 // calls on different RuntimeContexts.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -85,6 +87,14 @@ class ModelRuntime {
   virtual std::shared_ptr<const KvSnapshot> snapshot_prefix(RuntimeContext& ctx, int n) const;
   // Loads the first n tokens of `snap` into ctx (which forgets what it held).
   virtual void restore_prefix(RuntimeContext& ctx, const KvSnapshot& snap, int n) const;
+
+  // The paged KV cache (Context::reserve): reserves the blocks ctx needs to hold n_tokens positions,
+  // waiting for other requests to free blocks until `deadline` or *cancel; false when it could not.
+  // The default (a runtime without a block pool) grants at once.
+  virtual bool reserve_kv(RuntimeContext& ctx, int n_tokens, std::chrono::steady_clock::time_point deadline,
+                          const std::atomic<bool>* cancel) const;
+  // The model's KV block pool counters (all zero without a pool).
+  virtual KvCacheStats kv_cache_stats() const { return {}; }
 };
 
 }  // namespace a3s::power::runtime

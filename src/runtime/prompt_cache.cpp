@@ -151,6 +151,22 @@ void PromptCache::expire_now() {
   }
 }
 
+size_t PromptCache::evict_model(const std::shared_ptr<const void>& model) {
+  std::vector<std::shared_ptr<const KvSnapshot>> freed;  // released after the lock
+  std::lock_guard lk(mu_);
+  size_t n = 0;
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    auto next = std::next(it);
+    if (it->model.lock() == model) {
+      erase(it, freed);
+      ++stats_.evictions;
+      ++n;
+    }
+    it = next;
+  }
+  return n;
+}
+
 void PromptCache::advance_clock_for_testing(std::chrono::milliseconds d) {
   std::lock_guard lk(mu_);
   skew_ += d;

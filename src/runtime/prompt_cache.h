@@ -86,6 +86,9 @@ class PromptCache {
 
   // Removes expired entries and entries of models no longer loaded (the sweeper calls it).
   void expire_now();
+  // Removes every entry of `model` (counted as evictions), so their KV blocks go back to the model's
+  // pool when a request needs them. Returns how many were removed.
+  size_t evict_model(const std::shared_ptr<const void>& model);
   // Tests: moves the cache's clock forward.
   void advance_clock_for_testing(std::chrono::milliseconds d);
 
