@@ -90,6 +90,10 @@ std::vector<ModelStatus> models_from_health(const nlohmann::json& health) {
     s.size_bytes = number_field<uint64_t>(m, "size_bytes");
     s.n_ctx = number_field<int64_t>(m, "n_ctx");
     s.n_ctx_train = number_field<int64_t>(m, "n_ctx_train");
+    if (m.contains("kv_cache") && m["kv_cache"].is_object()) {
+      s.kv_blocks_in_use = number_field<int64_t>(m["kv_cache"], "blocks_in_use");
+      s.kv_blocks_total = number_field<int64_t>(m["kv_cache"], "blocks_total");
+    }
   });
 }
 
@@ -116,15 +120,20 @@ std::vector<ModelStatus> fetch_model_status(HttpClient& client) {
 
 std::string format_model_table(const std::vector<ModelStatus>& models) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"NAME", "ARCH", "TYPE", "SIZE", "CONTEXT", "STATE"});
+  rows.push_back({"NAME", "ARCH", "TYPE", "SIZE", "CONTEXT", "KV BLOCKS", "STATE"});
   for (const auto& m : models) {
     std::string ctx = m.n_ctx ? std::to_string(*m.n_ctx) : "-";
     if (m.n_ctx_train && (!m.n_ctx || *m.n_ctx != *m.n_ctx_train)) {
       ctx += " (" + std::to_string(*m.n_ctx_train) + " trained)";
     }
+    std::string kv = "-";
+    if (m.kv_blocks_total) {
+      kv = (m.kv_blocks_in_use ? std::to_string(*m.kv_blocks_in_use) : "-") + "/" +
+           (*m.kv_blocks_total > 0 ? std::to_string(*m.kv_blocks_total) : "∞");
+    }
     rows.push_back({printable(m.name), m.architecture.empty() ? "-" : printable(m.architecture),
                     m.file_type.empty() ? "-" : printable(m.file_type),
-                    m.size_bytes ? human_size(*m.size_bytes) : "-", ctx, m.loaded ? "loaded" : "not loaded"});
+                    m.size_bytes ? human_size(*m.size_bytes) : "-", ctx, kv, m.loaded ? "loaded" : "not loaded"});
   }
   std::vector<std::size_t> widths(rows[0].size(), 0);
   for (const auto& r : rows) {
@@ -154,6 +163,8 @@ nlohmann::ordered_json model_status_json(const std::vector<ModelStatus>& models)
     j["size_bytes"] = m.size_bytes ? oj(*m.size_bytes) : oj();
     j["n_ctx"] = m.n_ctx ? oj(*m.n_ctx) : oj();
     j["n_ctx_train"] = m.n_ctx_train ? oj(*m.n_ctx_train) : oj();
+    j["kv_blocks_in_use"] = m.kv_blocks_in_use ? oj(*m.kv_blocks_in_use) : oj();
+    j["kv_blocks_total"] = m.kv_blocks_total ? oj(*m.kv_blocks_total) : oj();
     arr.push_back(std::move(j));
   }
   oj out;

@@ -209,6 +209,7 @@ nlohmann::json Config::effective_json() const {
   j["batch_size"] = batch_size;
   j["weights"] = to_string(weights);
   j["memory_budget_mb"] = memory_budget_mb;
+  j["kv_cache_mb"] = kv_cache_mb;
   j["prompt_cache_max_entries"] = prompt_cache_max_entries;
   j["prompt_cache_ttl_seconds"] = prompt_cache_ttl_seconds;
   j["prompt_cache_mb"] = prompt_cache_mb;

@@ -62,6 +62,7 @@ struct Config {
   int batch_size = 512;                // prefill batch (tokens)
   WeightsMode weights = WeightsMode::Auto;  // weight residency: auto | resident | stream
   uint64_t memory_budget_mb = 0;       // memory the model may use (MiB); 0 = no budget
+  uint64_t kv_cache_mb = 0;            // KV block pool per model (MiB); 0 = the budget's share, else no limit
   // The keyed prompt-prefix cache (docs/prompt-cache.md): entries per authenticated identity
   // (1..1024), their lifetime since last use (1..86400 s), and the snapshot memory over all
   // identities (MiB; 0 = no cache: a request with prompt_cache_key answers prompt_cache_unsupported).

@@ -329,6 +329,9 @@ const std::vector<Setting>& settings() {
     add("memory_budget_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
       c.memory_budget_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
     });
+    add("kv_cache_mb", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.kv_cache_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
+    });
     add_choice("chat_template_fallback", &Config::chat_template_fallback, template_families());
     add_choice("log_level", &Config::log_level, log_levels());
     add_bool("offline", &Config::offline);

@@ -211,6 +211,12 @@ json model_status_json(const runtime::ModelStatus& s) {
   } else {
     j["n_ctx"] = nullptr;
   }
+  if (s.kv_cache) {
+    const KvCacheStats& kv = *s.kv_cache;
+    j["kv_cache"] = {{"blocks_total", kv.blocks_total},     {"blocks_in_use", kv.blocks_in_use},
+                     {"blocks_reserved", kv.blocks_reserved}, {"block_tokens", 32},
+                     {"block_bytes", kv.block_bytes},       {"requests_waiting", kv.waiting}};
+  }
   if (s.manifest) {
     j["digest"] = s.manifest->digest;
     if (!s.description) {
@@ -236,7 +242,15 @@ asio::awaitable<void> Api::health(Exchange& ex, bool details) {
     co_return;
   }
   json models = json::array();
-  for (const auto& s : registry_->list()) models.push_back(model_status_json(s));
+  for (const auto& s : registry_->list()) {
+    json m = model_status_json(s);
+    // Blocks in use track token counts (32 positions a block): not under suppress_token_metrics.
+    if (cfg_.suppress_token_metrics && m.contains("kv_cache")) {
+      m["kv_cache"].erase("blocks_in_use");
+      m["kv_cache"].erase("blocks_reserved");
+    }
+    models.push_back(std::move(m));
+  }
   double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   json j = {{"status", stopping_ ? "shutting_down" : "ok"},
             {"version", A3S_POWER_VERSION_STRING},
@@ -287,6 +301,8 @@ asio::awaitable<void> Api::metrics_text(Exchange& ex) {
   g.active_requests = scheduler_.active();
   g.queued_requests = scheduler_.queued();
   g.models_loaded = registry_->loaded_count();
+  for (const auto& s : registry_->list())
+    if (s.kv_cache) g.kv_caches.emplace_back(s.name, *s.kv_cache);
   g.slots = scheduler_.slots();
   HttpResponse r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";

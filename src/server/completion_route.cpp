@@ -146,6 +146,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
   auto request = std::make_shared<runtime::CompletionRequest>(std::move(p.request));
   request->cache_identity = std::move(identity);
   request->cache_endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
+  request->kv_wait = std::chrono::milliseconds(static_cast<int64_t>(cfg_.queue_timeout_seconds * 1000.0));
   auto registry = registry_;
   auto cache = prompt_cache_;
 

@@ -1,5 +1,6 @@
 #include "server/metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -143,6 +144,36 @@ std::string Metrics::render(const GaugeSnapshot& g) const {
   w.sample("a3s_power_generation_slots", {}, g.slots);
   w.family("a3s_power_models_loaded", "gauge", "Models loaded in memory.");
   w.sample("a3s_power_models_loaded", {}, g.models_loaded);
+  // vLLM's names, so dashboards built for it read these too.
+  int64_t kv_waiting = 0;
+  for (const auto& [name, kv] : g.kv_caches) kv_waiting += kv.waiting;
+  w.family("vllm:num_requests_running", "gauge", "Requests evaluating or generating.");
+  w.sample("vllm:num_requests_running", {}, static_cast<double>(std::max<int64_t>(0, g.active_requests - kv_waiting)));
+  w.family("vllm:num_requests_waiting", "gauge", "Requests waiting for a slot or for KV cache blocks.");
+  w.sample("vllm:num_requests_waiting", {}, static_cast<double>(g.queued_requests + kv_waiting));
+  if (!g.kv_caches.empty()) {
+    w.family("a3s_power_kv_cache_blocks_total", "gauge", "KV cache blocks per model (0: no limit).");
+    for (const auto& [name, kv] : g.kv_caches)
+      w.sample("a3s_power_kv_cache_blocks_total", {{"model", name}}, static_cast<double>(kv.blocks_total));
+    w.family("a3s_power_kv_cache_blocks_wiped_total", "counter", "KV cache blocks wiped and freed.");
+    for (const auto& [name, kv] : g.kv_caches)
+      w.sample("a3s_power_kv_cache_blocks_wiped_total", {{"model", name}}, static_cast<double>(kv.blocks_wiped));
+    if (g.exact_sizes) {
+      w.family("a3s_power_kv_cache_blocks", "gauge", "KV cache blocks held or reserved, per model.");
+      for (const auto& [name, kv] : g.kv_caches) {
+        w.sample("a3s_power_kv_cache_blocks", {{"model", name}, {"state", "in_use"}}, static_cast<double>(kv.blocks_in_use));
+        w.sample("a3s_power_kv_cache_blocks", {{"model", name}, {"state", "reserved"}},
+                 static_cast<double>(kv.blocks_reserved));
+      }
+      w.family("vllm:kv_cache_usage_perc", "gauge", "Fraction of KV cache blocks held or reserved (0 to 1).");
+      for (const auto& [name, kv] : g.kv_caches) {
+        const double used = kv.blocks_total > 0
+                                ? static_cast<double>(kv.blocks_in_use + kv.blocks_reserved) / static_cast<double>(kv.blocks_total)
+                                : 0.0;
+        w.sample("vllm:kv_cache_usage_perc", {{"model_name", name}}, used);
+      }
+    }
+  }
   if (const runtime::PromptCacheStats* c = g.prompt_cache) {
     auto counter = [&](const char* name, const char* help, double v) {
       w.family(name, "counter", help);

@@ -59,6 +59,9 @@ struct GaugeSnapshot {
   // `exact_sizes` (they track token counts: not under suppress_token_metrics).
   const runtime::PromptCacheStats* prompt_cache = nullptr;
   bool exact_sizes = true;
+  // Each loaded model's KV block pool. Blocks in use track token counts (32 positions a block), so
+  // they and the usage ratio are shown only when `exact_sizes`.
+  std::vector<std::pair<std::string, KvCacheStats>> kv_caches;
 };
 
 class Metrics {

@@ -58,6 +58,7 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   eo.n_parallel = cfg.max_concurrent_requests;
   eo.weights = cfg.weights;
   eo.memory_budget = cfg.memory_budget_mb * 1024 * 1024;
+  eo.kv_cache_bytes = cfg.kv_cache_mb * 1024 * 1024;
   eo.chat_template_fallback = cfg.chat_template_fallback;
   eo.decrypt.mode = cfg.model_decrypt;
   if (!cfg.model_key_source.file.empty()) {

@@ -309,8 +309,49 @@ TEST_F(E2E, DisconnectMidStreamFreesTheSlot) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(active, 0);
+  // The disconnected request's KV blocks are wiped and back in the pool.
+  EXPECT_EQ(metric(*server_, "a3s_power_kv_cache_blocks{model=\"stories260K\",state=\"in_use\"}"), 0);
+  EXPECT_EQ(metric(*server_, "a3s_power_kv_cache_blocks{model=\"stories260K\",state=\"reserved\"}"), 0);
+  EXPECT_GT(metric(*server_, "a3s_power_kv_cache_blocks_wiped_total{model=\"stories260K\"}"), 0);
+  EXPECT_EQ(metric(*server_, "vllm:num_requests_running"), 0);
   HttpResult next = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", 4}}));
   EXPECT_EQ(next.status, 200) << next.body;
+}
+
+TEST(E2EConfig, KvCacheMbSizesTheBlockPoolShownInHealthAndMetrics) {
+  TempDir dir;
+  ServerProcess s({"--config", dir.write("power.hcl", "kv_cache_mb = 1\n"), "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  HttpResult r = post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", 8}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json h = json::parse(http("GET", s.url("/health")).body);
+  EXPECT_EQ(h["settings"]["kv_cache_mb"], 1);
+  const json& kv = h["models"][0]["kv_cache"];
+  ASSERT_TRUE(kv.is_object()) << h.dump();
+  const uint64_t block = kv["block_bytes"].get<uint64_t>();
+  ASSERT_GT(block, 0u);
+  EXPECT_EQ(kv["blocks_total"].get<uint64_t>(), (1u << 20) / block);
+  EXPECT_EQ(kv["blocks_in_use"], 0) << "the finished request's blocks are back";
+  EXPECT_EQ(kv["block_tokens"], 32);
+  EXPECT_EQ(metric(s, "vllm:kv_cache_usage_perc{model_name=\"stories260K\"}"), 0);
+  EXPECT_EQ(metric(s, "a3s_power_kv_cache_blocks_total{model=\"stories260K\"}"), static_cast<double>((1u << 20) / block));
+  EXPECT_EQ(s.stop(), 0);
+
+}
+
+TEST(E2EConfig, SuppressedTokenMetricsHideKvBlocksInUse) {
+  TempDir dir;
+  ServerProcess s({"--config", dir.write("power.hcl", "suppress_token_metrics = true\n"), "--model", stories_model()});
+  ASSERT_TRUE(s.ready()) << s.log();
+  ASSERT_EQ(post(s, "/v1/completions", {{"model", "stories260K"}, {"prompt", "Once"}, {"max_tokens", 4}}).status, 200);
+  json h = json::parse(http("GET", s.url("/health")).body);
+  const json& kv = h["models"][0]["kv_cache"];
+  ASSERT_TRUE(kv.is_object());
+  EXPECT_FALSE(kv.contains("blocks_in_use"));
+  EXPECT_FALSE(kv.contains("blocks_reserved"));
+  EXPECT_TRUE(kv.contains("blocks_total"));
+  EXPECT_EQ(metric(s, "vllm:kv_cache_usage_perc{model_name=\"stories260K\"}"), -1);
+  EXPECT_EQ(s.stop(), 0);
 }
 
 // ---- Servers with their own configuration --------------------------------------------------------

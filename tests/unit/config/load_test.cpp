@@ -275,7 +275,7 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "admin_api_keys", "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback",
-                      "ctx_size", "health_public_details", "home", "host", "log_level", "max_body_bytes",
+                      "ctx_size", "health_public_details", "home", "host", "kv_cache_mb", "log_level", "max_body_bytes",
                       "max_concurrent_requests", "max_queue", "memory_budget_mb", "metrics_public", "model_decrypt",
                       "model_hashes", "model_key_source", "model_signing_key", "models", "offline", "port",
                       "prompt_cache_max_entries", "prompt_cache_mb", "prompt_cache_ttl_seconds", "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",

@@ -333,6 +333,34 @@ TEST(ApiError, StatusTypeAndRetryAfter) {
   EXPECT_EQ(body(internal)["message"], "internal server error");
 }
 
+TEST(Metrics, KvCacheGaugesInVllmsNamesAndHiddenBlockCountsUnderSuppressedSizes) {
+  Metrics m;
+  GaugeSnapshot g;
+  g.active_requests = 3;
+  g.queued_requests = 2;
+  g.slots = 4;
+  KvCacheStats kv;
+  kv.blocks_total = 8;
+  kv.blocks_in_use = 3;
+  kv.blocks_reserved = 3;
+  kv.waiting = 1;
+  kv.blocks_wiped = 17;
+  g.kv_caches.emplace_back("tiny", kv);
+  std::string t = m.render(g);
+  EXPECT_NE(t.find("vllm:num_requests_running 2\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("vllm:num_requests_waiting 3\n"), std::string::npos) << "slot queue + KV wait";
+  EXPECT_NE(t.find("vllm:kv_cache_usage_perc{model_name=\"tiny\"} 0.75\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_kv_cache_blocks{model=\"tiny\",state=\"in_use\"} 3\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_kv_cache_blocks_total{model=\"tiny\"} 8\n"), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_kv_cache_blocks_wiped_total{model=\"tiny\"} 17\n"), std::string::npos);
+
+  g.exact_sizes = false;
+  t = m.render(g);
+  EXPECT_EQ(t.find("vllm:kv_cache_usage_perc"), std::string::npos);
+  EXPECT_EQ(t.find("state=\"in_use\""), std::string::npos);
+  EXPECT_NE(t.find("a3s_power_kv_cache_blocks_total{model=\"tiny\"} 8\n"), std::string::npos);
+}
+
 TEST(Metrics, PrometheusTextFormat) {
   Metrics m;
   m.record_request("GET", "/v1/models/{id}", 200, 0.003);
@@ -340,7 +368,12 @@ TEST(Metrics, PrometheusTextFormat) {
   m.record_request("GET", "unmatched", 404, 0.001);
   m.record_ttft("/v1/chat/completions", 0.02);
   m.record_tokens(10, 5);
-  std::string t = m.render({.active_requests = 2, .queued_requests = 1, .models_loaded = 1, .slots = 4});
+  GaugeSnapshot g;
+  g.active_requests = 2;
+  g.queued_requests = 1;
+  g.models_loaded = 1;
+  g.slots = 4;
+  std::string t = m.render(g);
   EXPECT_NE(t.find("# TYPE a3s_power_http_requests_total counter\n"), std::string::npos);
   EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"/v1/models/{id}\",status=\"200\"} 2\n"), std::string::npos);
   EXPECT_NE(t.find("a3s_power_http_requests_total{route=\"unmatched\",status=\"404\"} 1\n"), std::string::npos);

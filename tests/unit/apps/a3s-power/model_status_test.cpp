@@ -13,7 +13,7 @@ const char* kHealth = R"({
   "models": [
     {"name": "stories260K", "source": "/m/stories260K.gguf", "loaded": true, "n_ctx": 2048,
      "n_ctx_train": 2048, "architecture": "llama", "file_type": "F32", "size_bytes": 1185376,
-     "n_params": 292160, "chat_template": "plain"},
+     "n_params": 292160, "chat_template": "plain", "kv_cache": {"blocks_total": 64, "blocks_in_use": 3}},
     {"name": "qwen", "source": "store", "loaded": false, "n_ctx": null, "architecture": "qwen2",
      "file_type": "Q4_K", "size_bytes": 4683000000},
     {"name": "", "loaded": true},
@@ -53,10 +53,10 @@ TEST(ModelStatus, Table) {
   auto models = models_from_health(nlohmann::json::parse(kHealth));
   const std::string t = format_model_table(models);
   EXPECT_EQ(t,
-            "NAME          ARCH    TYPE   SIZE     CONTEXT   STATE\n"
-            "stories260K   llama   F32    1.2 MB   2048      loaded\n"
-            "qwen          qwen2   Q4_K   4.7 GB   -         not loaded\n");
-  EXPECT_EQ(format_model_table({}), "NAME   ARCH   TYPE   SIZE   CONTEXT   STATE\n");
+            "NAME          ARCH    TYPE   SIZE     CONTEXT   KV BLOCKS   STATE\n"
+            "stories260K   llama   F32    1.2 MB   2048      3/64        loaded\n"
+            "qwen          qwen2   Q4_K   4.7 GB   -         -           not loaded\n");
+  EXPECT_EQ(format_model_table({}), "NAME   ARCH   TYPE   SIZE   CONTEXT   KV BLOCKS   STATE\n");
 }
 
 TEST(ModelStatus, TableShowsTrainedContextWhenDifferentAndHidesControlCharacters) {
@@ -68,6 +68,8 @@ TEST(ModelStatus, TableShowsTrainedContextWhenDifferentAndHidesControlCharacters
   const std::string t = format_model_table({m});
   EXPECT_NE(t.find("evil?[31mname"), std::string::npos) << t;
   EXPECT_NE(t.find("512 (2048 trained)"), std::string::npos) << t;
+  m.kv_blocks_total = 0;  // no limit; blocks in use hidden (suppress_token_metrics)
+  EXPECT_NE(format_model_table({m}).find("-/∞"), std::string::npos);
   EXPECT_EQ(t.find('\x1b'), std::string::npos);
 }
 
@@ -77,6 +79,9 @@ TEST(ModelStatus, Json) {
   EXPECT_EQ(j["models"][0]["name"], "stories260K");
   EXPECT_EQ(j["models"][0]["state"], "loaded");
   EXPECT_EQ(j["models"][0]["size_bytes"], 1185376);
+  EXPECT_EQ(j["models"][0]["kv_blocks_in_use"], 3);
+  EXPECT_EQ(j["models"][0]["kv_blocks_total"], 64);
+  EXPECT_TRUE(j["models"][1]["kv_blocks_total"].is_null());
   EXPECT_EQ(j["models"][1]["state"], "not loaded");
   EXPECT_TRUE(j["models"][1]["n_ctx"].is_null());
   EXPECT_EQ(j["models"][0].begin().key(), "name") << "keys keep their documented order";
