@@ -70,10 +70,12 @@ inline __m256i spread_bits(uint32_t bits) {
   return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
 }
 
-// Software prefetch for decode. A matrix-vector product reads every weight once, in address order,
-// and does little arithmetic per byte; asking for the bytes kPrefetchAhead ahead of the ones being
-// used keeps memory reads in flight while the kernel computes. Prefetching never faults, so reading
-// ahead past the end of a matrix is harmless.
+// Software prefetch of weight rows. Decode and small batches (a batched decode step of a few
+// sequences) read every weight once, in address order, and do little arithmetic per byte; asking for
+// the bytes kPrefetchAhead ahead of the ones being used keeps memory reads in flight while the kernel
+// computes. The tile kernels prefetch at every token count: with 4 tokens per weight pass this
+// doubled the matmul speed on an Intel Xeon (docs/benchmarks.md), and larger tiles lose nothing.
+// Prefetching never faults, so reading ahead past the end of a matrix is harmless.
 inline constexpr size_t kPrefetchAhead = 2048;
 inline void prefetch_span(const void* p, size_t bytes) {
   for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);

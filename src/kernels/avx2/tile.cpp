@@ -30,7 +30,7 @@ void multi_q8_0(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   __m256 acc[NT];
   for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQK; ++i) {
-    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
     const __m256i qa = load256(a[i].qs);
     const __m256i aa = _mm256_sign_epi8(qa, qa);
     const float da = h2f(a[i].d);
@@ -195,7 +195,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     __m256i qh = _mm256_setzero_si256();
     if constexpr (kFive) {
       const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
-      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
       scales = blk.scales;
       qs = blk.qs;
       d16 = blk.d;
@@ -203,7 +203,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       qh = load256(blk.qh);
     } else {
       const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
-      if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
       scales = blk.scales;
       qs = blk.qs;
       d16 = blk.d;
@@ -250,7 +250,7 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    if constexpr (NT == 1) prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
     const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
     // Both lanes of sc_half[h] hold scales 8h..8h+7.
     const __m256i sc_half[2] = {_mm256_permute2x128_si256(sc_vec, sc_vec, 0x00),
@@ -456,8 +456,8 @@ void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, 
   __m256 acc[NT];
   for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQK; ++i) {
-    // Decode reads the next eight rows while these are computed (they follow in memory).
-    if constexpr (NT == 1) prefetch_span(W + 8 * w_stride + i * 8 * sizeof(BlockQ4_0), 8 * sizeof(BlockQ4_0));
+    // Reads the next eight rows while these are computed (they follow in memory).
+    prefetch_span(W + 8 * w_stride + i * 8 * sizeof(BlockQ4_0), 8 * sizeof(BlockQ4_0));
     __m256i qa[8];
     for (int r = 0; r < 8; ++r) qa[r] = unpack_nibbles(a[r][i].qs);
     const __m128i dw16 = _mm_set_epi16(static_cast<int16_t>(a[7][i].d), static_cast<int16_t>(a[6][i].d),
