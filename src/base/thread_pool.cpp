@@ -2,6 +2,7 @@
 
 #include "a3s/power/error.h"
 
+#include <chrono>
 #include <exception>
 #include <fstream>
 #include <set>
@@ -48,43 +49,78 @@ void ThreadPool::shutdown() noexcept {
   {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
-    generation_.fetch_add(1);
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
   for (auto& t : workers_) t.join();
   workers_.clear();
 }
 
-void ThreadPool::do_tasks() {
-  for (;;) {
-    int i = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= n_tasks_) break;
-    (*fn_)(i, n_tasks_);
+void ThreadPool::hold_workers_for_testing(bool held) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    held_ = held;
   }
-  pending_.fetch_sub(1, std::memory_order_acq_rel);
+  work_cv_.notify_all();
+}
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins while `waiting()` holds, for at most `limit`; returns false when it still holds then. The
+// clock is read every 64 iterations (a pause lasts from a few to ~150 cycles, depending on the core).
+template <class Pred>
+bool spin_while(Pred waiting, std::chrono::microseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (unsigned i = 1;; ++i) {
+    if (!waiting()) return true;
+    cpu_relax();
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() >= until) return !waiting();
+  }
+}
+
+// A worker spins this long for the next run before it sleeps: the runs of one forward pass arrive
+// back to back. The caller spins this long for the tasks still running elsewhere before it sleeps,
+// short so that its core is free soon for a worker the scheduler has to move there.
+constexpr std::chrono::microseconds kWorkerSpin{10};
+constexpr std::chrono::microseconds kCallerSpin{50};
+
+}  // namespace
+
+void ThreadPool::claim_and_run(bool worker) {
+  uint64_t w = claim_.load(std::memory_order_acquire);
+  while (claimable(w)) {
+    if (worker && held_.load(std::memory_order_relaxed)) return;
+    if (!claim_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    const int task = static_cast<int>(w & kLow);
+    const int n = static_cast<int>(w >> 32);
+    (*fn_.load(std::memory_order_relaxed))(task, n);
+    // The last task wakes the caller if it sleeps (seq_cst on both sides: either the caller sees
+    // the count, or this thread sees the flag).
+    if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == n && caller_sleeping_.load(std::memory_order_seq_cst)) {
+      std::lock_guard<std::mutex> lk(mu_);
+      done_cv_.notify_one();
+    }
+    w = claim_.load(std::memory_order_acquire);
+  }
 }
 
 void ThreadPool::worker_loop() {
-  uint64_t seen = 0;
+  const auto ready = [this] {
+    return stop_.load(std::memory_order_acquire) ||
+           (claimable(claim_.load(std::memory_order_acquire)) && !held_.load(std::memory_order_relaxed));
+  };
   for (;;) {
-    // Spin a little before sleeping: decode steps arrive back to back.
-    bool woke = false;
-    for (int spin = 0; spin < 20000; ++spin) {
-      if (generation_.load(std::memory_order_acquire) != seen) {
-        woke = true;
-        break;
-      }
-#if defined(__x86_64__)
-      __builtin_ia32_pause();
-#endif
-    }
-    if (!woke) {
+    if (!spin_while([&] { return !ready(); }, kWorkerSpin)) {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return generation_.load() != seen; });
+      work_cv_.wait(lk, ready);
     }
-    seen = generation_.load(std::memory_order_acquire);
-    if (stop_) return;
-    do_tasks();
+    if (stop_.load(std::memory_order_acquire)) return;
+    claim_and_run(true);
   }
 }
 
@@ -94,20 +130,22 @@ void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
     for (int i = 0; i < n_tasks; ++i) fn(i, n_tasks);
     return;
   }
+  // Every task of the previous run has finished, so no thread reads fn_ or counts into done_ now.
+  fn_.store(&fn, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    fn_ = &fn;
-    n_tasks_ = n_tasks;
-    next_task_.store(0, std::memory_order_relaxed);
-    pending_.store(static_cast<int>(workers_.size()) + 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    claim_.store(static_cast<uint64_t>(n_tasks) << 32, std::memory_order_release);
   }
-  cv_.notify_all();
-  do_tasks();
-  while (pending_.load(std::memory_order_acquire) != 0) {
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#endif
+  work_cv_.notify_all();
+  claim_and_run(false);
+  // Every task is claimed; wait for those still running on workers, and for no worker else.
+  const auto running = [&] { return done_.load(std::memory_order_seq_cst) != n_tasks; };
+  if (!spin_while(running, kCallerSpin)) {
+    std::unique_lock<std::mutex> lk(mu_);
+    caller_sleeping_.store(true, std::memory_order_seq_cst);
+    done_cv_.wait(lk, [&] { return !running(); });
+    caller_sleeping_.store(false, std::memory_order_relaxed);
   }
 }
 

@@ -1,9 +1,16 @@
 // Persistent worker pool for the engine's parallel loops.
 //
 // `run(n_tasks, fn)` calls fn(task, n_tasks) for task in [0, n_tasks) across the calling thread and
-// the workers, and returns when every call has finished. Workers spin briefly, then sleep on a
-// condition variable; nothing is allocated per call (fn is passed by reference), so a decode step
-// allocates nothing. One `run` at a time per pool (callers serialise; the engine owns its pool).
+// the workers, and returns when every call has finished. Nothing is allocated per call (fn is passed
+// by reference), so a decode step allocates nothing. One `run` at a time per pool (callers
+// serialise; the engine owns its pool).
+//
+// Tasks are claimed one at a time from a shared counter, and `run` returns when the number of
+// finished tasks reaches n_tasks: it waits only for the tasks that were claimed, never for a worker
+// that took none (one that is descheduled by a competing process, say) — the calling thread takes
+// the tasks left itself. Waiting threads spin briefly, then sleep: the workers between runs (decode
+// steps arrive back to back), the caller for the last tasks still running on other threads. Under a
+// competing load on one core, a pool of two threads is then never slower than one.
 #pragma once
 
 #include <atomic>
@@ -33,20 +40,32 @@ class ThreadPool {
   // Physical core count (hyper-threads excluded where the OS reports them), at least 1.
   static int physical_cores();
 
+  // Tests: while held, the workers claim no task (as if they were never scheduled), so a test can
+  // show that run() finishes on the calling thread alone.
+  void hold_workers_for_testing(bool held);
+
  private:
+  // The claim word: n_tasks of the current run in the high 32 bits, the next unclaimed task in the
+  // low 32. A claim is one compare-and-swap that increments the low half while it is below the high
+  // half, so a thread that read the word of an earlier run can only claim a task of the run the word
+  // now describes, and reads fn_ after its claim (fn_ cannot change until that task has finished).
+  static constexpr uint64_t kLow = 0xffffffffu;
+  static bool claimable(uint64_t word) { return (word & kLow) < (word >> 32); }
+
   void worker_loop();
-  void do_tasks();
+  void claim_and_run(bool worker);  // runs tasks until none is left to claim (or, for a worker, held)
   void shutdown() noexcept;  // stops and joins every worker
 
   int n_threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  const std::function<void(int, int)>* fn_ = nullptr;
-  int n_tasks_ = 0;
-  std::atomic<int> next_task_{0};
-  std::atomic<int> pending_{0};
-  std::atomic<uint64_t> generation_{0};
+  std::condition_variable work_cv_;  // workers: a task can be claimed, or stop
+  std::condition_variable done_cv_;  // caller: the last task finished
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<const std::function<void(int, int)>*> fn_{nullptr};
+  std::atomic<int> done_{0};                 // tasks of the current run finished
+  std::atomic<bool> caller_sleeping_{false};  // the caller waits on done_cv_
+  std::atomic<bool> held_{false};
   std::atomic<bool> stop_{false};
 };
 

@@ -1,11 +1,16 @@
-// The worker pool: every task runs once, and a pool whose threads cannot all be started fails with a
-// clear error after stopping the ones that did start (no hang, no std::terminate).
+// The worker pool: every task runs once, a run waits only for the tasks that were claimed (never for
+// a worker that took none), and a pool whose threads cannot all be started fails with a clear error
+// after stopping the ones that did start (no hang, no std::terminate).
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -26,6 +31,73 @@ TEST(ThreadPool, RunsEveryTaskOnce) {
   };
   for (int round = 0; round < 3; ++round) pool.run(100, fn);
   for (const auto& h : hits) EXPECT_EQ(h.load(), 3);
+}
+
+TEST(ThreadPool, ARunDoesNotWaitForWorkersThatTookNoTask) {
+  // Held workers behave like workers the scheduler never runs: the calling thread takes every task
+  // and the run returns (the former join over every worker waited for them forever).
+  ThreadPool pool(4);
+  pool.hold_workers_for_testing(true);
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  std::vector<std::atomic<int>> hits(64);
+  const std::function<void(int, int)> fn = [&](int task, int) {
+    hits[static_cast<size_t>(task)].fetch_add(1);
+    std::lock_guard<std::mutex> lk(mu);
+    threads.insert(std::this_thread::get_id());
+  };
+  for (int round = 0; round < 5; ++round) pool.run(64, fn);
+  EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  for (const auto& h : hits) EXPECT_EQ(h.load(), 5);
+
+  // Released, the workers take tasks again.
+  pool.hold_workers_for_testing(false);
+  threads.clear();
+  const std::function<void(int, int)> slow = [&](int task, int) {
+    hits[static_cast<size_t>(task)].fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::lock_guard<std::mutex> lk(mu);
+    threads.insert(std::this_thread::get_id());
+  };
+  pool.run(64, slow);
+  EXPECT_GT(threads.size(), 1u);
+  for (const auto& h : hits) EXPECT_EQ(h.load(), 6);
+}
+
+TEST(ThreadPool, ACallerThatSleepsIsWokenByTheLastTask) {
+  // One long task per run: the caller finishes its share, spins, then sleeps until a worker ends
+  // the last task. A lost wake-up would hang the test.
+  ThreadPool pool(3);
+  std::atomic<int> total{0};
+  const std::function<void(int, int)> fn = [&](int task, int) {
+    if (task == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    total.fetch_add(1);
+  };
+  for (int round = 0; round < 40; ++round) {
+    pool.run(3, fn);
+    EXPECT_EQ(total.load(), 3 * (round + 1));
+  }
+}
+
+TEST(ThreadPool, BackToBackRunsOfChangingSizesRunEachTaskOnceInItsOwnRun) {
+  // Workers that read the claim word of an earlier run can only claim a task of the current one:
+  // each run's tasks see their own run's function and count, exactly once each.
+  ThreadPool pool(4);
+  for (int round = 0; round < 20000; ++round) {
+    const int n = 2 + round % 15;
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    std::atomic<int> wrong{0};
+    const std::function<void(int, int)> fn = [&](int task, int n_tasks) {
+      if (n_tasks != n || task < 0 || task >= n) {
+        wrong.fetch_add(1);
+        return;
+      }
+      hits[static_cast<size_t>(task)].fetch_add(1);
+    };
+    pool.run(n, fn);
+    ASSERT_EQ(wrong.load(), 0) << "round " << round;
+    for (int i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "round " << round << " task " << i;
+  }
 }
 
 // The process's address space now (VmSize), in bytes.
