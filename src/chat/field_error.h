@@ -1,4 +1,5 @@
-// The error of a request field that chat code refuses: an Error that names the field at fault.
+// The error of a request field that chat or runtime code refuses: an Error that names the field at
+// fault.
 #pragma once
 
 #include <string>
@@ -9,7 +10,8 @@
 namespace a3s::power::chat {
 
 // An Error that names the request field at fault (the OpenAI error "param"): "messages", "tools",
-// or under MessagePolicy::kApi the exact field ("messages[2].content[0].type", see messages.h).
+// or under MessagePolicy::kApi the exact field ("messages[2].content[0].type", see messages.h), or a
+// field the runtime checks against the model ("logit_bias").
 // Its message never contains user text.
 class FieldError : public Error {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "chat/field_error.h"
 #include "privacy/wipe_text.h"
 #include "runtime/caller_text.h"
 
@@ -14,6 +15,7 @@ CompletionRequest::~CompletionRequest() {
   for (auto& s : stop) privacy::wipe_string(s);
   if (cache_key) privacy::wipe_string(*cache_key);
   privacy::wipe_json(chat_template_kwargs);
+  privacy::wipe_vector(sampling.logit_bias);
 }
 
 std::shared_ptr<const KvSnapshot> ModelRuntime::snapshot_prefix(RuntimeContext&, int) const {
@@ -53,6 +55,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     RuntimeContext*& ctx;
     ~RequestEnd() {
       privacy::wipe_vector(gen.prompt);
+      privacy::wipe_vector(gen.sampling.logit_bias);
       privacy::wipe_vector(r.tokens);
       privacy::wipe_string(r.text);
       privacy::wipe_string(out.text);
@@ -65,6 +68,11 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     const bool keyed = request.cache_key.has_value();
     if (keyed && (!cache || !model->supports_prefix_snapshots()))
       throw Error(codes::kPromptCacheUnsupported, "prompt_cache_key cannot be honoured for this model");
+    if (const auto& bias = request.sampling.logit_bias; !bias.empty() && bias.back().id >= model->description().n_vocab) {
+      throw chat::FieldError(codes::kInvalidRequest, "logit_bias",
+                             "'logit_bias' names a token id that is not in the model's vocabulary of " +
+                                 std::to_string(model->description().n_vocab) + " tokens");
+    }
     gen.prompt = request.messages ? model->chat_prompt(*request.messages, request.chat_template_kwargs) : model->text_prompt(request.prompt);
     RuntimeContext& ctx = slot.context_for(model);
     used = &ctx;

@@ -20,6 +20,12 @@ const SamplingParams& validated(const SamplingParams& p, int n_vocab) {
   if (p.repeat_last_n < -1) bad("repeat_last_n must be -1 (all), 0 (off) or a positive window");
   if (!std::isfinite(p.frequency_penalty)) bad("frequency_penalty must be a finite number");
   if (!std::isfinite(p.presence_penalty)) bad("presence_penalty must be a finite number");
+  for (size_t i = 0; i < p.logit_bias.size(); ++i) {
+    const auto [id, bias] = p.logit_bias[i];
+    if (id < 0 || id >= n_vocab) bad("logit_bias names a token id outside the vocabulary");
+    if (i > 0 && id <= p.logit_bias[i - 1].id) bad("logit_bias must be sorted by unique token ids");
+    if (!std::isfinite(bias)) bad("logit_bias values must be finite numbers");
+  }
   return p;
 }
 
@@ -48,13 +54,16 @@ Token Sampler::sample(std::span<const float> logits) {
     throw Error(codes::kInvalidArgument, "logits row has " + std::to_string(logits.size()) +
                                              " values, expected " + std::to_string(n_vocab_));
   }
-  // Penalties, and the candidate set: NaN and -inf logits can never be drawn.
+  // Bias, penalties, and the candidate set: NaN and -inf logits can never be drawn.
   const bool penalise = penalties_.active();
+  const auto& bias = params_.logit_bias;  // sorted by id: walked alongside the row
+  size_t next_bias = 0;
   size_t n = 0;
   float max_logit = -std::numeric_limits<float>::infinity();
   Token best = -1;
   for (int id = 0; id < n_vocab_; ++id) {
     float l = logits[static_cast<size_t>(id)];
+    if (next_bias < bias.size() && bias[next_bias].id == id) l += bias[next_bias++].bias;
     if (penalise) {
       if (const int c = penalties_.count(id); c > 0) l = penalties_.apply(l, c);
     }

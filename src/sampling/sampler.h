@@ -1,8 +1,9 @@
 // Token sampling: greedy; temperature, top_k, top_p, min_p; repetition, frequency and presence
 // penalties; per-request seed.
 //
-// Order (as llama.cpp's default chain): penalties → top_k → top_p → min_p → temperature → draw.
-// temperature <= 0 (or top_k == 1) is greedy: argmax of the penalised logits, ties → lowest id
+// Order (as llama.cpp's default chain): logit bias → penalties → top_k → top_p → min_p →
+// temperature → draw. temperature <= 0 (or top_k == 1) is greedy: argmax of the biased, penalised
+// logits, ties → lowest id
 // (penalties are off by default, so this is the plain argmax). A request without a seed gets a
 // fresh random one (reported by `seed()`); the same seed, accepted tokens and logits reproduce the
 // same draws. The draw uses std::mt19937_64 (53 high bits → uniform [0, 1)), which is specified
@@ -10,7 +11,8 @@
 //
 // Errors: the constructor throws Error(codes::kInvalidArgument) naming the parameter for temperature
 // < 0, top_p outside (0, 1], min_p outside [0, 1], repeat_penalty <= 0, repeat_last_n < -1,
-// non-finite frequency/presence penalties (NaN anywhere), or n_vocab <= 0. sample() throws
+// non-finite frequency/presence penalties (NaN anywhere), a logit_bias that is not sorted by unique
+// ids in [0, n_vocab) with finite biases, or n_vocab <= 0. sample() throws
 // Error(codes::kInvalidArgument) when the row is not n_vocab floats and Error(codes::kInternal) when
 // no logit is finite; accept() throws Error(codes::kInvalidArgument) for ids outside [0, n_vocab).
 //
@@ -30,6 +32,12 @@
 
 namespace a3s::power {
 
+// One entry of OpenAI's logit_bias (SamplingParams::logit_bias).
+struct LogitBias {
+  Token id;
+  float bias;
+};
+
 struct SamplingParams {
   float temperature = 0.8f;
   int top_k = 40;       // <= 0: disabled
@@ -41,6 +49,10 @@ struct SamplingParams {
   float frequency_penalty = 0.0f;  // OpenAI semantics: logit -= count * frequency_penalty
   float presence_penalty = 0.0f;   // logit -= presence_penalty if count > 0
   std::optional<uint64_t> seed;
+  // OpenAI's logit_bias: entries sorted by unique id; the bias is added to the
+  // token's logit before everything else (greedy included), so -100 in effect bans a token and +100
+  // in effect forces it. The API takes biases in [-100, 100].
+  std::vector<LogitBias> logit_bias;
 };
 
 class Sampler {

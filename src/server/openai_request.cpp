@@ -1,6 +1,9 @@
 #include "server/openai_request.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <limits>
 #include <map>
 #include <set>
@@ -14,6 +17,9 @@ namespace a3s::power::server {
 namespace {
 
 using nlohmann::json;
+
+// Entries of one logit_bias object.
+constexpr size_t kMaxLogitBias = 1024;
 
 // Arrays and objects in chat_template_kwargs, the object itself counted: the template sees them as
 // values built recursively.
@@ -39,7 +45,6 @@ const std::map<std::string, std::string>& known_unsupported() {
       {"response_format", "structured output is not available"},
       {"logprobs", "log probabilities are not available"},
       {"top_logprobs", "log probabilities are not available"},
-      {"logit_bias", "logit bias is not available"},
       {"audio", "audio output is not available"},
       {"modalities", "only text output is available"},
       {"prediction", "predicted outputs are not available"},
@@ -92,7 +97,7 @@ const std::set<std::string>& endpoint_fields() {
       "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
-      "prompt_cache_key"};
+      "prompt_cache_key", "logit_bias"};
   return names;
 }
 
@@ -117,6 +122,44 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
     }
     throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
   }
+}
+
+// A token id written as the API writes it: decimal digits, no sign, no leading zero, at most
+// INT32_MAX. Nothing else is a key (so no two keys name one token).
+std::optional<Token> token_id_of(const std::string& key) {
+  if (key.empty() || key.size() > 10 || (key.size() > 1 && key[0] == '0')) return std::nullopt;
+  int64_t v = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v > std::numeric_limits<int32_t>::max()) return std::nullopt;
+  return static_cast<Token>(v);
+}
+
+// logit_bias: an object of token ids (decimal strings) to biases in [-100, 100], sorted by id
+// (SamplingParams::logit_bias). Whether the ids exist is the model's question (run_completion).
+// Errors never repeat a key or a value.
+std::vector<LogitBias> logit_bias_of(const json& lb) {
+  if (!lb.is_object()) bad("logit_bias", "'logit_bias' must be an object of token ids to numbers");
+  if (lb.size() > kMaxLogitBias) {
+    bad("logit_bias", "'logit_bias' holds at most " + std::to_string(kMaxLogitBias) + " tokens");
+  }
+  std::vector<LogitBias> out;
+  out.reserve(lb.size());
+  for (auto it = lb.begin(); it != lb.end(); ++it) {
+    const auto id = token_id_of(it.key());
+    if (!id) bad("logit_bias", "'logit_bias' keys must be token ids written as decimal integers");
+    const json& v = it.value();
+    if (!v.is_number()) bad("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < -100 || d > 100) {
+      bad("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
+    }
+    out.push_back({*id, static_cast<float>(d)});
+  }
+  std::sort(out.begin(), out.end(), [](const LogitBias& a, const LogitBias& b) { return a.id < b.id; });
+  return out;
 }
 
 // Fields common to both endpoints; fills sampling, limits, stop, stream flags.
@@ -153,6 +196,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
     s.repeat_penalty = static_cast<float>(number_in(body, "repeat_penalty", 0, 100, /*lo_open=*/true));
   }
   if (is_given(body, "seed")) s.seed = static_cast<uint64_t>(integer_of(body, "seed"));
+  if (is_given(body, "logit_bias")) s.logit_bias = logit_bias_of(body["logit_bias"]);
 
   auto take_max = [&](const char* key) {
     int64_t m = integer_of(body, key);
@@ -249,7 +293,7 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
-      "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs"};
+      "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs", "logit_bias"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
@@ -283,7 +327,8 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "top_k",
                                                  "min_p",
                                                  "repeat_penalty",
-                                                 "prompt_cache_key"};
+                                                 "prompt_cache_key",
+                                                 "logit_bias"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);

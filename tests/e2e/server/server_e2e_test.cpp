@@ -139,6 +139,80 @@ std::string engine_chat_continuation(const json& messages, int max_tokens) {
   return generate(ctx, req).text;
 }
 
+// What our engine produces for a text prompt, greedily, with a logit bias (none when empty).
+GenerationResult engine_completion(const std::string& prompt, int max_tokens, std::vector<LogitBias> bias) {
+  auto model = Model::load(stories_model(), {});
+  Context ctx(model, {});
+  const Tokenizer& tok = model->tokenizer();
+  GenerationRequest req;
+  req.prompt = tok.encode(prompt, tok.add_bos(), /*parse_special=*/false);
+  req.sampling.temperature = 0;
+  req.sampling.logit_bias = std::move(bias);
+  req.max_tokens = max_tokens;
+  return generate(ctx, req);
+}
+
+TEST_F(E2E, LogitBiasBansAndForcesTokensAsTheEngineDoes) {
+  const std::string prompt = "Once upon a time";
+  auto completion = [&](const json& bias) {
+    json body = {{"model", "stories260K"}, {"prompt", prompt}, {"temperature", 0}, {"max_tokens", 6}};
+    if (!bias.is_null()) body["logit_bias"] = bias;
+    HttpResult r = post(*server_, "/v1/completions", body);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body, nullptr, false);
+  };
+  const GenerationResult plain = engine_completion(prompt, 6, {});
+  ASSERT_GE(plain.tokens.size(), 2u);
+  EXPECT_EQ(completion(nullptr)["choices"][0]["text"], plain.text);  // same prompt tokens as the server
+
+  // Banned: the greedy first token can no longer come first, and the server answers what the engine
+  // answers under the same bias.
+  const Token first = plain.tokens[0];
+  const GenerationResult banned = engine_completion(prompt, 6, {{first, -100.0f}});
+  ASSERT_FALSE(banned.tokens.empty());
+  EXPECT_NE(banned.tokens[0], first);
+  for (Token t : banned.tokens) EXPECT_NE(t, first);
+  EXPECT_NE(banned.text, plain.text);
+  EXPECT_EQ(completion({{std::to_string(first), -100}})["choices"][0]["text"], banned.text);
+
+  // Forced: +100 on one token makes every generated token that token, on both routes.
+  auto model = Model::load(stories_model(), {});
+  // The first token whose piece is a plain lower-case word (no space to trim, nothing special).
+  const Tokenizer& tok = model->tokenizer();
+  Token word = -1;
+  for (Token t = 0; t < tok.n_vocab() && word < 0; ++t) {
+    const std::string p = tok.token_to_piece(t);
+    if (p.size() >= 2 && p.find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos) word = t;
+  }
+  ASSERT_GE(word, 0);
+  const std::string piece = tok.token_to_piece(word);
+  std::string expected;
+  for (int i = 0; i < 6; ++i) expected += piece;
+  json forced = completion({{std::to_string(word), 100}});
+  EXPECT_EQ(forced["choices"][0]["text"], expected);
+  EXPECT_EQ(forced["usage"]["completion_tokens"], 6);
+  HttpResult c = post(*server_, "/v1/chat/completions",
+                      chat_body({{"max_tokens", 6}, {"logit_bias", {{std::to_string(word), 100}}}}));
+  ASSERT_EQ(c.status, 200) << c.body;
+  EXPECT_EQ(json::parse(c.body)["choices"][0]["message"]["content"], expected);
+
+  // A token id beyond the vocabulary is a 400 naming logit_bias (and the vocabulary's size, not the
+  // id); the server
+  // still serves.
+  const int n_vocab = tok.n_vocab();
+  for (const int id : {n_vocab, 2147483647}) {
+    HttpResult bad = post(*server_, "/v1/completions",
+                          {{"model", "stories260K"}, {"prompt", prompt}, {"logit_bias", {{std::to_string(id), 1}}}});
+    EXPECT_EQ(bad.status, 400) << bad.body;
+    const json e = json::parse(bad.body, nullptr, false);
+    EXPECT_EQ(e["error"]["param"], "logit_bias") << bad.body;
+    if (id != n_vocab) {
+      EXPECT_EQ(bad.body.find(std::to_string(id)), std::string::npos) << bad.body;
+    }
+  }
+  EXPECT_EQ(completion({{std::to_string(n_vocab - 1), 1}})["choices"][0]["finish_reason"].is_string(), true);
+}
+
 TEST_F(E2E, GreedyChatEqualsTheModelsContinuation) {
   json body = chat_body();
   std::string expected = engine_chat_continuation(body["messages"], 24);

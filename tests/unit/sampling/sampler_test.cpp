@@ -291,6 +291,13 @@ TEST(Sampler, InvalidParametersAreRejected) {
   expect_invalid(with([&](SamplingParams& p) { p.frequency_penalty = nan; }));
   expect_invalid(with([&](SamplingParams& p) { p.presence_penalty = inf; }));
   expect_invalid(SamplingParams{}, 0);
+  // expect_invalid builds its sampler over 8 tokens.
+  expect_invalid(with([](SamplingParams& p) { p.logit_bias = {{8, 1.0f}}; }));
+  expect_invalid(with([](SamplingParams& p) { p.logit_bias = {{-1, 1.0f}}; }));
+  expect_invalid(with([](SamplingParams& p) { p.logit_bias = {{3, 1.0f}, {2, 1.0f}}; }));
+  expect_invalid(with([](SamplingParams& p) { p.logit_bias = {{3, 1.0f}, {3, 2.0f}}; }));
+  expect_invalid(with([&](SamplingParams& p) { p.logit_bias = {{1, nan}}; }));
+  expect_invalid(with([&](SamplingParams& p) { p.logit_bias = {{1, -inf}}; }));
   // Boundaries that are valid.
   EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) {
                             p.top_p = 1.0f;
@@ -303,6 +310,39 @@ TEST(Sampler, InvalidParametersAreRejected) {
                           }),
                           8));
   EXPECT_NO_THROW(Sampler(with([](SamplingParams& p) { p.temperature = 0.0f; }), 8));
+}
+
+TEST(Sampler, LogitBiasIsAddedBeforeEverythingElse) {
+  const std::vector<float> logits = {1.f, 3.f, -2.f, 2.5f, 0.f};
+  // Greedy: +1 on id 3 makes it the argmax; -100 bans the former argmax.
+  SamplingParams g;
+  g.temperature = 0.0f;
+  g.logit_bias = {{3, 1.0f}};
+  EXPECT_EQ(Sampler(g, 5).sample(logits), 3);
+  g.logit_bias = {{1, -100.0f}};
+  EXPECT_EQ(Sampler(g, 5).sample(logits), 3);
+  g.logit_bias = {{1, -100.0f}, {2, 100.0f}};
+  EXPECT_EQ(Sampler(g, 5).sample(logits), 2);
+  // The ties rule applies to the biased logits: id 0 raised to 3 ties id 1 and wins as the lower id.
+  g.logit_bias = {{0, 2.0f}};
+  EXPECT_EQ(Sampler(g, 5).sample(logits), 0);
+
+  // Sampling: the distribution is the softmax of the biased logits; -100 leaves a token out of
+  // every draw, +100 makes it (in effect) the only one.
+  SamplingParams p = plain(7);
+  p.logit_bias = {{1, -100.0f}, {4, 2.0f}};
+  Sampler s(p, 5);
+  for (int i = 0; i < 200; ++i) EXPECT_NE(s.sample(logits), 1);
+  (void)s.sample(logits);
+  double z = 0;
+  const std::vector<float> biased = {1.f, 3.f - 100.f, -2.f, 2.5f, 2.f};
+  for (float l : biased) z += std::exp(static_cast<double>(l));
+  for (const auto& c : s.last_distribution()) {
+    EXPECT_NEAR(c.p, std::exp(static_cast<double>(biased[static_cast<size_t>(c.id)])) / z, 1e-6) << c.id;
+  }
+  p.logit_bias = {{2, 100.0f}};
+  Sampler forced(p, 5);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(forced.sample(logits), 2);
 }
 
 TEST(Sampler, BadRowsAndTokensAreRejected) {

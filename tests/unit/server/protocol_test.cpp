@@ -82,8 +82,8 @@ TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
 }
 
 TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
-  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "logit_bias", "audio",
-                        "modalities", "top_logprobs"}) {
+  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "audio", "modalities",
+                        "top_logprobs"}) {
     expect_error(chat_body({{f, json::array({1})}}), "unsupported_field", f);
   }
   expect_error(chat_body({{"logprobs", true}}), "unsupported_field", "logprobs");
@@ -91,6 +91,57 @@ TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
   expect_error(chat_body({{"frobnicate", 1}}), "unsupported_field", "");  // an unknown name is not echoed
   // Explicitly off is not a request for the feature.
   EXPECT_NO_THROW(chat(chat_body({{"logprobs", false}, {"tools", nullptr}})));
+}
+
+TEST(OpenAIRequest, LogitBiasOnBothEndpointsSortedByTokenId) {
+  const json bias = {{"31999", -100}, {"7", 2.5}, {"0", 100}, {"12", -0.25}};
+  for (bool is_chat : {true, false}) {
+    json b = is_chat ? chat_body() : json{{"model", "m"}, {"prompt", "hi"}};
+    b["logit_bias"] = bias;
+    const ParsedCompletion p = is_chat ? parse_chat_completion(b) : parse_text_completion(b);
+    const auto& lb = p.request.sampling.logit_bias;
+    ASSERT_EQ(lb.size(), 4u);
+    EXPECT_EQ(lb[0].id, 0);
+    EXPECT_FLOAT_EQ(lb[0].bias, 100.0f);
+    EXPECT_EQ(lb[1].id, 7);
+    EXPECT_FLOAT_EQ(lb[1].bias, 2.5f);
+    EXPECT_EQ(lb[2].id, 12);
+    EXPECT_FLOAT_EQ(lb[2].bias, -0.25f);
+    EXPECT_EQ(lb[3].id, 31999);
+    EXPECT_FLOAT_EQ(lb[3].bias, -100.0f);
+  }
+  EXPECT_TRUE(chat(chat_body({{"logit_bias", json::object()}})).request.sampling.logit_bias.empty());
+  EXPECT_TRUE(chat(chat_body({{"logit_bias", nullptr}})).request.sampling.logit_bias.empty());
+}
+
+TEST(OpenAIRequest, BadLogitBiasIsAClear400ThatRepeatsNothing) {
+  // Keys: only canonical decimal token ids (so no two keys can name one token).
+  for (const char* key : {"-1", "01", "1.0", "1e3", " 1", "1 ", "+1", "", "x", "2147483648", "99999999999"}) {
+    const json body = chat_body({{"logit_bias", {{key, 1}}}});
+    expect_error(body, "invalid_request_error", "logit_bias");
+    try {
+      chat(body);
+    } catch (const ApiError& e) {
+      if (std::string(key).size() > 1) {
+        EXPECT_EQ(std::string(e.what()).find(key), std::string::npos) << e.what();
+      }
+    }
+  }
+  // Values: numbers in [-100, 100].
+  for (const json& v : {json(100.5), json(-101), json("1"), json(true), json(nullptr), json::array({1}),
+                        json(1e300)}) {
+    expect_error(chat_body({{"logit_bias", {{"5", v}}}}), "invalid_request_error", "logit_bias");
+  }
+  // Not an object; too many entries.
+  expect_error(chat_body({{"logit_bias", json::array({1})}}), "invalid_request_error", "logit_bias");
+  expect_error(chat_body({{"logit_bias", "5:1"}}), "invalid_request_error", "logit_bias");
+  json many = json::object();
+  for (int i = 0; i < 1025; ++i) many[std::to_string(i)] = 1;
+  expect_error(chat_body({{"logit_bias", many}}), "invalid_request_error", "logit_bias");
+  many.erase("1024");
+  EXPECT_EQ(chat(chat_body({{"logit_bias", many}})).request.sampling.logit_bias.size(), 1024u);
+  expect_error(json{{"model", "m"}, {"prompt", "hi"}, {"logit_bias", {{"a", 1}}}}, "invalid_request_error",
+               "logit_bias", /*is_chat=*/false);
 }
 
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
