@@ -12,7 +12,10 @@
 // it starts, the leader waits a short while (at most kMaxGrace, and at most a quarter of the last
 // step's duration) for the active sequences — those that have submitted and not left (Context wipe,
 // reset or destruction) — that are not waiting yet, so decode streams that sample between steps
-// stay in one batch instead of alternating.
+// stay in one batch instead of alternating. A sequence that misses a step waits a whole step, so
+// the grace scales with the step (a quarter of it) up to kMaxGrace: with streamed weights a step
+// lasts about a second, and four request threads sampling on two busy cores can take longer than
+// 20 ms to come back (the former cap), which left a sequence out of every other step.
 //
 // Errors: a step that throws fails every segment in it (each caller gets the error); the callers'
 // caches then hold partial K/V beyond their n_past, which the next eval overwrites.
@@ -35,7 +38,7 @@ class ModelImpl;
 
 class StepBatcher {
  public:
-  static constexpr std::chrono::milliseconds kMaxGrace{20};
+  static constexpr std::chrono::milliseconds kMaxGrace{250};
 
   explicit StepBatcher(const ModelImpl& model);
   ~StepBatcher();
