@@ -4,14 +4,21 @@
 #include <cmath>
 
 namespace a3s::power::sampling {
+namespace {
+
+// `better` as a function object, so the sorts inline it (through a function pointer they call it
+// once per comparison: a tenth of a loaded server's time went there). The order is the same.
+constexpr auto kBetter = [](const Candidate& a, const Candidate& b) { return better(a, b); };
+
+}  // namespace
 
 void sort_candidates(std::span<Candidate> c) {
-  std::sort(c.begin(), c.end(), better);
+  std::sort(c.begin(), c.end(), kBetter);
 }
 
 size_t keep_top_k(std::span<Candidate> c, size_t k) {
   k = std::min(k, c.size());
-  std::partial_sort(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(k), c.end(), better);
+  std::partial_sort(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(k), c.end(), kBetter);
   return k;
 }
 
