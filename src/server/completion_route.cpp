@@ -210,6 +210,14 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         std::string content_type = "text/event-stream";
         bool ok = co_await ex.begin_stream(200, content_type, std::move(headers));
         if (ok && chat) ok = co_await ex.write_chunk(sse_event(chat_chunk_role(meta, usage_null)));
+        if (ok && p.echo) {
+          // echo: the prompt as given is the stream's first text.
+          nlohmann::json chunk = text_chunk(meta, request->prompt, nullptr, usage_null);
+          std::string event = sse_event(chunk);
+          privacy::wipe_json(chunk);
+          ok = co_await ex.write_chunk(std::move(event));
+          if (receipts) text = request->prompt;  // the receipt's output digest covers it
+        }
         if (!ok) {
           cancel->store(true);
           co_return;
@@ -262,6 +270,10 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         throw e;
       }
       if (r.finish == FinishReason::Cancelled) co_return;  // client gone
+      if (!streaming) {
+        if (r.text.empty()) r.text = std::move(text);
+        if (p.echo) r.text.insert(0, request->prompt);  // the prompt as given, then the completion
+      }
       nlohmann::json receipt;
       if (receipts) {
         // In tee_mode every model is measured at load; a response about unmeasured bytes gets no receipt.
@@ -273,7 +285,6 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
           co_return;
         }
         if (streaming) r.text = text;  // what the deltas carried
-        else if (r.text.empty()) r.text = text;
         receipt = make_receipt(*attestor_, meta, chat, streaming, request_sha256, prompt_sha256, model_sha256, r,
                                cfg_.suppress_token_metrics);
       }
@@ -296,7 +307,6 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         co_await ex.write_chunk(std::move(out));
         co_await ex.end_stream();
       } else {
-        if (r.text.empty()) r.text = std::move(text);
         nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
         doc["timings"] = timings_json(timings);
         if (receipts) doc["attestation_receipt"] = std::move(receipt);

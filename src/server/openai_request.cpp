@@ -53,7 +53,7 @@ const std::map<std::string, std::string>& known_unsupported() {
       {"service_tier", "service tiers are not available"},
       {"reasoning_effort", "reasoning options are not available"},
       {"web_search_options", "web search is not available"},
-      {"echo", "echo is not available"},
+      {"echo", "echo is only available on /v1/completions"},
       {"suffix", "suffix insertion is not available"},
       {"best_of", "best_of is not available"},
   };
@@ -328,10 +328,12 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "min_p",
                                                  "repeat_penalty",
                                                  "prompt_cache_key",
-                                                 "logit_bias"};
+                                                 "logit_bias",
+                                                 "echo"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);
+  if (is_given(body, "echo")) out.echo = bool_of(body, "echo");
   if (!is_given(body, "prompt")) bad("prompt", "'prompt' is required");
   const json& p = body["prompt"];
   if (p.is_string()) {

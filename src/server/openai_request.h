@@ -32,6 +32,7 @@ struct ParsedCompletion {
   runtime::CompletionRequest request;
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
+  bool echo = false;           // /v1/completions: the prompt, as given, precedes the completion
 };
 
 // Parses a JSON object body. Throws ApiError(codes::kInvalidJson) for malformed JSON or a non-object.

@@ -6,7 +6,8 @@
 //     bytes or more (replaced by other bytes of the same length, the same refusal): errors name
 //     fields, never echo or describe their values;
 //   - the same body parsed twice gives the same outcome (the parsers keep no state);
-//   - an accepted request has finite sampling parameters inside the documented ranges.
+//   - an accepted request has finite sampling parameters inside the documented ranges (logit_bias
+//     sorted by unique ids, biases in [-100, 100]; echo only on completions).
 // Seeds: tests/fuzz/seeds/openai_request/; dictionary: tests/fuzz/openai_request.dict.
 #include <cmath>
 #include <cstddef>
@@ -46,6 +47,12 @@ Outcome parse(bool chat, const std::string& body) {
     if (!std::isfinite(s.repeat_penalty) || s.repeat_penalty <= 0) __builtin_trap();
     if (!(std::fabs(s.presence_penalty) <= 2) || !(std::fabs(s.frequency_penalty) <= 2)) __builtin_trap();
     if (parsed.request.max_tokens && *parsed.request.max_tokens < 0) __builtin_trap();
+    // logit_bias: sorted by unique, non-negative ids, biases in [-100, 100] (what Sampler expects).
+    for (std::size_t i = 0; i < s.logit_bias.size(); ++i) {
+      const auto& b = s.logit_bias[i];
+      if (b.id < 0 || !(std::fabs(b.bias) <= 100) || (i > 0 && b.id <= s.logit_bias[i - 1].id)) __builtin_trap();
+    }
+    if (chat && parsed.echo) __builtin_trap();  // chat has no echo
     out.accepted = true;
   } catch (const ApiError& e) {
     out.message = e.what();

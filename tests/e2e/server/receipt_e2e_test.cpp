@@ -80,8 +80,9 @@ class ReceiptE2E : public ::testing::Test {
   }
 
   static SavedExchange exchange(ServerProcess& s, const std::string& name, bool chat, bool stream,
-                                bool include_usage = false, const std::string& cache_key = {}) {
+                                bool include_usage = false, const std::string& cache_key = {}, bool echo = false) {
     json req = {{"model", "stories260K"}, {"max_tokens", 12}, {"temperature", 0}};
+    if (echo) req["echo"] = true;
     if (!cache_key.empty()) req["prompt_cache_key"] = cache_key;
     // A keyed request gets a prompt long enough that its reused part shows through rounding.
     const std::string content =
@@ -123,13 +124,18 @@ TEST_F(ReceiptE2E, EveryGeneratingResponseCarriesAReceiptThatVerifies) {
   const json att = json::parse(std::ifstream(attestation));
   struct Case {
     const char* name;
-    bool chat, stream, usage;
+    bool chat, stream, usage, echo;
   };
-  for (const Case& c : {Case{"chat", true, false, false}, Case{"chat-stream", true, true, false},
-                        Case{"chat-stream-usage", true, true, true}, Case{"text", false, false, false},
-                        Case{"text-stream", false, true, false}}) {
+  // echo: the receipt's output digest covers the echoed prompt, as the body and the stream carry it.
+  for (const Case& c : {Case{"chat", true, false, false, false}, Case{"chat-stream", true, true, false, false},
+                        Case{"chat-stream-usage", true, true, true, false}, Case{"text", false, false, false, false},
+                        Case{"text-stream", false, true, false, false}, Case{"text-echo", false, false, false, true},
+                        Case{"text-stream-echo", false, true, true, true}}) {
     SCOPED_TRACE(c.name);
-    const SavedExchange e = exchange(*server_, c.name, c.chat, c.stream, c.usage);
+    const SavedExchange e = exchange(*server_, c.name, c.chat, c.stream, c.usage, {}, c.echo);
+    if (c.echo) {
+      EXPECT_NE(e.response.find("Once upon a time"), std::string::npos);
+    }
     EXPECT_EQ(e.receipt["schema"], "a3s-power.receipt.v1");
     EXPECT_EQ(e.receipt["key_id"], att["claims"]["receipt"]["key_id"]);
     EXPECT_EQ(e.receipt["model_sha256"], receipt_e2e_model_sha256());

@@ -213,6 +213,42 @@ TEST_F(E2E, LogitBiasBansAndForcesTokensAsTheEngineDoes) {
   EXPECT_EQ(completion({{std::to_string(n_vocab - 1), 1}})["choices"][0]["finish_reason"].is_string(), true);
 }
 
+TEST_F(E2E, EchoPutsThePromptAsGivenBeforeTheCompletion) {
+  const std::string prompt = "Once upon a time";
+  json body = {{"model", "stories260K"}, {"prompt", prompt}, {"temperature", 0}, {"max_tokens", 8}};
+  HttpResult plain = post(*server_, "/v1/completions", body);
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  const json pj = json::parse(plain.body);
+  const std::string completion = pj["choices"][0]["text"];
+  ASSERT_FALSE(completion.empty());
+
+  body["echo"] = true;
+  HttpResult echoed = post(*server_, "/v1/completions", body);
+  ASSERT_EQ(echoed.status, 200) << echoed.body;
+  const json ej = json::parse(echoed.body);
+  EXPECT_EQ(ej["choices"][0]["text"], prompt + completion);
+  EXPECT_EQ(ej["usage"], pj["usage"]);  // the echoed prompt is not counted as completion
+
+  // Streamed: the prompt is the first text chunk, then the same deltas.
+  body["stream"] = true;
+  HttpResult s = post(*server_, "/v1/completions", body);
+  ASSERT_EQ(s.status, 200) << s.body;
+  auto chunks = sse_chunks(s);
+  ASSERT_GE(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0]["choices"][0]["text"], prompt);
+  EXPECT_TRUE(chunks[0]["choices"][0]["finish_reason"].is_null());
+  std::string all;
+  for (const auto& c : chunks) {
+    if (!c["choices"].empty()) all += c["choices"][0].value("text", "");
+  }
+  EXPECT_EQ(all, prompt + completion);
+
+  // Chat has no echo.
+  HttpResult chat = post(*server_, "/v1/chat/completions", chat_body({{"echo", true}}));
+  EXPECT_EQ(chat.status, 400);
+  EXPECT_EQ(json::parse(chat.body)["error"]["param"], "echo");
+}
+
 TEST_F(E2E, GreedyChatEqualsTheModelsContinuation) {
   json body = chat_body();
   std::string expected = engine_chat_continuation(body["messages"], 24);
@@ -311,7 +347,7 @@ TEST_F(E2E, RequestErrors) {
   HttpResult bad_type = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", "ten"}}));
   EXPECT_EQ(bad_type.status, 400);
   EXPECT_EQ(err(bad_type)["param"], "max_tokens");
-  for (const char* f : {"tools", "response_format", "logit_bias"}) {
+  for (const char* f : {"tools", "response_format", "top_logprobs"}) {
     HttpResult r = post(*server_, "/v1/chat/completions", chat_body({{f, {{"x", 1}}}}));
     EXPECT_EQ(r.status, 400);
     EXPECT_EQ(err(r)["code"], "unsupported_field");

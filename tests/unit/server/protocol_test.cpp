@@ -144,6 +144,23 @@ TEST(OpenAIRequest, BadLogitBiasIsAClear400ThatRepeatsNothing) {
                "logit_bias", /*is_chat=*/false);
 }
 
+TEST(OpenAIRequest, EchoOnTextCompletionsOnly) {
+  const json text = {{"model", "m"}, {"prompt", "hi"}};
+  EXPECT_FALSE(parse_text_completion(text).echo);
+  json b = text;
+  b["echo"] = true;
+  EXPECT_TRUE(parse_text_completion(b).echo);
+  b["echo"] = false;
+  EXPECT_FALSE(parse_text_completion(b).echo);
+  b["echo"] = "yes";
+  expect_error(b, "invalid_request_error", "echo", /*is_chat=*/false);
+  b["echo"] = 1;
+  expect_error(b, "invalid_request_error", "echo", /*is_chat=*/false);
+  // Chat has no echo: true is refused by name, false is no request for it.
+  expect_error(chat_body({{"echo", true}}), "unsupported_field", "echo");
+  EXPECT_FALSE(chat(chat_body({{"echo", false}})).echo);
+}
+
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
   expect_error(chat_body({{"temperature", "hot"}}), "invalid_request_error", "temperature");
   expect_error(chat_body({{"temperature", 2.5}}), "invalid_request_error", "temperature");
@@ -262,7 +279,7 @@ TEST(OpenAIRequest, CompletionPromptForms) {
   b["prompt"] = {1, 2, 3};
   expect_error(b, "unsupported_field", "prompt", false);
   expect_error(json{{"model", "m"}}, "invalid_request_error", "prompt", false);
-  expect_error(json{{"model", "m"}, {"prompt", "x"}, {"echo", true}}, "unsupported_field", "echo", false);
+  expect_error(json{{"model", "m"}, {"prompt", "x"}, {"suffix", "y"}}, "unsupported_field", "suffix", false);
   expect_error(json{{"model", "m"}, {"prompt", "x"}, {"messages", json::array()}}, "unsupported_field", "messages",
                false);
 }
