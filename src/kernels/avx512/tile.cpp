@@ -8,7 +8,9 @@
 // K-quants, whose sub-blocks carry an integer scale, pair the bytes with vpmaddubsw and scale and add
 // the pairs with vpdpwssd instead (scaled_dot), which gives the same lanes in fewer µops. The same
 // kernels with one token are the vec_dot of these types (decode rows), where that measures faster.
-// Types without a kernel here keep their AVX2 kernel (kernel_table.h). Every fused multiply-add is
+// Types without a kernel here keep their AVX2 kernel (kernel_table.h). Q4_0 is one of them: a
+// vpdpbusd form, which sums every block horizontally to keep the reference's order, ran at half the
+// AVX2 kernel's speed in prefill and decode on an Intel Xeon (docs/benchmarks.md). Every fused multiply-add is
 // written out (the kernels are compiled with -ffp-contract=off).
 #include "kernels/avx2/common.h"
 
@@ -58,26 +60,6 @@ void multi_q8_0(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     }
   }
   for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]);
-}
-
-template <int NT>
-void multi_q4_0(int64_t n, const void* w, const void* x, size_t xs, float* out) {
-  const auto* a = static_cast<const BlockQ4_0*>(w);
-  const Rows<BlockQ8_0, NT> b(x, xs);
-  const __m256i eight = _mm256_set1_epi8(8);
-  float acc[NT];
-  for (int t = 0; t < NT; ++t) acc[t] = 0.0f;
-  for (int64_t i = 0; i < n / kQK; ++i) {
-    prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
-    const __m256i qa = _mm256_sub_epi8(unpack_nibbles(a[i].qs), eight);
-    const __m256i aa = _mm256_abs_epi8(qa);
-    const float da = h2f(a[i].d);
-    for (int t = 0; t < NT; ++t) {
-      const __m256i s = vnni_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
-      acc[t] = std::fma(static_cast<float>(hsum_i32(s)), da * h2f(b.r[t][i].d), acc[t]);
-    }
-  }
-  for (int t = 0; t < NT; ++t) out[t] = acc[t];
 }
 
 // ---- K-quants against Q8_K -------------------------------------------------------------------------
@@ -240,10 +222,6 @@ struct KQ8_0 {
   static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q8_0<NT>(n, w, x, s, o); }
 };
 template <int NT>
-struct KQ4_0 {
-  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q4_0<NT>(n, w, x, s, o); }
-};
-template <int NT>
 struct KQ4_K {
   static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
     multi_k4<NT, false>(n, w, x, s, o);
@@ -272,9 +250,7 @@ void install_avx512_tile(KernelTable& t) {
   t.vec_dot[idx(TensorType::Q4_K)] = dot_one<KQ4_K>;
   t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
   t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
-  t.vec_dot[idx(TensorType::Q4_0)] = dot_one<KQ4_0>;
   t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
-  t.tile[idx(TensorType::Q4_0)] = tile<KQ4_0>;
   t.tile[idx(TensorType::Q4_K)] = tile<KQ4_K>;
   t.tile[idx(TensorType::Q5_K)] = tile<KQ5_K>;
   t.tile[idx(TensorType::Q6_K)] = tile<KQ6_K>;
