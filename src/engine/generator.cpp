@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "a3s/power/error.h"
+#include "crypto/secure_memory.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power {
@@ -130,6 +131,35 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
                                                               : ctx.n_ctx() - ctx.n_past() + 1));
   StreamingDetokenizer detok(tok);
   StopMatcher stops(req.stop);
+  // Log probabilities (req.logprobs >= 0): one reused record, wiped when the generation ends.
+  TokenLogprobs lp;
+  struct WipeLogprobs {
+    TokenLogprobs& lp;
+    static void wipe(std::string& s) {
+      crypto::wipe(s.data(), s.size());
+      s.clear();
+    }
+    ~WipeLogprobs() {
+      wipe(lp.chosen.piece);
+      for (auto& e : lp.top) wipe(e.piece);
+    }
+  } wipe_logprobs{lp};
+  const bool want_logprobs = req.logprobs >= 0 && req.on_logprobs;
+  auto report_logprobs = [&](Token t) {
+    const sampling::LogSoftmax ls(logits);
+    auto fill = [&](TokenLogprobs::Entry& e, Token id, float logprob) {
+      e.id = id;
+      e.logprob = logprob;
+      WipeLogprobs::wipe(e.piece);
+      e.piece = tok.token_to_piece(id, /*special=*/true);
+    };
+    fill(lp.chosen, t, ls.logprob(t));
+    const auto top = ls.top(req.logprobs);
+    for (auto& e : lp.top) WipeLogprobs::wipe(e.piece);
+    lp.top.resize(top.size());
+    for (size_t i = 0; i < top.size(); ++i) fill(lp.top[i], top[i].id, top[i].logprob);
+    req.on_logprobs(lp);
+  };
   auto deliver = [&](std::string_view text, Token t) {
     res.text.append(text);
     return on_delta ? on_delta(text, t) : true;
@@ -151,6 +181,7 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
       break;
     }
     res.tokens.push_back(t);
+    if (want_logprobs) report_logprobs(t);
     if (stops.push(detok.push(t))) {
       res.finish = FinishReason::Stop;
       deliver(stops.take_all(), t);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "a3s/power/engine.h"
+#include "sampling/logprobs.h"
 #include "sampling/sampler.h"
 
 namespace a3s::power {
@@ -23,12 +24,31 @@ namespace a3s::power {
 enum class FinishReason { Stop, Length, Cancelled };
 const char* to_string(FinishReason r);  // "stop", "length", "cancelled"
 
+// One generated token's log probabilities (sampling/logprobs.h: the log-softmax of the model's raw
+// logits for the step that produced it, before any sampling setting).
+struct TokenLogprobs {
+  struct Entry {
+    Token id = 0;
+    float logprob = 0.0f;  // natural log; -inf for a token that could not be drawn
+    std::string piece;     // the token's bytes (a control token's text); may be partial UTF-8
+  };
+  Entry chosen;
+  std::vector<Entry> top;  // the GenerationRequest::logprobs most probable tokens, best first
+};
+// Called once per generated token (never for the end-of-generation token), before the delta that
+// carries the token's text. The object is reused: copy what you keep.
+using LogprobsCallback = std::function<void(const TokenLogprobs&)>;
+
 struct GenerationRequest {
   std::vector<Token> prompt;          // already tokenized (BOS included if wanted)
   SamplingParams sampling;
   int max_tokens = -1;                // < 0: until the context is full
   std::vector<std::string> stop;      // stop strings (matched on the generated text)
   const std::atomic<bool>* cancel = nullptr;
+  // < 0: no log probabilities. 0..sampling::kMaxTopLogprobs: on_logprobs gets each generated
+  // token's log probability and this many alternatives (larger values are clamped).
+  int logprobs = -1;
+  LogprobsCallback on_logprobs;
 };
 
 struct GenerationResult {

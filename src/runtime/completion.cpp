@@ -41,7 +41,7 @@ Error context_exceeded(int n_ctx) {
 
 void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
                     const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink,
-                    PromptCache* cache) {
+                    PromptCache* cache, int choice) {
   // Everything this request leaves behind is wiped when it ends, however it ends (docs/privacy.md):
   // the prompt tokens, the generated tokens and text, and the slot context's KV cache and buffers.
   GenerationRequest gen;
@@ -82,6 +82,11 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     const int room = slot_n_ctx - n_prompt;
     gen.max_tokens = request.max_tokens ? std::min(*request.max_tokens, room) : room;
     gen.sampling = request.sampling;
+    if (gen.sampling.seed) *gen.sampling.seed += static_cast<uint64_t>(choice);
+    if (request.logprobs >= 0) {
+      gen.logprobs = request.logprobs;
+      gen.on_logprobs = [&sink](const TokenLogprobs& lp) { sink.logprobs(lp); };
+    }
     gen.stop = request.stop;
     gen.cancel = &cancel;
     CacheDigest scope{}, identity{};

@@ -11,12 +11,16 @@
 
 #include "a3s/power/error.h"
 #include "chat/messages.h"
+#include "sampling/logprobs.h"
 #include "sampling/sampler.h"
 #include "runtime/model_runtime.h"
 #include "runtime/prompt_cache.h"
 #include "runtime/slot.h"
 
 namespace a3s::power::runtime {
+
+// The most alternatives a request may ask for per token (CompletionRequest::logprobs).
+inline constexpr int kMaxTopLogprobs = sampling::kMaxTopLogprobs;
 
 // The request's text (messages, prompt, stop strings) is wiped when the object is destroyed.
 struct CompletionRequest {
@@ -35,6 +39,9 @@ struct CompletionRequest {
   std::optional<std::string> cache_key;
   std::string cache_identity;  // the authenticated identity ("" without API keys)
   std::string cache_endpoint;  // "/v1/chat/completions" | "/v1/completions"
+  // Log probabilities (GenerationRequest::logprobs): < 0 none, else each generated token's log
+  // probability and this many alternatives (0..kMaxTopLogprobs) go to CompletionSink::logprobs().
+  int logprobs = -1;
   // Longest wait for KV cache blocks before the prompt is evaluated (the queue timeout): then
   // Error(codes::kQueueTimeout), HTTP 503.
   std::chrono::milliseconds kv_wait{30'000};
@@ -67,6 +74,9 @@ class CompletionSink {
   // A whole-UTF-8 text delta (may be empty for a token that completed no character yet). Return
   // false to cancel the generation.
   virtual bool delta(std::string_view text) = 0;
+  // With CompletionRequest::logprobs >= 0: one generated token's log probabilities, before the
+  // delta that carries its text (the object is reused: copy what you keep).
+  virtual void logprobs(const TokenLogprobs&) {}
   virtual void finished(const CompletionResult& result) = 0;
   virtual void failed(const Error& error) = 0;
 };
@@ -79,9 +89,11 @@ class CompletionSink {
 // With request.cache_key: the longest prefix of the prompt the cache holds for the request's scope
 // is restored and only the rest evaluated, and the prompt's prefix is stored afterwards; without a
 // cache, or on a model runtime that cannot snapshot → Error "prompt_cache_unsupported".
+// `choice` numbers one of several completions of the same request (the API's `n`): with a seed,
+// choice i samples with seed + i, so the choices differ and each is reproducible.
 void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,
                     const CompletionRequest& request, const std::atomic<bool>& cancel, CompletionSink& sink,
-                    PromptCache* cache = nullptr);
+                    PromptCache* cache = nullptr, int choice = 0);
 
 // "stop" | "length" (a cancelled generation reports "stop").
 const char* finish_reason_name(FinishReason r);

@@ -3,7 +3,12 @@
 // when the request ends (docs/privacy.md, "Memory"). In tee_mode every completed response carries a
 // signed receipt (docs/receipts.md): a top-level "attestation_receipt" of the body, or of the stream's
 // last chunk before [DONE] (the usage chunk when include_usage, else a chunk with empty choices).
+// `n` choices run as n jobs on the scheduler (choice i samples with seed + i); a stream interleaves
+// their chunks, each with its choice's index. Log probabilities ride with the text they belong to: a
+// token whose text is held back (a possible stop string, a partial character) reports them with the
+// next delta or with its choice's finish chunk.
 #include <chrono>
+#include <optional>
 #include <ctime>
 #include <variant>
 
@@ -26,58 +31,124 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Events of one choice's job, tagged with the choice's index.
 struct Started {
+  int choice;
   int prompt_tokens;
   crypto::Sha256Digest prompt_sha256;  // tee::prompt_sha256 of the prompt's token ids
 };
 struct Delta {
+  int choice;
   std::string text;
+  std::vector<TokenLogprobs> logprobs;  // the tokens whose text this delta completes (or holds back)
   Clock::time_point at;
   bool first;
 };
 struct Finished {
+  int choice;
   runtime::CompletionResult result;
+  std::vector<TokenLogprobs> logprobs;  // tokens reported after the last delta
 };
 struct Failed {
   ApiError error;  // with the request field a template's FieldError names (its param)
 };
 using GenEvent = std::variant<Started, Delta, Finished, Failed>;
 
-// Carries a job's events from the worker thread to the exchange's coroutine.
+void wipe_logprobs(std::vector<TokenLogprobs>& v) {
+  for (TokenLogprobs& t : v) {
+    privacy::wipe_string(t.chosen.piece);
+    for (auto& e : t.top) privacy::wipe_string(e.piece);
+  }
+  v.clear();
+}
+
+// Carries one choice's events from the worker thread to the exchange's coroutine.
 class QueueSink final : public runtime::CompletionSink {
  public:
-  QueueSink(std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
-      : q_(std::move(q)), cancel_(std::move(cancel)) {}
+  QueueSink(int choice, std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
+      : choice_(choice), q_(std::move(q)), cancel_(std::move(cancel)) {}
+  ~QueueSink() override { wipe_logprobs(pending_); }
   void started(std::span<const Token> prompt) override {
-    q_->push(Started{static_cast<int>(prompt.size()), tee::prompt_sha256(prompt)});
+    q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt)});
   }
+  void logprobs(const TokenLogprobs& lp) override { pending_.push_back(lp); }
   bool delta(std::string_view text) override {
     if (cancel_->load()) return false;
     // The first token is always reported (time to first token), later ones only with text.
     if (!first_sent_ || !text.empty()) {
-      q_->push(Delta{std::string(text), Clock::now(), !first_sent_});
+      q_->push(Delta{choice_, std::string(text), std::move(pending_), Clock::now(), !first_sent_});
+      pending_.clear();
       first_sent_ = true;
     }
     return !cancel_->load();
   }
-  void finished(const runtime::CompletionResult& r) override { q_->push(Finished{r}); }
+  void finished(const runtime::CompletionResult& r) override {
+    q_->push(Finished{choice_, r, std::move(pending_)});
+    pending_.clear();
+  }
   void failed(const Error& e) override {
     const auto* field = dynamic_cast<const chat::FieldError*>(&e);
     q_->push(Failed{ApiError(e.kind(), e.what(), field != nullptr ? field->param() : std::string())});
   }
 
  private:
+  int choice_;
   std::shared_ptr<AsyncQueue<GenEvent>> q_;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  std::vector<TokenLogprobs> pending_;
   bool first_sent_ = false;
 };
+
+// One choice as the exchange assembles it.
+struct ChoiceState {
+  std::string text;                     // what the client was sent (streams: kept for the receipt only)
+  std::vector<TokenLogprobs> logprobs;  // every generated token's, when asked for
+  size_t piece_bytes = 0;               // text_offset of the next token (text completions)
+  std::optional<runtime::CompletionResult> result;
+  ~ChoiceState() {
+    privacy::wipe_string(text);
+    wipe_logprobs(logprobs);
+    if (result) privacy::wipe_string(result->text);
+  }
+};
+
+// The logprobs member of a chunk or choice carrying `tokens` (null when log probabilities are off).
+nlohmann::json logprobs_member(bool wanted, bool chat, std::span<const TokenLogprobs> tokens, size_t first_offset) {
+  if (!wanted) return nullptr;
+  return chat ? chat_logprobs(tokens) : text_logprobs(tokens, first_offset);
+}
+
+// The choices of a finished response as the client sees them (the caller wipes them).
+std::vector<ChoiceOutput> choice_outputs(const std::vector<ChoiceState>& states, bool chat, bool logprobs) {
+  std::vector<ChoiceOutput> out(states.size());
+  for (size_t i = 0; i < states.size(); ++i) {
+    out[i].text = states[i].text;
+    out[i].finish = states[i].result ? states[i].result->finish : FinishReason::Stop;
+    out[i].logprobs = logprobs_member(logprobs, chat, states[i].logprobs, 0);
+  }
+  return out;
+}
+
+// One SSE event of a chunk; the chunk (generated text) is wiped once serialised.
+std::string chunk_event(nlohmann::json chunk) {
+  std::string event = sse_event(chunk);
+  privacy::wipe_json(chunk);
+  return event;
+}
+
+void wipe_outputs(std::vector<ChoiceOutput>& v) {
+  for (ChoiceOutput& c : v) {
+    privacy::wipe_string(c.text);
+    privacy::wipe_json(c.logprobs);
+  }
+}
 
 // The receipt of one response (docs/receipts.md); its output digest is over `choices` as the client
 // decodes them: the JSON text the body or the stream carries, parsed back.
 nlohmann::json make_receipt(const Attestor& attestor, const ResponseMeta& meta, bool chat, bool stream,
                             const crypto::Sha256Digest& request_sha256, const crypto::Sha256Digest& prompt_sha256,
-                            const crypto::Sha256Digest& model_sha256, const runtime::CompletionResult& shown,
-                            bool rounded) {
+                            const crypto::Sha256Digest& model_sha256, std::span<const ChoiceOutput> choices_shown,
+                            const UsageCounts& usage, const runtime::CompletionResult& first, bool rounded) {
   tee::Receipt rc;
   rc.response.id = meta.id;
   rc.response.object = chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
@@ -88,14 +159,14 @@ nlohmann::json make_receipt(const Attestor& attestor, const ResponseMeta& meta, 
   rc.request_sha256 = request_sha256;
   rc.prompt_sha256 = prompt_sha256;
   rc.model_sha256 = model_sha256;
-  rc.usage.prompt_tokens = shown.prompt_tokens;
-  rc.usage.completion_tokens = shown.completion_tokens;
+  rc.usage.prompt_tokens = usage.prompt_tokens;
+  rc.usage.completion_tokens = usage.completion_tokens;
   rc.usage.rounded = rounded;
-  rc.prompt_cache_used = shown.cache_used;
-  rc.prompt_cache_tokens = shown.cached_tokens;
+  rc.prompt_cache_used = first.cache_used;
+  rc.prompt_cache_tokens = usage.cached_tokens;
   rc.completed_at = static_cast<int64_t>(std::time(nullptr));
   {
-    nlohmann::json doc = chat ? chat_completion(meta, shown) : text_completion(meta, shown);
+    nlohmann::json doc = chat ? chat_completion(meta, choices_shown, usage) : text_completion(meta, choices_shown, usage);
     nlohmann::json choices = nlohmann::json::parse(json_text(doc["choices"]));
     privacy::wipe_json(doc);
     try {
@@ -142,57 +213,71 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
 
   auto queue = std::make_shared<AsyncQueue<GenEvent>>(ex.executor());
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  auto sink = std::make_shared<QueueSink>(queue, cancel);
   auto request = std::make_shared<runtime::CompletionRequest>(std::move(p.request));
   request->cache_identity = std::move(identity);
   request->cache_endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
   request->kv_wait = std::chrono::milliseconds(static_cast<int64_t>(cfg_.queue_timeout_seconds * 1000.0));
   auto registry = registry_;
   auto cache = prompt_cache_;
+  const int n_choices = p.n;
+  const bool logprobs = request->logprobs >= 0;
 
-  runtime::Job job;
-  job.cancel = cancel;
-  job.run = [registry, request, cancel, sink, cache](runtime::Slot& slot) {
-    std::shared_ptr<const runtime::ModelRuntime> model;
-    try {
-      model = registry->acquire(request->model);
-    } catch (const Error& e) {
-      sink->failed(e);
-      return;
-    } catch (const std::exception&) {
-      sink->failed(Error(codes::kInternal, "model load failed"));
-      return;
-    }
-    runtime::run_completion(slot, model, *request, *cancel, *sink, cache.get());
-  };
-  job.reject = [sink](const Error& e) { sink->failed(e); };
-
-  // A client that goes away cancels its generation (or its place in the queue).
+  // A client that goes away cancels its generations (or their places in the queue).
   ex.watch_disconnect([cancel, queue] {
     cancel->store(true);
     queue->interrupt();
   });
-  scheduler_.submit(std::move(job));  // 429 when the queue is full
+  // One job per choice, each on a slot of its own (so the choices run side by side when slots are
+  // free). A full queue refuses the request (429) and stops the choices already admitted.
+  for (int choice = 0; choice < n_choices; ++choice) {
+    auto sink = std::make_shared<QueueSink>(choice, queue, cancel);
+    runtime::Job job;
+    job.cancel = cancel;
+    job.run = [registry, request, cancel, sink, cache, choice](runtime::Slot& slot) {
+      std::shared_ptr<const runtime::ModelRuntime> model;
+      try {
+        model = registry->acquire(request->model);
+      } catch (const Error& e) {
+        sink->failed(e);
+        return;
+      } catch (const std::exception&) {
+        sink->failed(Error(codes::kInternal, "model load failed"));
+        return;
+      }
+      runtime::run_completion(slot, model, *request, *cancel, *sink, cache.get(), choice);
+    };
+    job.reject = [sink](const Error& e) { sink->failed(e); };
+    try {
+      scheduler_.submit(std::move(job));
+    } catch (...) {
+      cancel->store(true);
+      throw;
+    }
+  }
 
   ResponseMeta meta;
   meta.id = new_response_id(chat);
   meta.created = static_cast<int64_t>(std::time(nullptr));
   meta.model = request->model;
 
+  bool started = false;
   bool streaming = false;
   bool usage_null = p.include_usage;
   bool ttft_recorded = false;
   double ttft_seconds = 0;
-  std::string text;  // non-streaming: the whole completion
-  privacy::WipeOnExit wipe_text(text);
+  std::vector<ChoiceState> choices(static_cast<size_t>(n_choices));
+  int n_finished = 0;
   for (;;) {
     std::optional<GenEvent> ev = co_await queue->pop();
     if (!ev) {
-      // Client gone (disconnect watch). The job stops at its next decode step.
+      // Client gone (disconnect watch). The jobs stop at their next decode step.
       ex.record().status = ex.record().status ? ex.record().status : 499;
       co_return;
     }
     if (auto* st = std::get_if<Started>(&*ev)) {
+      // Every choice evaluates the same prompt: the first to start stands for all.
+      if (started) continue;
+      started = true;
       ex.record().prompt_tokens = shown_token_counts(st->prompt_tokens, 0, cfg_.suppress_token_metrics).prompt;
       if (auto s = registry_->status(request->model); s && s->description) {
         meta.system_fingerprint = s->description->system_fingerprint;
@@ -209,14 +294,18 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
                                                                     {"X-Accel-Buffering", "no"}};
         std::string content_type = "text/event-stream";
         bool ok = co_await ex.begin_stream(200, content_type, std::move(headers));
-        if (ok && chat) ok = co_await ex.write_chunk(sse_event(chat_chunk_role(meta, usage_null)));
-        if (ok && p.echo) {
-          // echo: the prompt as given is the stream's first text.
-          nlohmann::json chunk = text_chunk(meta, request->prompt, nullptr, usage_null);
-          std::string event = sse_event(chunk);
-          privacy::wipe_json(chunk);
-          ok = co_await ex.write_chunk(std::move(event));
-          if (receipts) text = request->prompt;  // the receipt's output digest covers it
+        for (int i = 0; ok && i < n_choices; ++i) {
+          // Events are built outside co_await: g++ 12 mishandles temporaries that live across one.
+          if (chat) {
+            std::string event = chunk_event(chat_chunk_role(meta, i, usage_null));
+            ok = co_await ex.write_chunk(std::move(event));
+          }
+          if (ok && p.echo) {
+            // echo: the prompt as given is each choice's first text.
+            std::string event = chunk_event(text_chunk(meta, i, request->prompt, nullptr, nullptr, usage_null));
+            ok = co_await ex.write_chunk(std::move(event));
+            if (receipts) choices[static_cast<size_t>(i)].text = request->prompt;  // the receipt covers it
+          }
         }
         if (!ok) {
           cancel->store(true);
@@ -224,56 +313,95 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         }
       }
     } else if (auto* d = std::get_if<Delta>(&*ev)) {
+      privacy::WipeOnExit wipe_delta(d->text);
+      ChoiceState& c = choices[static_cast<size_t>(d->choice)];
       if (d->first && !ttft_recorded) {
         ttft_recorded = true;
         ttft_seconds = shown_duration_seconds(std::chrono::duration<double>(d->at - start).count(), cfg_.redact_logs);
         metrics_.record_ttft(ex.record().route, ttft_seconds);
       }
-      if (d->text.empty()) continue;
-      privacy::WipeOnExit wipe_delta(d->text);
+      if (d->text.empty() && d->logprobs.empty()) continue;
       if (streaming) {
-        nlohmann::json chunk = chat ? chat_chunk_delta(meta, d->text, usage_null)
-                                    : text_chunk(meta, d->text, nullptr, usage_null);
-        std::string event = sse_event(chunk);
-        privacy::wipe_json(chunk);
+        nlohmann::json lp = logprobs_member(logprobs, chat, d->logprobs, c.piece_bytes);
+        std::string event = chunk_event(chat ? chat_chunk_delta(meta, d->choice, d->text, std::move(lp), usage_null)
+                                             : text_chunk(meta, d->choice, d->text, std::move(lp), nullptr, usage_null));
         if (!co_await ex.write_chunk(std::move(event))) {
           cancel->store(true);  // failed write: the client is gone or not reading
+          wipe_logprobs(d->logprobs);
           co_return;
         }
-        if (receipts) text += d->text;  // the receipt's output digest (wiped on exit)
-      } else {
-        text += d->text;
       }
+      if (!streaming || receipts) c.text += d->text;  // the body, or the receipt's output digest
+      for (TokenLogprobs& t : d->logprobs) {
+        c.piece_bytes += t.chosen.piece.size();
+        if (!streaming || receipts) c.logprobs.push_back(std::move(t));
+      }
+      wipe_logprobs(d->logprobs);
     } else if (auto* f = std::get_if<Finished>(&*ev)) {
-      runtime::CompletionResult r = std::move(f->result);
-      privacy::WipeOnExit wipe_result(r.text);
-      // Counts leave the process only as shown (rounded under suppress_token_metrics).
-      const ShownTokenCounts shown =
-          shown_token_counts(r.prompt_tokens, r.completion_tokens, cfg_.suppress_token_metrics);
-      r.prompt_tokens = shown.prompt;
-      r.completion_tokens = shown.completion;
-      const int evaluated = shown_token_counts(r.prompt_tokens - r.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
-      r.cached_tokens = shown_token_counts(r.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
-      if (r.cache_used) metrics_.record_prompt_cache_tokens(r.cached_tokens, evaluated);
-      ShownTimings timings;
-      timings.prompt_eval_ms = shown_duration_seconds(r.prefill_ms / 1000.0, cfg_.redact_logs) * 1000.0;
-      timings.ttft_ms = ttft_seconds * 1000.0;
-      ex.record().prompt_tokens = r.prompt_tokens;
-      ex.record().completion_tokens = r.completion_tokens;
+      ChoiceState& c = choices[static_cast<size_t>(f->choice)];
+      c.result = std::move(f->result);
+      runtime::CompletionResult& r = *c.result;
       if (r.finish == FinishReason::Cancelled && stopping()) {
+        wipe_logprobs(f->logprobs);
         Error e(codes::kServiceUnavailable, "the server is shutting down");
         if (streaming) {
           HttpResponse er = error_response(e);
           co_await ex.write_chunk(sse_event(std::string_view(er.body)));
           co_return;  // no [DONE]: the stream did not complete
         }
+        cancel->store(true);
         throw e;
       }
-      if (r.finish == FinishReason::Cancelled) co_return;  // client gone
-      if (!streaming) {
-        if (r.text.empty()) r.text = std::move(text);
-        if (p.echo) r.text.insert(0, request->prompt);  // the prompt as given, then the completion
+      if (r.finish == FinishReason::Cancelled) {  // client gone
+        wipe_logprobs(f->logprobs);
+        co_return;
       }
+      if (!streaming) {
+        if (!r.text.empty()) {
+          privacy::wipe_string(c.text);
+          c.text = r.text;
+        }
+        if (p.echo) c.text.insert(0, request->prompt);  // the prompt as given, then the completion
+      }
+      if (streaming) {
+        // The finish chunk carries the log probabilities of tokens no delta carried (with log
+        // probabilities on, always an object, so a stream reassembles what a body shows).
+        nlohmann::json lp = logprobs_member(logprobs, chat, f->logprobs, c.piece_bytes);
+        const char* reason = runtime::finish_reason_name(r.finish);
+        std::string event = chunk_event(chat ? chat_chunk_finish(meta, f->choice, reason, std::move(lp), usage_null)
+                                             : text_chunk(meta, f->choice, "", std::move(lp), reason, usage_null));
+        if (!co_await ex.write_chunk(std::move(event))) {
+          cancel->store(true);
+          wipe_logprobs(f->logprobs);
+          co_return;
+        }
+      }
+      for (TokenLogprobs& t : f->logprobs) {
+        c.piece_bytes += t.chosen.piece.size();
+        if (!streaming || receipts) c.logprobs.push_back(std::move(t));
+      }
+      wipe_logprobs(f->logprobs);
+      if (++n_finished < n_choices) continue;
+
+      // Every choice is done: the usage, the receipt, the end of the stream or the body.
+      const runtime::CompletionResult& first = *choices[0].result;
+      int completion_tokens = 0;
+      for (const ChoiceState& s : choices) completion_tokens += s.result->completion_tokens;
+      // Counts leave the process only as shown (rounded under suppress_token_metrics).
+      const ShownTokenCounts shown =
+          shown_token_counts(first.prompt_tokens, completion_tokens, cfg_.suppress_token_metrics);
+      UsageCounts usage;
+      usage.prompt_tokens = shown.prompt;
+      usage.completion_tokens = shown.completion;
+      const int evaluated =
+          shown_token_counts(first.prompt_tokens - first.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
+      usage.cached_tokens = shown_token_counts(first.cached_tokens, 0, cfg_.suppress_token_metrics).prompt;
+      if (first.cache_used) metrics_.record_prompt_cache_tokens(usage.cached_tokens, evaluated);
+      ShownTimings timings;
+      timings.prompt_eval_ms = shown_duration_seconds(first.prefill_ms / 1000.0, cfg_.redact_logs) * 1000.0;
+      timings.ttft_ms = ttft_seconds * 1000.0;
+      ex.record().prompt_tokens = usage.prompt_tokens;
+      ex.record().completion_tokens = usage.completion_tokens;
       nlohmann::json receipt;
       if (receipts) {
         // In tee_mode every model is measured at load; a response about unmeasured bytes gets no receipt.
@@ -284,20 +412,23 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
           co_await ex.write_chunk(sse_event(std::string_view(er.body)));
           co_return;
         }
-        if (streaming) r.text = text;  // what the deltas carried
-        receipt = make_receipt(*attestor_, meta, chat, streaming, request_sha256, prompt_sha256, model_sha256, r,
-                               cfg_.suppress_token_metrics);
+        std::vector<ChoiceOutput> shown_choices = choice_outputs(choices, chat, logprobs);
+        try {
+          receipt = make_receipt(*attestor_, meta, chat, streaming, request_sha256, prompt_sha256, model_sha256,
+                                 shown_choices, usage, first, cfg_.suppress_token_metrics);
+        } catch (...) {
+          wipe_outputs(shown_choices);
+          throw;
+        }
+        wipe_outputs(shown_choices);
       }
       if (streaming) {
-        const char* reason = runtime::finish_reason_name(r.finish);
-        nlohmann::json last = chat ? chat_chunk_finish(meta, reason, usage_null)
-                                   : text_chunk(meta, "", reason, usage_null);
-        std::string out = sse_event(last);
+        std::string out;
         if (p.include_usage) {
-          nlohmann::json usage = usage_chunk(meta, chat, r);
-          usage["timings"] = timings_json(timings);
-          if (receipts) usage["attestation_receipt"] = std::move(receipt);
-          out += sse_event(usage);
+          nlohmann::json u = usage_chunk(meta, chat, usage);
+          u["timings"] = timings_json(timings);
+          if (receipts) u["attestation_receipt"] = std::move(receipt);
+          out += sse_event(u);
         } else if (receipts) {
           nlohmann::json last_chunk = receipt_chunk(meta, chat);
           last_chunk["attestation_receipt"] = std::move(receipt);
@@ -307,7 +438,9 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         co_await ex.write_chunk(std::move(out));
         co_await ex.end_stream();
       } else {
-        nlohmann::json doc = chat ? chat_completion(meta, r) : text_completion(meta, r);
+        std::vector<ChoiceOutput> body_choices = choice_outputs(choices, chat, logprobs);
+        nlohmann::json doc = chat ? chat_completion(meta, body_choices, usage) : text_completion(meta, body_choices, usage);
+        wipe_outputs(body_choices);
         doc["timings"] = timings_json(timings);
         if (receipts) doc["attestation_receipt"] = std::move(receipt);
         HttpResponse res;
@@ -317,6 +450,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       }
       co_return;
     } else if (auto* fl = std::get_if<Failed>(&*ev)) {
+      cancel->store(true);  // the other choices stop: the request has failed
       if (!streaming) throw fl->error;
       // Headers are out: report the error as a final event (no [DONE]).
       HttpResponse er = error_response(fl->error);

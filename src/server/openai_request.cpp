@@ -21,6 +21,9 @@ using nlohmann::json;
 // Entries of one logit_bias object.
 constexpr size_t kMaxLogitBias = 1024;
 
+// Choices per request (`n`): each is a generation of its own, on its own slot.
+constexpr int64_t kMaxChoices = 8;
+
 // Arrays and objects in chat_template_kwargs, the object itself counted: the template sees them as
 // values built recursively.
 constexpr int kMaxKwargsDepth = 32;
@@ -43,8 +46,6 @@ const std::map<std::string, std::string>& known_unsupported() {
       {"functions", "function calling is not available"},
       {"function_call", "function calling is not available"},
       {"response_format", "structured output is not available"},
-      {"logprobs", "log probabilities are not available"},
-      {"top_logprobs", "log probabilities are not available"},
       {"audio", "audio output is not available"},
       {"modalities", "only text output is available"},
       {"prediction", "predicted outputs are not available"},
@@ -97,7 +98,7 @@ const std::set<std::string>& endpoint_fields() {
       "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
-      "prompt_cache_key", "logit_bias"};
+      "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs"};
   return names;
 }
 
@@ -109,7 +110,7 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
     if (ku != known_unsupported().end()) {
       // A feature explicitly turned off is not a request for it.
       if (it->is_null()) continue;
-      if ((k == "logprobs" || k == "parallel_tool_calls" || k == "store" || k == "echo") &&
+      if ((k == "parallel_tool_calls" || k == "store" || k == "echo") &&
           it->is_boolean() && !it->get<bool>()) {
         continue;
       }
@@ -208,8 +209,8 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
 
   if (is_given(body, "n")) {
     int64_t n = integer_of(body, "n");
-    if (n < 1) bad("n", "'n' must be at least 1");
-    if (n != 1) unsupported("n", "only n = 1 is available");
+    if (n < 1 || n > kMaxChoices) bad("n", "'n' must be from 1 to " + std::to_string(kMaxChoices));
+    out.n = static_cast<int>(n);
   }
   if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
 
@@ -293,11 +294,24 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
-      "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs", "logit_bias"};
+      "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs", "logit_bias",
+      "logprobs", "top_logprobs"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
   out.request.messages = messages_of(body);
+  // logprobs: true asks for each token's log probability; top_logprobs adds that many alternatives.
+  const bool logprobs = is_given(body, "logprobs") && bool_of(body, "logprobs");
+  if (is_given(body, "top_logprobs")) {
+    const int64_t k = integer_of(body, "top_logprobs");
+    if (k < 0 || k > runtime::kMaxTopLogprobs) {
+      bad("top_logprobs", "'top_logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
+    }
+    if (!logprobs) bad("top_logprobs", "'top_logprobs' needs 'logprobs' set to true");
+    out.request.logprobs = static_cast<int>(k);
+  } else if (logprobs) {
+    out.request.logprobs = 0;
+  }
   if (is_given(body, "chat_template_kwargs")) {
     const json& kwargs = body["chat_template_kwargs"];
     if (!kwargs.is_object()) bad("chat_template_kwargs", "'chat_template_kwargs' must be an object");
@@ -329,11 +343,23 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "repeat_penalty",
                                                  "prompt_cache_key",
                                                  "logit_bias",
-                                                 "echo"};
+                                                 "echo",
+                                                 "logprobs"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);
   if (is_given(body, "echo")) out.echo = bool_of(body, "echo");
+  // logprobs: the number of alternatives per token (each token's own log probability always comes).
+  if (is_given(body, "logprobs")) {
+    const json& v = body["logprobs"];
+    if (v.is_boolean() || !v.is_number()) bad("logprobs", "'logprobs' must be an integer");
+    const int64_t k = integer_of(body, "logprobs");
+    if (k < 0 || k > runtime::kMaxTopLogprobs) {
+      bad("logprobs", "'logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
+    }
+    if (out.echo) unsupported("logprobs", "log probabilities of an echoed prompt are not available");
+    out.request.logprobs = static_cast<int>(k);
+  }
   if (!is_given(body, "prompt")) bad("prompt", "'prompt' is required");
   const json& p = body["prompt"];
   if (p.is_string()) {

@@ -3,14 +3,15 @@
 // Field reference: OpenAI API reference, "Create chat completion" and "Create completion".
 // Accepted (allow-list): model, messages | prompt, max_tokens, max_completion_tokens (chat),
 // temperature [0,2], top_p (0,1], seed (integer), stop (string or up to 4 strings),
-// presence_penalty / frequency_penalty [-2,2], n (1 only), user, stream, stream_options
+// presence_penalty / frequency_penalty [-2,2], n (1..8 choices), user, stream, stream_options
 // {include_usage}, prompt_cache_key (a string of 1..256 bytes: docs/prompt-cache.md; the route fills
 // in the caller's identity and endpoint), and the extensions top_k (>= 0), min_p [0,1],
 // repeat_penalty (> 0), and (chat) chat_template_kwargs (an object of extra chat-template variables,
 // at most 32 levels of arrays and objects deep, as llama-server and vLLM take it;
-// docs/chat-templates.md).
-// A null value means "not given". Known OpenAI features we do not implement (tools, logprobs,
-// response_format, n > 1, …) and any other field are refused: Error "unsupported_field" with the
+// docs/chat-templates.md), logit_bias, log probabilities (chat: logprobs true/false and
+// top_logprobs 0..20; completions: logprobs 0..20, not with echo), and (completions) echo.
+// A null value means "not given". Known OpenAI features we do not implement (tools,
+// response_format, suffix, …) and any other field are refused: Error "unsupported_field" with the
 // field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
 //
 // messages are parsed by chat::parse_messages under MessagePolicy::kApi (chat/messages.h): roles
@@ -33,6 +34,7 @@ struct ParsedCompletion {
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
   bool echo = false;           // /v1/completions: the prompt, as given, precedes the completion
+  int n = 1;                   // choices: each one a generation of its own (run_completion's `choice`)
 };
 
 // Parses a JSON object body. Throws ApiError(codes::kInvalidJson) for malformed JSON or a non-object.

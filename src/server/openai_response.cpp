@@ -43,63 +43,125 @@ json head(const ResponseMeta& m, const char* object) {
 }
 }  // namespace
 
-json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r) {
-  json j = head(m, "chat.completion");
-  j["choices"] = json::array({{{"index", 0},
-                               {"message", {{"role", "assistant"}, {"content", r.text}}},
-                               {"logprobs", nullptr},
-                               {"finish_reason", runtime::finish_reason_name(r.finish)}}});
-  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
-  return j;
-}
-
-json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r) {
-  json j = head(m, "text_completion");
-  j["choices"] = json::array({{{"text", r.text},
-                               {"index", 0},
-                               {"logprobs", nullptr},
-                               {"finish_reason", runtime::finish_reason_name(r.finish)}}});
-  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
-  return j;
-}
-
 namespace {
-json chat_chunk(const ResponseMeta& m, json delta, json finish, bool with_usage_null) {
+json usage_of(const UsageCounts& u) { return usage_json(u.prompt_tokens, u.completion_tokens, u.cached_tokens); }
+
+json whole(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const UsageCounts& u, bool chat) {
+  json j = head(m, chat ? "chat.completion" : "text_completion");
+  json list = json::array();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const ChoiceOutput& c = choices[i];
+    json one = {{"index", i}};
+    if (chat) {
+      one["message"] = {{"role", "assistant"}, {"content", c.text}};
+    } else {
+      one["text"] = c.text;
+    }
+    one["logprobs"] = c.logprobs;
+    one["finish_reason"] = runtime::finish_reason_name(c.finish);
+    list.push_back(std::move(one));
+  }
+  j["choices"] = std::move(list);
+  j["usage"] = usage_of(u);
+  return j;
+}
+
+json chat_chunk(const ResponseMeta& m, int index, json delta, json logprobs, json finish, bool with_usage_null) {
   json j = head(m, "chat.completion.chunk");
-  j["choices"] = json::array(
-      {{{"index", 0}, {"delta", std::move(delta)}, {"logprobs", nullptr}, {"finish_reason", std::move(finish)}}});
+  j["choices"] = json::array({{{"index", index},
+                               {"delta", std::move(delta)},
+                               {"logprobs", std::move(logprobs)},
+                               {"finish_reason", std::move(finish)}}});
   if (with_usage_null) j["usage"] = nullptr;
   return j;
 }
+
+// OpenAI's floor for a log probability that JSON cannot write (-inf).
+double shown_logprob(float v) { return v < -9999.0f ? -9999.0 : static_cast<double>(v); }
+
+json bytes_of(const std::string& piece) {
+  json b = json::array();
+  for (unsigned char c : piece) b.push_back(static_cast<int>(c));
+  return b;
+}
+
+json chat_entry(const TokenLogprobs::Entry& e) {
+  return {{"token", e.piece}, {"logprob", shown_logprob(e.logprob)}, {"bytes", bytes_of(e.piece)}};
+}
 }  // namespace
 
-json chat_chunk_role(const ResponseMeta& m, bool with_usage_null) {
-  return chat_chunk(m, {{"role", "assistant"}, {"content", ""}}, nullptr, with_usage_null);
+json chat_completion(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const UsageCounts& u) {
+  return whole(m, choices, u, /*chat=*/true);
 }
 
-json chat_chunk_delta(const ResponseMeta& m, std::string_view text, bool with_usage_null) {
-  return chat_chunk(m, {{"content", text}}, nullptr, with_usage_null);
+json text_completion(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const UsageCounts& u) {
+  return whole(m, choices, u, /*chat=*/false);
 }
 
-json chat_chunk_finish(const ResponseMeta& m, const char* finish_reason, bool with_usage_null) {
-  return chat_chunk(m, json::object(), finish_reason, with_usage_null);
+json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null) {
+  return chat_chunk(m, index, {{"role", "assistant"}, {"content", ""}}, nullptr, nullptr, with_usage_null);
 }
 
-json text_chunk(const ResponseMeta& m, std::string_view text, const char* finish_reason, bool with_usage_null) {
+json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, json logprobs, bool with_usage_null) {
+  return chat_chunk(m, index, {{"content", text}}, std::move(logprobs), nullptr, with_usage_null);
+}
+
+json chat_chunk_finish(const ResponseMeta& m, int index, const char* finish_reason, json logprobs,
+                       bool with_usage_null) {
+  return chat_chunk(m, index, json::object(), std::move(logprobs), finish_reason, with_usage_null);
+}
+
+json text_chunk(const ResponseMeta& m, int index, std::string_view text, json logprobs, const char* finish_reason,
+                bool with_usage_null) {
   json j = head(m, "text_completion");
   j["choices"] = json::array({{{"text", text},
-                               {"index", 0},
-                               {"logprobs", nullptr},
+                               {"index", index},
+                               {"logprobs", std::move(logprobs)},
                                {"finish_reason", finish_reason ? json(finish_reason) : json(nullptr)}}});
   if (with_usage_null) j["usage"] = nullptr;
   return j;
 }
 
-json usage_chunk(const ResponseMeta& m, bool chat, const runtime::CompletionResult& r) {
+json usage_chunk(const ResponseMeta& m, bool chat, const UsageCounts& u) {
   json j = head(m, chat ? "chat.completion.chunk" : "text_completion");
   j["choices"] = json::array();
-  j["usage"] = usage_json(r.prompt_tokens, r.completion_tokens, r.cached_tokens);
+  j["usage"] = usage_of(u);
   return j;
+}
+
+json chat_logprobs(std::span<const TokenLogprobs> tokens) {
+  json content = json::array();
+  for (const TokenLogprobs& t : tokens) {
+    json e = chat_entry(t.chosen);
+    json top = json::array();
+    for (const auto& alt : t.top) top.push_back(chat_entry(alt));
+    e["top_logprobs"] = std::move(top);
+    content.push_back(std::move(e));
+  }
+  return {{"content", std::move(content)}, {"refusal", nullptr}};
+}
+
+json text_logprobs(std::span<const TokenLogprobs> tokens, size_t first_offset) {
+  json toks = json::array(), lps = json::array(), tops = json::array(), offsets = json::array();
+  size_t offset = first_offset;
+  for (const TokenLogprobs& t : tokens) {
+    toks.push_back(t.chosen.piece);
+    lps.push_back(shown_logprob(t.chosen.logprob));
+    json top = json::object();
+    // Keys are the pieces as the client decodes them; two alternatives can share one (two partial
+    // UTF-8 bytes both shown as U+FFFD): the more probable one, listed first, is kept.
+    for (const auto& alt : t.top) {
+      const std::string key = json::parse(json_text(json(alt.piece))).get<std::string>();
+      if (!top.contains(key)) top[key] = shown_logprob(alt.logprob);
+    }
+    tops.push_back(std::move(top));
+    offsets.push_back(offset);
+    offset += t.chosen.piece.size();
+  }
+  return {{"tokens", std::move(toks)},
+          {"token_logprobs", std::move(lps)},
+          {"top_logprobs", std::move(tops)},
+          {"text_offset", std::move(offsets)}};
 }
 
 json receipt_chunk(const ResponseMeta& m, bool chat) {

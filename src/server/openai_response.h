@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,20 +37,49 @@ struct ShownTimings {
 };
 nlohmann::json timings_json(const ShownTimings& t);
 
-nlohmann::json chat_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
-nlohmann::json text_completion(const ResponseMeta& m, const runtime::CompletionResult& r);
+// One choice of a response as the client sees it. The text is request data: its owner wipes it.
+struct ChoiceOutput {
+  std::string text;  // message content (chat) or completion text
+  FinishReason finish = FinishReason::Stop;
+  nlohmann::json logprobs = nullptr;  // chat_logprobs() / text_logprobs() of the choice, or null
+};
 
-// Streaming chunks. `with_usage_null` adds "usage": null (stream_options.include_usage).
-nlohmann::json chat_chunk_role(const ResponseMeta& m, bool with_usage_null);
-nlohmann::json chat_chunk_delta(const ResponseMeta& m, std::string_view text, bool with_usage_null);
-nlohmann::json chat_chunk_finish(const ResponseMeta& m, const char* finish_reason, bool with_usage_null);
-nlohmann::json text_chunk(const ResponseMeta& m, std::string_view text, const char* finish_reason,
-                          bool with_usage_null);
+// The counts a response shows: the prompt once, the completion tokens of every choice summed.
+struct UsageCounts {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int cached_tokens = 0;
+};
+
+// Whole responses: choices[i] gets index i.
+nlohmann::json chat_completion(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const UsageCounts& u);
+nlohmann::json text_completion(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const UsageCounts& u);
+
+// Streaming chunks of choice `index`. `logprobs` is the log probabilities of the tokens the chunk
+// carries (or null). `with_usage_null` adds "usage": null (stream_options.include_usage).
+nlohmann::json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null);
+nlohmann::json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,
+                                bool with_usage_null);
+nlohmann::json chat_chunk_finish(const ResponseMeta& m, int index, const char* finish_reason, nlohmann::json logprobs,
+                                 bool with_usage_null);
+nlohmann::json text_chunk(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,
+                          const char* finish_reason, bool with_usage_null);
 // The final usage chunk: empty choices.
-nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, const runtime::CompletionResult& r);
+nlohmann::json usage_chunk(const ResponseMeta& m, bool chat, const UsageCounts& u);
 // The last chunk of a stream without include_usage that carries the receipt (the caller adds
 // "attestation_receipt"): shaped like the usage chunk, empty choices, no usage.
 nlohmann::json receipt_chunk(const ResponseMeta& m, bool chat);
+
+// Log probabilities in the OpenAI shapes (docs/api.md, "Log probabilities"). A log probability of
+// -inf (a token that could not be drawn) is written as -9999.0, as OpenAI does.
+// Chat: {"content": [{"token", "logprob", "bytes", "top_logprobs": [{"token", "logprob", "bytes"}]}],
+// "refusal": null}; "token" is the token's bytes as a string (invalid UTF-8 shown as U+FFFD), "bytes"
+// the exact bytes.
+nlohmann::json chat_logprobs(std::span<const TokenLogprobs> tokens);
+// Completions: {"tokens", "token_logprobs", "top_logprobs" (one object token → logprob per token),
+// "text_offset"}; text_offset is the byte offset of each token's piece within the completion's
+// concatenated pieces, counting from `first_offset` (the pieces of earlier chunks of a stream).
+nlohmann::json text_logprobs(std::span<const TokenLogprobs> tokens, size_t first_offset);
 
 // Compact JSON text; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
 inline std::string json_text(const nlohmann::json& j) {

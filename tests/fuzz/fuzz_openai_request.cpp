@@ -7,7 +7,8 @@
 //     fields, never echo or describe their values;
 //   - the same body parsed twice gives the same outcome (the parsers keep no state);
 //   - an accepted request has finite sampling parameters inside the documented ranges (logit_bias
-//     sorted by unique ids, biases in [-100, 100]; echo only on completions).
+//     sorted by unique ids, biases in [-100, 100]; echo only on completions; n in 1..8; logprobs
+//     off or 0..20 alternatives, not with echo).
 // Seeds: tests/fuzz/seeds/openai_request/; dictionary: tests/fuzz/openai_request.dict.
 #include <cmath>
 #include <cstddef>
@@ -53,6 +54,10 @@ Outcome parse(bool chat, const std::string& body) {
       if (b.id < 0 || !(std::fabs(b.bias) <= 100) || (i > 0 && b.id <= s.logit_bias[i - 1].id)) __builtin_trap();
     }
     if (chat && parsed.echo) __builtin_trap();  // chat has no echo
+    // n: 1..8 choices; log probabilities off (-1) or 0..20 alternatives, never with echo.
+    if (parsed.n < 1 || parsed.n > 8) __builtin_trap();
+    const int lp = parsed.request.logprobs;
+    if (lp < -1 || lp > 20 || (parsed.echo && lp >= 0)) __builtin_trap();
     out.accepted = true;
   } catch (const ApiError& e) {
     out.message = e.what();

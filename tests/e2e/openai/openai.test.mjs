@@ -162,9 +162,75 @@ test('errors surface as APIError with OpenAI fields', async () => {
       e.param === 'tools',
   );
   await assert.rejects(
-    client.chat.completions.create({ model: 'stories260K', messages: [{ role: 'user', content: 'hi' }], n: 2 }),
+    client.chat.completions.create({ model: 'stories260K', messages: [{ role: 'user', content: 'hi' }], n: 9 }),
     (e) => e instanceof OpenAI.BadRequestError && e.param === 'n',
   );
+  await assert.rejects(
+    client.chat.completions.create({
+      model: 'stories260K', messages: [{ role: 'user', content: 'hi' }], logprobs: true, top_logprobs: 21,
+    }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'top_logprobs',
+  );
+});
+
+test('logprobs and top_logprobs, in a body and streamed', async () => {
+  const params = {
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Once upon a time' }],
+    temperature: 0,
+    max_tokens: 10,
+    logprobs: true,
+    top_logprobs: 4,
+  };
+  const r = await client.chat.completions.create(params);
+  const content = r.choices[0].logprobs.content;
+  assert.equal(content.length, r.usage.completion_tokens);
+  assert.equal(content.map((e) => e.token).join(''), r.choices[0].message.content);
+  for (const e of content) {
+    assert.ok(e.logprob <= 0);
+    assert.equal(e.top_logprobs.length, 4);
+    assert.equal(e.top_logprobs[0].token, e.token);  // greedy: the most probable token
+    assert.deepEqual(e.bytes, [...Buffer.from(e.token, 'utf8')]);
+  }
+  const streamed = [];
+  for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
+    for (const c of chunk.choices) if (c.logprobs) streamed.push(...c.logprobs.content);
+  }
+  assert.deepEqual(streamed, content);
+  // Legacy completions: logprobs is a count.
+  const t = await client.completions.create({
+    model: 'stories260K', prompt: 'Once upon a time', temperature: 0, max_tokens: 6, logprobs: 2,
+  });
+  const lp = t.choices[0].logprobs;
+  assert.equal(lp.tokens.join(''), t.choices[0].text);
+  assert.equal(lp.token_logprobs.length, lp.tokens.length);
+  assert.ok(lp.top_logprobs.every((o) => Object.keys(o).length === 2));
+  assert.equal(lp.text_offset[0], 0);
+});
+
+test('n choices, in a body and streamed', async () => {
+  const params = {
+    model: 'stories260K',
+    messages: [{ role: 'user', content: 'Lily and Ben' }],
+    temperature: 1,
+    seed: 3,
+    max_tokens: 12,
+    n: 3,
+  };
+  const r = await client.chat.completions.create(params);
+  assert.deepEqual(r.choices.map((c) => c.index), [0, 1, 2]);
+  const again = await client.chat.completions.create(params);
+  assert.deepEqual(again.choices.map((c) => c.message.content), r.choices.map((c) => c.message.content));
+  const texts = ['', '', ''];
+  const finishes = [null, null, null];
+  for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
+    for (const c of chunk.choices) {
+      texts[c.index] += c.delta.content ?? '';
+      if (c.finish_reason) finishes[c.index] = c.finish_reason;
+    }
+  }
+  assert.deepEqual(texts, r.choices.map((c) => c.message.content));
+  assert.deepEqual(finishes, r.choices.map((c) => c.finish_reason));
 });
 
 // A TEE-mode server (development policy, simulated evidence) signs a receipt for every response: in

@@ -80,8 +80,10 @@ class ReceiptE2E : public ::testing::Test {
   }
 
   static SavedExchange exchange(ServerProcess& s, const std::string& name, bool chat, bool stream,
-                                bool include_usage = false, const std::string& cache_key = {}, bool echo = false) {
+                                bool include_usage = false, const std::string& cache_key = {}, bool echo = false,
+                                const json& extra = json::object()) {
     json req = {{"model", "stories260K"}, {"max_tokens", 12}, {"temperature", 0}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) req[it.key()] = *it;
     if (echo) req["echo"] = true;
     if (!cache_key.empty()) req["prompt_cache_key"] = cache_key;
     // A keyed request gets a prompt long enough that its reused part shows through rounding.
@@ -125,14 +127,27 @@ TEST_F(ReceiptE2E, EveryGeneratingResponseCarriesAReceiptThatVerifies) {
   struct Case {
     const char* name;
     bool chat, stream, usage, echo;
+    json extra = json::object();
   };
+  // n choices sampled with a seed, with log probabilities: the digest covers every choice and its
+  // log probabilities, reassembled from the interleaved chunks of a stream.
+  const json chat_n = {{"n", 2}, {"temperature", 0.9}, {"seed", 5}, {"logprobs", true}, {"top_logprobs", 3}};
+  const json text_n = {{"n", 2}, {"temperature", 0.9}, {"seed", 5}, {"logprobs", 3}};
   // echo: the receipt's output digest covers the echoed prompt, as the body and the stream carry it.
   for (const Case& c : {Case{"chat", true, false, false, false}, Case{"chat-stream", true, true, false, false},
                         Case{"chat-stream-usage", true, true, true, false}, Case{"text", false, false, false, false},
                         Case{"text-stream", false, true, false, false}, Case{"text-echo", false, false, false, true},
-                        Case{"text-stream-echo", false, true, true, true}}) {
+                        Case{"text-stream-echo", false, true, true, true},
+                        Case{"chat-n-logprobs", true, false, false, false, chat_n},
+                        Case{"chat-stream-n-logprobs", true, true, false, false, chat_n},
+                        Case{"text-n-logprobs", false, false, false, false, text_n},
+                        Case{"text-stream-n-logprobs", false, true, true, false, text_n}}) {
     SCOPED_TRACE(c.name);
-    const SavedExchange e = exchange(*server_, c.name, c.chat, c.stream, c.usage, {}, c.echo);
+    const SavedExchange e = exchange(*server_, c.name, c.chat, c.stream, c.usage, {}, c.echo, c.extra);
+    if (c.extra.contains("n")) {
+      EXPECT_NE(e.response.find("\"index\":1"), std::string::npos);
+      EXPECT_NE(e.response.find(c.chat ? "\"top_logprobs\":[{" : "\"token_logprobs\":["), std::string::npos);
+    }
     if (c.echo) {
       EXPECT_NE(e.response.find("Once upon a time"), std::string::npos);
     }

@@ -17,6 +17,7 @@
 #include "support/http_client.h"
 #include "support/process.h"
 #include "support/server_process.h"
+#include "support/sse_chunks.h"
 #include "a3s/power/engine.h"
 #include "chat/chat_template.h"
 #include "engine/generator.h"
@@ -48,18 +49,7 @@ json chat_body(json extra = json::object()) {
   return j;
 }
 
-std::vector<json> sse_chunks(const HttpResult& r) {
-  std::vector<std::string> events;
-  std::string problem;
-  EXPECT_TRUE(split_sse(r.body, events, problem)) << problem << "\n" << r.body;
-  EXPECT_FALSE(events.empty());
-  if (!events.empty()) {
-    EXPECT_EQ(events.back(), "[DONE]");
-  }
-  std::vector<json> out;
-  for (size_t i = 0; i + 1 < events.size(); ++i) out.push_back(json::parse(events[i]));
-  return out;
-}
+std::vector<json> sse_chunks(const HttpResult& r) { return sse_json_chunks(r.body); }
 
 double metric(const ServerProcess& s, const std::string& series, HttpOptions o = {}) {
   std::string t = http("GET", s.url("/metrics"), "", o).body;
@@ -347,7 +337,7 @@ TEST_F(E2E, RequestErrors) {
   HttpResult bad_type = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", "ten"}}));
   EXPECT_EQ(bad_type.status, 400);
   EXPECT_EQ(err(bad_type)["param"], "max_tokens");
-  for (const char* f : {"tools", "response_format", "top_logprobs"}) {
+  for (const char* f : {"tools", "response_format"}) {
     HttpResult r = post(*server_, "/v1/chat/completions", chat_body({{f, {{"x", 1}}}}));
     EXPECT_EQ(r.status, 400);
     EXPECT_EQ(err(r)["code"], "unsupported_field");

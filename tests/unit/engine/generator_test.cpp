@@ -51,6 +51,52 @@ TEST_F(Generator, GreedyMatchesLlamaCppReference) {
   EXPECT_STREQ(to_string(r.finish), "length");
 }
 
+TEST_F(Generator, LogprobsComeForEachGeneratedTokenBeforeItsText) {
+  Context ctx(model_, {.n_ctx = 128});
+  GenerationRequest req = greedy(12);
+  req.sampling.temperature = 0.7f;  // sampled: the values do not depend on the sampling settings
+  req.sampling.seed = 3;
+  req.logprobs = 4;
+  std::vector<TokenLogprobs> got;
+  size_t reported_before_delta = 0;
+  bool order_ok = true;
+  req.on_logprobs = [&](const TokenLogprobs& lp) { got.push_back(lp); };
+  GenerationResult r = generate(ctx, req, [&](std::string_view, Token t) {
+    // Every delta of a generated token comes after that token's log probabilities.
+    if (got.empty() || got.back().chosen.id != t) order_ok = false;
+    reported_before_delta = got.size();
+    return true;
+  });
+  EXPECT_TRUE(order_ok);
+  EXPECT_EQ(reported_before_delta, got.size());
+  ASSERT_EQ(got.size(), r.tokens.size());
+  // Each value is the log-softmax of the raw logits of the step that produced the token.
+  Context check(model_, {.n_ctx = 128});
+  std::vector<Token> seq = req.prompt;
+  seq.insert(seq.end(), r.tokens.begin(), r.tokens.end());
+  const std::span<const float> rows = check.eval(seq, /*all_logits=*/true);
+  const size_t n_vocab = static_cast<size_t>(model_->info().n_vocab);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].chosen.id, r.tokens[i]);
+    EXPECT_EQ(got[i].chosen.piece, model_->tokenizer().token_to_piece(r.tokens[i], true));
+    const sampling::LogSoftmax ls(rows.subspan((req.prompt.size() - 1 + i) * n_vocab, n_vocab));
+    EXPECT_NEAR(got[i].chosen.logprob, ls.logprob(r.tokens[i]), 1e-4) << i;
+    ASSERT_EQ(got[i].top.size(), 4u);
+    const auto top = ls.top(4);
+    for (size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(got[i].top[k].id, top[k].id);
+      EXPECT_NEAR(got[i].top[k].logprob, top[k].logprob, 1e-4);
+    }
+  }
+  // Off by default: no callback.
+  Context quiet(model_, {.n_ctx = 128});
+  GenerationRequest off = greedy(4);
+  int calls = 0;
+  off.on_logprobs = [&](const TokenLogprobs&) { ++calls; };
+  generate(quiet, off);
+  EXPECT_EQ(calls, 0);
+}
+
 TEST_F(Generator, FullContextEndsWithLengthNotError) {
   Context ctx(model_, {.n_ctx = 10});
   GenerationResult r = generate(ctx, greedy(-1));

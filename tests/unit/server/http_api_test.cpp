@@ -247,7 +247,7 @@ TEST_F(ApiTest, ErrorStatusesAndShapes) {
   e = check(post("/v1/chat/completions", chat_body({{"tools", json::array({{{"type", "function"}}})}})), 400,
             "unsupported_field", "invalid_request_error");
   EXPECT_EQ(e["param"], "tools");
-  e = check(post("/v1/chat/completions", chat_body({{"n", 3}})), 400, "unsupported_field",
+  e = check(post("/v1/chat/completions", chat_body({{"n", 9}})), 400, "invalid_request_error",
             "invalid_request_error");
   EXPECT_EQ(e["param"], "n");
   // An unknown field's name is request content: refused without echoing it.
@@ -286,7 +286,7 @@ TEST_F(ApiTest, ErrorBodiesNeverContainPromptText) {
   const std::string secret = "TOP-SECRET-PROMPT-91c2";
   for (const json& body :
        {chat_body({{"messages", {{{"role", "user"}, {"content", secret + std::string(80, 'x')}}}}}),
-        chat_body({{"messages", {{{"role", "user"}, {"content", secret}}}}, {"logprobs", true}}),
+        chat_body({{"messages", {{{"role", "user"}, {"content", secret}}}}, {"tools", {{"x", 1}}}}),
         chat_body({{"messages", {{{"role", "user"}, {"content", secret}}}}, {"temperature", secret}}),
         chat_body({{"messages", {{{"role", secret}, {"content", secret}}}}})}) {
     HttpResult r = post("/v1/chat/completions", body);
@@ -617,6 +617,38 @@ TEST_F(ApiTest, FullQueueAnswers429WithRetryAfter) {
   EXPECT_FALSE(r.headers["retry-after"].empty());
   fo.gate->open();
   EXPECT_EQ(first.get().status, 200);
+}
+
+TEST_F(ApiTest, NChoicesAreQueuedJobsAndAFullQueueRefusesThemAll) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  cfg.max_queue = 0;
+  start(cfg);
+  // One slot, no queue: the second choice cannot be admitted, so the request is a 429 and the first
+  // choice, already running, is stopped.
+  HttpResult r = post("/v1/chat/completions", chat_body({{"n", 2}}));
+  EXPECT_EQ(r.status, 429) << r.body;
+  EXPECT_EQ(error_of(r)["code"], "rate_limited");
+  for (int i = 0; i < 2000 && metric("a3s_power_active_requests") != 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(metric("a3s_power_active_requests"), 0);
+  HttpResult one = post("/v1/chat/completions", chat_body());
+  EXPECT_EQ(one.status, 200) << one.body;
+}
+
+TEST_F(ApiTest, NChoicesRunOneAfterAnotherOnOneSlot) {
+  config::Config cfg;
+  cfg.max_concurrent_requests = 1;
+  cfg.max_queue = 8;
+  start(cfg);
+  HttpResult r = post("/v1/chat/completions", chat_body({{"n", 3}}));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  ASSERT_EQ(j["choices"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(j["choices"][i]["index"], i);
+    EXPECT_EQ(j["choices"][i]["message"]["content"], "Hello world, this is a fake model speaking.");
+  }
+  EXPECT_EQ(fake_.stats->generations, 3);
 }
 
 TEST_F(ApiTest, QueueTimeoutAnswers503) {

@@ -2,6 +2,8 @@
 // and API-key checks.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <openssl/evp.h>
 
 #include "server/api_error.h"
@@ -82,12 +84,9 @@ TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
 }
 
 TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
-  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "audio", "modalities",
-                        "top_logprobs"}) {
+  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "audio", "modalities"}) {
     expect_error(chat_body({{f, json::array({1})}}), "unsupported_field", f);
   }
-  expect_error(chat_body({{"logprobs", true}}), "unsupported_field", "logprobs");
-  expect_error(chat_body({{"n", 2}}), "unsupported_field", "n");
   expect_error(chat_body({{"frobnicate", 1}}), "unsupported_field", "");  // an unknown name is not echoed
   // Explicitly off is not a request for the feature.
   EXPECT_NO_THROW(chat(chat_body({{"logprobs", false}, {"tools", nullptr}})));
@@ -159,6 +158,52 @@ TEST(OpenAIRequest, EchoOnTextCompletionsOnly) {
   // Chat has no echo: true is refused by name, false is no request for it.
   expect_error(chat_body({{"echo", true}}), "unsupported_field", "echo");
   EXPECT_FALSE(chat(chat_body({{"echo", false}})).echo);
+}
+
+TEST(OpenAIRequest, NChoicesFromOneToEight) {
+  EXPECT_EQ(chat(chat_body()).n, 1);
+  EXPECT_EQ(chat(chat_body({{"n", 8}})).n, 8);
+  EXPECT_EQ(parse_text_completion({{"model", "m"}, {"prompt", "hi"}, {"n", 3}}).n, 3);
+  for (const json& bad : {json(0), json(9), json(-1), json(1.5), json("2"), json(true)}) {
+    expect_error(chat_body({{"n", bad}}), "invalid_request_error", "n");
+  }
+}
+
+TEST(OpenAIRequest, ChatLogprobsAndTopLogprobs) {
+  EXPECT_EQ(chat(chat_body()).request.logprobs, -1);
+  EXPECT_EQ(chat(chat_body({{"logprobs", false}})).request.logprobs, -1);
+  EXPECT_EQ(chat(chat_body({{"logprobs", true}})).request.logprobs, 0);
+  EXPECT_EQ(chat(chat_body({{"logprobs", true}, {"top_logprobs", 20}})).request.logprobs, 20);
+  EXPECT_EQ(chat(chat_body({{"logprobs", true}, {"top_logprobs", 0}})).request.logprobs, 0);
+  expect_error(chat_body({{"logprobs", 1}}), "invalid_request_error", "logprobs");
+  expect_error(chat_body({{"logprobs", true}, {"top_logprobs", 21}}), "invalid_request_error", "top_logprobs");
+  expect_error(chat_body({{"logprobs", true}, {"top_logprobs", -1}}), "invalid_request_error", "top_logprobs");
+  expect_error(chat_body({{"logprobs", true}, {"top_logprobs", "5"}}), "invalid_request_error", "top_logprobs");
+  // top_logprobs asks for nothing without logprobs: true.
+  expect_error(chat_body({{"top_logprobs", 3}}), "invalid_request_error", "top_logprobs");
+  expect_error(chat_body({{"logprobs", false}, {"top_logprobs", 3}}), "invalid_request_error", "top_logprobs");
+}
+
+TEST(OpenAIRequest, CompletionLogprobsAreACountAndNotWithEcho) {
+  const json text = {{"model", "m"}, {"prompt", "hi"}};
+  EXPECT_EQ(parse_text_completion(text).request.logprobs, -1);
+  json b = text;
+  b["logprobs"] = nullptr;
+  EXPECT_EQ(parse_text_completion(b).request.logprobs, -1);
+  b["logprobs"] = 0;
+  EXPECT_EQ(parse_text_completion(b).request.logprobs, 0);
+  b["logprobs"] = 5;
+  EXPECT_EQ(parse_text_completion(b).request.logprobs, 5);
+  for (const json& bad : {json(21), json(-1), json(true), json(2.5), json("3")}) {
+    b["logprobs"] = bad;
+    expect_error(b, "invalid_request_error", "logprobs", /*is_chat=*/false);
+  }
+  b["logprobs"] = 2;
+  b["echo"] = true;
+  expect_error(b, "unsupported_field", "logprobs", /*is_chat=*/false);
+  json t = text;
+  t["top_logprobs"] = 2;  // the chat field, named
+  expect_error(t, "unsupported_field", "top_logprobs", /*is_chat=*/false);
 }
 
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
@@ -298,25 +343,39 @@ TEST(OpenAIRequest, MalformedJson) {
 
 TEST(OpenAIResponse, ShapesAndSse) {
   ResponseMeta m{"chatcmpl-x", 1700000000, "m", "fp_1"};
-  runtime::CompletionResult r{"hello", FinishReason::Length, 3, 2};
-  json c = chat_completion(m, r);
+  std::vector<ChoiceOutput> one(1);
+  one[0].text = "hello";
+  one[0].finish = FinishReason::Length;
+  json c = chat_completion(m, one, UsageCounts{3, 2, 0});
   EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["choices"][0]["index"], 0);
   EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
   EXPECT_EQ(c["choices"][0]["message"]["content"], "hello");
+  EXPECT_TRUE(c["choices"][0]["logprobs"].is_null());
   EXPECT_EQ(c["choices"][0]["finish_reason"], "length");
   EXPECT_EQ(c["usage"]["total_tokens"], 5);
   EXPECT_EQ(c["system_fingerprint"], "fp_1");
-  json t = text_completion(m, r);
+  json t = text_completion(m, one, UsageCounts{3, 2, 0});
   EXPECT_EQ(t["object"], "text_completion");
   EXPECT_EQ(t["choices"][0]["text"], "hello");
-  EXPECT_EQ(chat_chunk_role(m, false)["choices"][0]["delta"]["role"], "assistant");
-  EXPECT_FALSE(chat_chunk_role(m, false).contains("usage"));
-  EXPECT_TRUE(chat_chunk_delta(m, "x", true)["usage"].is_null());
-  EXPECT_EQ(chat_chunk_finish(m, "stop", false)["choices"][0]["finish_reason"], "stop");
+  // n choices: in order, each with its index.
+  std::vector<ChoiceOutput> three(3);
+  for (int i = 0; i < 3; ++i) three[static_cast<size_t>(i)].text = std::to_string(i);
+  json n3 = chat_completion(m, three, UsageCounts{3, 9, 0});
+  ASSERT_EQ(n3["choices"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(n3["choices"][static_cast<size_t>(i)]["index"], i);
+    EXPECT_EQ(n3["choices"][static_cast<size_t>(i)]["message"]["content"], std::to_string(i));
+  }
+  EXPECT_EQ(chat_chunk_role(m, 0, false)["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_EQ(chat_chunk_role(m, 2, false)["choices"][0]["index"], 2);
+  EXPECT_FALSE(chat_chunk_role(m, 0, false).contains("usage"));
+  EXPECT_TRUE(chat_chunk_delta(m, 0, "x", nullptr, true)["usage"].is_null());
+  EXPECT_EQ(chat_chunk_delta(m, 1, "x", nullptr, true)["choices"][0]["index"], 1);
+  EXPECT_EQ(chat_chunk_finish(m, 0, "stop", nullptr, false)["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(text_chunk(m, 3, "x", nullptr, nullptr, false)["choices"][0]["index"], 3);
   EXPECT_EQ(c["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
-  runtime::CompletionResult cached{"", FinishReason::Stop, 4, 6};
-  cached.cached_tokens = 3;
-  json u = usage_chunk(m, true, cached);
+  json u = usage_chunk(m, true, UsageCounts{4, 6, 3});
   EXPECT_TRUE(u["choices"].empty());
   EXPECT_EQ(u["usage"]["total_tokens"], 10);
   EXPECT_EQ(u["usage"]["prompt_tokens_details"]["cached_tokens"], 3);
@@ -327,7 +386,39 @@ TEST(OpenAIResponse, ShapesAndSse) {
   EXPECT_EQ(new_response_id(false).rfind("cmpl-", 0), 0u);
   EXPECT_NE(new_response_id(true), new_response_id(true));
   // Invalid UTF-8 never makes serialisation throw.
-  EXPECT_NO_THROW(sse_event(chat_chunk_delta(m, std::string("\xff\xfe"), false)));
+  EXPECT_NO_THROW(sse_event(chat_chunk_delta(m, 0, std::string("\xff\xfe"), nullptr, false)));
+}
+
+TEST(OpenAIResponse, LogprobsInTheChatAndCompletionShapes) {
+  std::vector<TokenLogprobs> toks(2);
+  toks[0].chosen = {5, -0.5f, "Hi"};
+  toks[0].top = {{5, -0.5f, "Hi"}, {6, -1.25f, "\xC3"}, {7, -2.0f, "\xC4"}};
+  toks[1].chosen = {8, -std::numeric_limits<float>::infinity(), " there"};
+  const json c = chat_logprobs(toks);
+  EXPECT_TRUE(c["refusal"].is_null());
+  ASSERT_EQ(c["content"].size(), 2u);
+  EXPECT_EQ(c["content"][0]["token"], "Hi");
+  EXPECT_EQ(c["content"][0]["logprob"], -0.5);
+  EXPECT_EQ(c["content"][0]["bytes"], json({72, 105}));
+  ASSERT_EQ(c["content"][0]["top_logprobs"].size(), 3u);
+  EXPECT_EQ(c["content"][0]["top_logprobs"][1]["logprob"], -1.25);
+  EXPECT_EQ(c["content"][0]["top_logprobs"][1]["bytes"], json({0xC3}));
+  EXPECT_FALSE(c["content"][0]["top_logprobs"][1].contains("top_logprobs"));
+  EXPECT_EQ(c["content"][1]["logprob"], -9999.0);  // -inf as OpenAI writes it
+  EXPECT_TRUE(c["content"][1]["top_logprobs"].empty());
+  // The token text a client decodes: partial UTF-8 as U+FFFD, the exact bytes beside it.
+  const json parsed = json::parse(json_text(c));
+  EXPECT_EQ(parsed["content"][0]["top_logprobs"][1]["token"], "\xEF\xBF\xBD");
+
+  const json t = json::parse(json_text(text_logprobs(toks, 10)));
+  EXPECT_EQ(t["tokens"], json({"Hi", " there"}));
+  EXPECT_EQ(t["token_logprobs"], json({-0.5, -9999.0}));
+  EXPECT_EQ(t["text_offset"], json({10, 12}));
+  ASSERT_EQ(t["top_logprobs"].size(), 2u);
+  // Two alternatives decoded alike (U+FFFD) are one key: the more probable one stays.
+  EXPECT_EQ(t["top_logprobs"][0], json({{"Hi", -0.5}, {"\xEF\xBF\xBD", -1.25}}));
+  EXPECT_EQ(t["top_logprobs"][1], json::object());
+  EXPECT_EQ(chat_logprobs({}), json({{"content", json::array()}, {"refusal", nullptr}}));
 }
 
 TEST(Router, TemplatesMethodsAndUnknownPaths) {

@@ -4,6 +4,8 @@
 // reads it from the JSON body or reassembles it from the SSE chunks.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "a3s/power/verify_receipt.h"
 #include "attestation/receipt.h"
 #include "base/canonical_json.h"
@@ -50,22 +52,47 @@ ResponseMeta receipt_test_meta(bool chat) {
   return m;
 }
 
-runtime::CompletionResult receipt_test_result() {
-  runtime::CompletionResult r;
-  r.text = "Once upon a time, \"Lily\"\n\xC3\xA9";
-  r.finish = FinishReason::Length;
-  r.prompt_tokens = 10;
-  r.completion_tokens = 20;
-  return r;
+// The pieces the test response is streamed in, one token each.
+const std::vector<std::string>& receipt_test_pieces() {
+  static const std::vector<std::string> pieces = {"Once upon a time, ", "\"Lily\"\n", "\xC3\xA9"};
+  return pieces;
 }
+
+// Log probabilities of one token per piece (with a partial UTF-8 alternative).
+std::vector<TokenLogprobs> receipt_test_logprobs(size_t first, size_t count) {
+  std::vector<TokenLogprobs> out;
+  for (size_t i = first; i < first + count; ++i) {
+    TokenLogprobs t;
+    t.chosen = {static_cast<Token>(10 + i), -0.25f * static_cast<float>(i + 1), receipt_test_pieces()[i]};
+    t.top = {t.chosen, {7, -std::numeric_limits<float>::infinity(), "\xC3"}};
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Two choices (the API's n = 2), with or without log probabilities.
+std::vector<ChoiceOutput> receipt_test_choices(bool chat, bool logprobs) {
+  std::vector<ChoiceOutput> out(2);
+  for (ChoiceOutput& c : out) {
+    for (const auto& p : receipt_test_pieces()) c.text += p;
+    c.finish = FinishReason::Length;
+    if (logprobs) {
+      const auto lp = receipt_test_logprobs(0, receipt_test_pieces().size());
+      c.logprobs = chat ? chat_logprobs(lp) : text_logprobs(lp, 0);
+    }
+  }
+  return out;
+}
+
+UsageCounts receipt_test_usage() { return {10, 40, 0}; }
 
 tee::Receipt receipt_test_receipt(const ResponseMeta& m, const char* object, bool stream, const json& choices) {
   tee::Receipt rc;
   rc.response = {m.id, object, m.created, m.model, m.system_fingerprint, stream};
   rc.model_sha256.fill(0xaa);
-  rc.output_sha256 = tee::output_sha256(choices);
+  rc.output_sha256 = tee::output_sha256(json::parse(json_text(choices)));  // as the client decodes them
   rc.usage.prompt_tokens = 10;
-  rc.usage.completion_tokens = 20;
+  rc.usage.completion_tokens = 40;
   rc.completed_at = m.created + 1;
   return rc;
 }
@@ -91,31 +118,61 @@ TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
   Attestor a(receipt_test_config());
   const std::string attestation = a.attest(tee::Nonce{}, receipt_test_model()).dump();
   for (bool chat : {true, false}) {
-    const ResponseMeta m = receipt_test_meta(chat);
-    const runtime::CompletionResult r = receipt_test_result();
-    // One JSON body.
-    json body = chat ? chat_completion(m, r) : text_completion(m, r);
-    json receipt = a.sign_receipt(receipt_test_receipt(m, chat ? "chat.completion" : "text_completion", false, body["choices"]));
-    EXPECT_EQ(receipt["config_sha256"], to_hex(a.config_sha256()));
-    body["attestation_receipt"] = receipt;
-    verify::ReceiptResult v = verify::verify_receipt(attestation, receipt.dump(), json_text(body), receipt_test_policy());
-    EXPECT_TRUE(v.accepted) << chat << " body: " << v.failed_step << ": " << v.message;
+    for (bool logprobs : {false, true}) {
+      const ResponseMeta m = receipt_test_meta(chat);
+      const std::vector<ChoiceOutput> choices = receipt_test_choices(chat, logprobs);
+      // One JSON body.
+      json body = chat ? chat_completion(m, choices, receipt_test_usage()) : text_completion(m, choices, receipt_test_usage());
+      ASSERT_EQ(body["choices"].size(), 2u);
+      EXPECT_EQ(body["choices"][1]["index"], 1);
+      json receipt =
+          a.sign_receipt(receipt_test_receipt(m, chat ? "chat.completion" : "text_completion", false, body["choices"]));
+      EXPECT_EQ(receipt["config_sha256"], to_hex(a.config_sha256()));
+      body["attestation_receipt"] = receipt;
+      verify::ReceiptResult v =
+          verify::verify_receipt(attestation, receipt.dump(), json_text(body), receipt_test_policy());
+      EXPECT_TRUE(v.accepted) << chat << logprobs << " body: " << v.failed_step << ": " << v.message;
 
-    // The stream of the same result, its receipt signed over the non-streaming choices.
-    for (bool include_usage : {true, false}) {
-      std::string stream;
-      if (chat) stream += sse_event(chat_chunk_role(m, include_usage));
-      for (const char* piece : {"Once upon a time, ", "\"Lily\"\n", "\xC3\xA9"})
-        stream += sse_event(chat ? chat_chunk_delta(m, piece, include_usage) : text_chunk(m, piece, nullptr, include_usage));
-      stream += sse_event(chat ? chat_chunk_finish(m, "length", include_usage) : text_chunk(m, "", "length", include_usage));
-      json stream_receipt = a.sign_receipt(
-          receipt_test_receipt(m, chat ? "chat.completion.chunk" : "text_completion", true, body["choices"]));
-      json last = include_usage ? usage_chunk(m, chat, receipt_test_result()) : receipt_chunk(m, chat);
-      last["attestation_receipt"] = stream_receipt;
-      stream += sse_event(last);
-      stream += kSseDone;
-      v = verify::verify_receipt(attestation, stream_receipt.dump(), stream, receipt_test_policy());
-      EXPECT_TRUE(v.accepted) << chat << " stream " << include_usage << ": " << v.failed_step << ": " << v.message;
+      // The stream of the same result, the two choices' chunks interleaved, each piece's log
+      // probabilities with it except the last one's, which ride on the finish chunk; its receipt
+      // is signed over the non-streaming choices.
+      for (bool include_usage : {true, false}) {
+        std::string stream;
+        const auto& pieces = receipt_test_pieces();
+        for (int i = 0; i < 2; ++i)
+          if (chat) stream += sse_event(chat_chunk_role(m, i, include_usage));
+        size_t offset = 0;
+        for (size_t k = 0; k < pieces.size(); ++k) {
+          for (int i = 0; i < 2; ++i) {
+            json lp = nullptr;
+            if (logprobs && k + 1 < pieces.size()) {
+              const auto t = receipt_test_logprobs(k, 1);
+              lp = chat ? chat_logprobs(t) : text_logprobs(t, offset);
+            }
+            stream += sse_event(chat ? chat_chunk_delta(m, i, pieces[k], lp, include_usage)
+                                     : text_chunk(m, i, pieces[k], lp, nullptr, include_usage));
+          }
+          if (k + 1 < pieces.size()) offset += pieces[k].size();
+        }
+        for (int i = 0; i < 2; ++i) {
+          json lp = nullptr;
+          if (logprobs) {
+            const auto t = receipt_test_logprobs(pieces.size() - 1, 1);
+            lp = chat ? chat_logprobs(t) : text_logprobs(t, offset);
+          }
+          stream += sse_event(chat ? chat_chunk_finish(m, i, "length", lp, include_usage)
+                                   : text_chunk(m, i, "", lp, "length", include_usage));
+        }
+        json stream_receipt = a.sign_receipt(
+            receipt_test_receipt(m, chat ? "chat.completion.chunk" : "text_completion", true, body["choices"]));
+        json last = include_usage ? usage_chunk(m, chat, receipt_test_usage()) : receipt_chunk(m, chat);
+        last["attestation_receipt"] = stream_receipt;
+        stream += sse_event(last);
+        stream += kSseDone;
+        v = verify::verify_receipt(attestation, stream_receipt.dump(), stream, receipt_test_policy());
+        EXPECT_TRUE(v.accepted) << chat << logprobs << " stream " << include_usage << ": " << v.failed_step << ": "
+                                << v.message;
+      }
     }
   }
 }
@@ -124,7 +181,7 @@ TEST(Receipts, AReceiptOfAnotherBootFailsAgainstThisBootsAttestation) {
   Attestor first(receipt_test_config());
   Attestor second(receipt_test_config());
   const ResponseMeta m = receipt_test_meta(true);
-  const json body = chat_completion(m, receipt_test_result());
+  const json body = chat_completion(m, receipt_test_choices(true, false), receipt_test_usage());
   const json receipt = second.sign_receipt(receipt_test_receipt(m, "chat.completion", false, body["choices"]));
   const verify::ReceiptResult v = verify::verify_receipt(first.attest(tee::Nonce{}, receipt_test_model()).dump(),
                                                          receipt.dump(), std::nullopt, receipt_test_policy());
