@@ -23,6 +23,7 @@ struct Context::Impl {
   engine::KvCache kv;
   std::vector<Token> tokens;  // what the cache holds, positions 0 … n_past-1
   std::vector<float> logits;
+  std::vector<float> hidden;  // eval_hidden(): [tokens, n_embd]
 
   Impl(std::shared_ptr<const engine::ModelImpl> m, int ctx)
       : model(std::move(m)),
@@ -117,6 +118,7 @@ void Context::wipe() {
   c.tokens.clear();
   c.kv.release();  // each block is wiped as its last holder lets go of it
   crypto::wipe_allocation(c.logits);
+  crypto::wipe_allocation(c.hidden);
   c.model->batcher().wipe();  // the shared forward buffers hold activations of this sequence too
 }
 
@@ -229,23 +231,37 @@ void Context::truncate(int n) {
   impl_->kv.drop_from((n + engine::kKvBlockTokens - 1) / engine::kKvBlockTokens);
 }
 
-std::span<const float> Context::eval(std::span<const Token> tokens, bool all_logits) {
-  Impl& c = *impl_;
+namespace {
+
+// What one evaluation returns: the last token's logits, every token's logits, or every token's final
+// hidden state (no logits).
+enum class EvalOutput { kLastLogits, kAllLogits, kHidden };
+
+// eval() and eval_hidden() (see engine.h for the contract).
+std::span<const float> evaluate(Context::Impl& c, std::span<const Token> tokens, EvalOutput what) {
   const int n_vocab = c.model->hparams().n_vocab;
+  const size_t n_embd = static_cast<size_t>(c.model->hparams().n_embd);
   if (tokens.empty()) throw Error(codes::kInvalidArgument, "eval needs at least one token");
   for (Token t : tokens)
     if (t < 0 || t >= n_vocab)
       throw Error(codes::kInvalidArgument,
                   "token id " + std::to_string(t) + " outside [0, " + std::to_string(n_vocab) + ")");
-  const int n_past0 = n_past();
+  const int n_past0 = static_cast<int>(c.tokens.size());
   if (tokens.size() > static_cast<size_t>(c.n_ctx - n_past0))
     throw Error(codes::kContextLengthExceeded, "context length exceeded: " + std::to_string(n_past0) + " + " +
                                                    std::to_string(tokens.size()) + " tokens > n_ctx " +
                                                    std::to_string(c.n_ctx));
   const size_t n = tokens.size();
+  const bool all_logits = what == EvalOutput::kAllLogits;
   const size_t rows = all_logits ? n : 1;
-  if (c.logits.size() < rows * static_cast<size_t>(n_vocab))
+  if (what == EvalOutput::kHidden) {
+    if (c.hidden.size() < n * n_embd) {
+      crypto::wipe_allocation(c.hidden);
+      c.hidden.assign(n * n_embd, 0.0f);
+    }
+  } else if (c.logits.size() < rows * static_cast<size_t>(n_vocab)) {
     c.logits.resize(rows * static_cast<size_t>(n_vocab));
+  }
 
   try {
     c.kv.prepare(n_past0, n_past0 + static_cast<int>(n));
@@ -259,9 +275,14 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
     for (size_t i = 0; i < n; i += nb) {
       const size_t len = std::min(nb, n - i);
       const bool last = i + len == n;
-      const int n_out = all_logits ? static_cast<int>(len) : (last ? 1 : 0);
-      float* out = c.logits.data() + (all_logits ? i * static_cast<size_t>(n_vocab) : 0);
-      batcher.run({&c.kv, tokens.subspan(i, len), n_past0 + static_cast<int>(i), n_out, out}, &c);
+      engine::Forward::Segment seg{&c.kv, tokens.subspan(i, len), n_past0 + static_cast<int>(i), 0, nullptr};
+      if (what == EvalOutput::kHidden) {
+        seg.hidden = c.hidden.data() + i * n_embd;
+      } else {
+        seg.n_out = all_logits ? static_cast<int>(len) : (last ? 1 : 0);
+        seg.logits = c.logits.data() + (all_logits ? i * static_cast<size_t>(n_vocab) : 0);
+      }
+      batcher.run(seg, &c);
       c.tokens.insert(c.tokens.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
                       tokens.begin() + static_cast<std::ptrdiff_t>(i + len));
     }
@@ -269,7 +290,18 @@ std::span<const float> Context::eval(std::span<const Token> tokens, bool all_log
     c.tokens.resize(static_cast<size_t>(n_past0));  // the failed tokens are not part of the sequence
     throw;
   }
+  if (what == EvalOutput::kHidden) return {c.hidden.data(), n * n_embd};
   return {c.logits.data(), rows * static_cast<size_t>(n_vocab)};
+}
+
+}  // namespace
+
+std::span<const float> Context::eval(std::span<const Token> tokens, bool all_logits) {
+  return evaluate(*impl_, tokens, all_logits ? EvalOutput::kAllLogits : EvalOutput::kLastLogits);
+}
+
+std::span<const float> Context::eval_hidden(std::span<const Token> tokens) {
+  return evaluate(*impl_, tokens, EvalOutput::kHidden);
 }
 
 }  // namespace a3s::power

@@ -225,15 +225,30 @@ void Forward::head(std::span<const Segment> segments) {
   // The rows that want logits, in batch order, and where each goes.
   out_rows_.clear();
   int n_out = 0, with_logits = 0;
+  bool with_hidden = false;
   for (const Segment& sg : segments) {
     for (int i = 0; i < sg.n_out; ++i) out_rows_.push_back(sg.logits + static_cast<size_t>(i) * n_vocab);
     n_out += sg.n_out;
     with_logits += sg.n_out > 0 ? 1 : 0;
+    with_hidden = with_hidden || sg.hidden != nullptr;
   }
-  if (n_out == 0) return;
+  if (n_out == 0 && !with_hidden) return;
   const float* w_norm = small_vector(ws.read_rows(m_.output_norm(), 0, 1, row_scratch_), m_.output_norm(),
                                      vec_a_.data());
   int row = 0, t0 = 0;
+  if (with_hidden) {
+    // Final hidden states: every token of the segments that ask for them, normed as the head's input.
+    for (const Segment& sg : segments) {
+      const int len = static_cast<int>(sg.tokens.size());
+      if (sg.hidden != nullptr)
+        for (int i = 0; i < len; ++i)
+          rms_norm(&x_[static_cast<size_t>(t0 + i) * n_embd], sg.hidden + static_cast<size_t>(i) * n_embd, hp.n_embd,
+                   hp.rms_eps, w_norm);
+      t0 += len;
+    }
+    t0 = 0;
+    if (n_out == 0) return;
+  }
   for (const Segment& sg : segments) {
     const int len = static_cast<int>(sg.tokens.size());
     for (int i = len - sg.n_out; i < len; ++i, ++row)

@@ -41,13 +41,15 @@ class Forward {
 
   // Consecutive tokens of one sequence: positions pos0 … pos0+n-1 of `kv` (reserved by the caller
   // for them). Logits of the segment's last `n_out` tokens (0 ≤ n_out ≤ n) go to `logits`
-  // ([n_out, n_vocab] row-major).
+  // ([n_out, n_vocab] row-major). With `hidden`, every token's final hidden state after the output
+  // norm (what embeddings are pooled from) goes there too ([n, n_embd] row-major).
   struct Segment {
     KvCache* kv = nullptr;
     std::span<const Token> tokens;
     int pos0 = 0;
     int n_out = 0;
     float* logits = nullptr;
+    float* hidden = nullptr;
   };
 
   // Runs the segments as one batch (together at most n_batch tokens, each sequence at most once),

@@ -168,6 +168,8 @@ HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
     if (!(hp.logit_softcap >= 0.0f))
       throw Error(codes::kInvalidModel, "final_logit_softcapping must not be negative");
   }
+  hp.pooling_type = keys.get_int("pooling_type", 0, 0);
+  if (hp.pooling_type > 4) throw Error(codes::kInvalidModel, "pooling_type is not a known pooling (0..4)");
   if (arch.name == "phi3") {
     // Phi-3 converters write the HF config's sliding_window (2047 for Phi-3-mini-4k), which llama.cpp
     // reads and then disables ("Phi SWA is currently disabled", llama.cpp#13676): attention is over

@@ -40,6 +40,9 @@ struct HParams {
   float rope_base_swa = 10000.0f;  // <arch>.rope.freq_base_swa
   float embd_scale = 0.0f;  // token embeddings multiplied by this (gemma: sqrt(n_embd)); 0: not
   float logit_softcap = 0.0f;  // <arch>.final_logit_softcapping: logits = c·tanh(logits / c); 0: none
+  // <arch>.pooling_type, how embeddings pool token states (llama.cpp's enum llama_pooling_type):
+  // 0 none (absent), 1 mean, 2 cls (first token), 3 last, 4 rank (a reranker's score).
+  int pooling_type = 0;
   bool is_swa(int il) const { return n_swa > 0 && (swa_period == 0 || il % swa_period < swa_period - 1); }
   float rope_base = 10000.0f;   // <arch>.rope.freq_base
   // RoPE scaling. Llama 3.1+ scaling is not a type: it comes as the `rope_freqs.weight` tensor

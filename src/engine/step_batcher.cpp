@@ -87,6 +87,7 @@ void StepBatcher::lead(std::unique_lock<std::mutex>& lk) {
   lk.lock();
   last_step_ = elapsed;
   const size_t n_vocab = static_cast<size_t>(m_.hparams().n_vocab);
+  const size_t n_embd = static_cast<size_t>(m_.hparams().n_embd);
   for (size_t i = 0; i < parts.size(); ++i) {
     Pending* p = parts[i].p;
     const int k = parts[i].k;
@@ -99,6 +100,7 @@ void StepBatcher::lead(std::unique_lock<std::mutex>& lk) {
       p->seg.pos0 += k;
       p->seg.n_out -= outs;
       if (outs > 0) p->seg.logits += static_cast<size_t>(outs) * n_vocab;
+      if (p->seg.hidden != nullptr) p->seg.hidden += static_cast<size_t>(k) * n_embd;
       p->done = p->seg.tokens.empty();
     }
     if (p->done) std::erase(queue_, p);

@@ -10,6 +10,7 @@
 
 #include "a3s/power/error.h"
 #include "chat/chat_template.h"
+#include "engine/embedding.h"
 #include "engine/load.h"
 #include "runtime/prompt_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -98,6 +99,7 @@ class EngineRuntime final : public ModelRuntime {
     desc_.weights = std::string(to_string(info.weights));
     desc_.memory_budget = info.memory_budget;
     desc_.n_vocab = info.n_vocab;
+    desc_.n_embd = info.n_embd;
     desc_.chat_template = template_ ? template_->family() : "unsupported";
     desc_.system_fingerprint = fingerprint_for(info);
     if (info.integrity) {
@@ -118,6 +120,14 @@ class EngineRuntime final : public ModelRuntime {
 
   std::vector<Token> text_prompt(const std::string& text) const override {
     return runtime::text_prompt(model_->tokenizer(), text);
+  }
+
+  std::vector<Token> embedding_tokens(const std::string& text) const override {
+    return model_->tokenizer().encode(text, /*add_special=*/true, /*parse_special=*/false);
+  }
+
+  std::vector<float> embed(RuntimeContext& rc, std::span<const Token> tokens) const override {
+    return a3s::power::embed(dynamic_cast<EngineContext&>(rc).ctx(), tokens);
   }
 
   std::unique_ptr<RuntimeContext> new_context() const override {

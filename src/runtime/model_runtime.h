@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct ModelDescription {
   int n_ctx = 0;             // context of one request (tokens): the KV cache of one slot
   int n_ctx_train = 0;       // context length the model was trained with (tokens)
   int n_vocab = 0;
+  int n_embd = 0;            // width of the hidden state (and of an embedding)
   std::string weights = "resident";  // weight residency in use: resident | stream
   uint64_t memory_budget = 0;        // bytes (0 = none); caps n_ctx
   std::string chat_template;       // recognised template family ("plain" when the model has none)
@@ -70,6 +72,15 @@ class ModelRuntime {
   // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
   // parsed (user text cannot inject control tokens).
   virtual std::vector<Token> text_prompt(const std::string& text) const = 0;
+
+  // Text → the tokens its embedding is computed from: BOS and EOS as the model's flags say (as
+  // llama.cpp's llama-embedding tokenizes), special-token text NOT parsed. The default (a runtime
+  // without embeddings) throws Error(codes::kUnsupportedModelFeature).
+  virtual std::vector<Token> embedding_tokens(const std::string& text) const;
+  // The embedding of `tokens` (engine/embedding.h: pooled final hidden states, unit L2 norm),
+  // evaluated on `ctx` from position 0 after reserve_kv(); ctx holds the tokens afterwards. The
+  // default throws Error(codes::kUnsupportedModelFeature).
+  virtual std::vector<float> embed(RuntimeContext& ctx, std::span<const Token> tokens) const;
 
   // A fresh sequence state with description().n_ctx tokens of KV cache.
   virtual std::unique_ptr<RuntimeContext> new_context() const = 0;

@@ -181,6 +181,7 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     case RouteId::Metrics: co_await metrics_text(ex); break;
     case RouteId::ChatCompletions: co_await completions(ex, true, identity); break;
     case RouteId::Completions: co_await completions(ex, false, identity); break;
+    case RouteId::Embeddings: co_await embeddings(ex); break;
     case RouteId::ListModels: co_await list_models(ex); break;
     case RouteId::GetModel: co_await get_model(ex, m.param); break;
     case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;

@@ -43,6 +43,7 @@ class Api final : public HttpHandler {
   asio::awaitable<void> dispatch(Exchange& ex, const RouteMatch& m);
   // `identity`: the authenticated caller ("" without API keys), the prompt cache's scope.
   asio::awaitable<void> completions(Exchange& ex, bool chat, std::string identity);
+  asio::awaitable<void> embeddings(Exchange& ex);
   asio::awaitable<void> pull(Exchange& ex);
   // details: the models, settings, TEE and privacy parts; false → {"status"} only.
   asio::awaitable<void> health(Exchange& ex, bool details);

@@ -21,6 +21,9 @@ using nlohmann::json;
 // Entries of one logit_bias object.
 constexpr size_t kMaxLogitBias = 1024;
 
+// Inputs of one embeddings request (OpenAI's limit).
+constexpr size_t kMaxEmbeddingInputs = 2048;
+
 // Choices per request (`n`): each is a generation of its own, on its own slot.
 constexpr int64_t kMaxChoices = 8;
 
@@ -370,6 +373,82 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
     unsupported("prompt", "only one prompt per request is available");
   } else {
     bad("prompt", "'prompt' must be a string or an array of one string");
+  }
+  return out;
+}
+
+namespace {
+
+// One token-id input: an array of non-negative integers (whether they exist is the model's question).
+std::vector<Token> token_ids_of(const json& a) {
+  std::vector<Token> ids;
+  ids.reserve(a.size());
+  for (const json& v : a) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      bad("input", "'input' token ids must be non-negative integers");
+    }
+    ids.push_back(static_cast<Token>(v.get<int64_t>()));
+  }
+  return ids;
+}
+
+}  // namespace
+
+ParsedEmbedding parse_embedding(const nlohmann::json& body) {
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "model" || k == "input" || k == "encoding_format" || k == "dimensions" || k == "user") continue;
+    // Any other name is request content (it may be anything a client sent) and is never echoed.
+    throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
+  }
+  ParsedEmbedding out;
+  if (!is_given(body, "model")) bad("model", "'model' is required");
+  if (!body["model"].is_string() || body["model"].get_ref<const std::string&>().empty()) {
+    bad("model", "'model' must be a non-empty string");
+  }
+  out.request.model = body["model"].get<std::string>();
+  if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
+  if (is_given(body, "encoding_format")) {
+    const json& f = body["encoding_format"];
+    if (!f.is_string() || (f != "float" && f != "base64")) {
+      bad("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
+    }
+    out.base64 = f == "base64";
+  }
+  if (is_given(body, "dimensions")) {
+    const int64_t d = integer_of(body, "dimensions");
+    if (d < 1 || d > std::numeric_limits<int>::max()) bad("dimensions", "'dimensions' must be a positive integer");
+    out.request.dimensions = static_cast<int>(d);
+  }
+  if (!is_given(body, "input")) bad("input", "'input' is required");
+  const json& in = body["input"];
+  auto text = [&](const json& v) {
+    if (v.get_ref<const std::string&>().empty()) bad("input", "'input' strings must not be empty");
+    out.request.texts.push_back(v.get<std::string>());
+  };
+  if (in.is_string()) {
+    text(in);
+  } else if (in.is_array() && !in.empty()) {
+    const bool several = in[0].is_string() || in[0].is_array();  // else one input of token ids
+    if (several && in.size() > kMaxEmbeddingInputs) {
+      bad("input", "'input' holds at most " + std::to_string(kMaxEmbeddingInputs) + " inputs");
+    }
+    if (in[0].is_string()) {
+      for (const json& v : in) {
+        if (!v.is_string()) bad("input", "'input' must not mix strings with other values");
+        text(v);
+      }
+    } else if (in[0].is_array()) {
+      for (const json& v : in) {
+        if (!v.is_array()) bad("input", "'input' must not mix token arrays with other values");
+        if (v.empty()) bad("input", "'input' token arrays must not be empty");
+        out.request.token_ids.push_back(token_ids_of(v));
+      }
+    } else {
+      out.request.token_ids.push_back(token_ids_of(in));
+    }
+  } else {
+    bad("input", "'input' must be a non-empty string, array of strings, or array of token ids");
   }
   return out;
 }

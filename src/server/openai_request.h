@@ -21,11 +21,13 @@
 // Every error is an ApiError (HTTP 400) whose message names the field, never its value.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/completion.h"
+#include "runtime/embeddings.h"
 
 namespace a3s::power::server {
 
@@ -36,6 +38,16 @@ struct ParsedCompletion {
   bool echo = false;           // /v1/completions: the prompt, as given, precedes the completion
   int n = 1;                   // choices: each one a generation of its own (run_completion's `choice`)
 };
+
+// POST /v1/embeddings (OpenAI "Create embeddings"): model, input (a string, an array of strings, an
+// array of token ids, or an array of arrays of token ids; at most 2048 inputs, none empty),
+// encoding_format ("float" | "base64"), dimensions (accepted only when it equals the model's width:
+// run_embeddings checks it), user. Errors as for completions: ApiError naming the field, never a value.
+struct ParsedEmbedding {
+  runtime::EmbeddingRequest request;  // with `dimensions` when given
+  bool base64 = false;                // encoding_format "base64": little-endian float32 bytes
+};
+ParsedEmbedding parse_embedding(const nlohmann::json& body);
 
 // Parses a JSON object body. Throws ApiError(codes::kInvalidJson) for malformed JSON or a non-object.
 nlohmann::json parse_json_object(const std::string& body);

@@ -2,8 +2,13 @@
 
 #include <openssl/rand.h>
 
+#include <bit>
+
 #include <cstdio>
 #include <random>
+
+#include "crypto/base64.h"
+#include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
 
@@ -177,6 +182,32 @@ std::string sse_event(std::string_view payload) {
   s += payload;
   s += "\n\n";
   return s;
+}
+
+json embeddings_response(const std::string& model, std::span<const std::vector<float>> vectors, bool base64,
+                         int prompt_tokens) {
+  json data = json::array();
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    json e = {{"object", "embedding"}, {"index", i}};
+    if (base64) {
+      std::vector<uint8_t> bytes(vectors[i].size() * 4);
+      for (size_t k = 0; k < vectors[i].size(); ++k) {
+        const uint32_t u = std::bit_cast<uint32_t>(vectors[i][k]);
+        for (int b = 0; b < 4; ++b) bytes[k * 4 + static_cast<size_t>(b)] = static_cast<uint8_t>(u >> (8 * b));
+      }
+      e["embedding"] = crypto::base64_encode(bytes);
+      privacy::wipe_vector(bytes);  // derived from the input
+    } else {
+      json v = json::array();
+      for (float f : vectors[i]) v.push_back(static_cast<double>(f));
+      e["embedding"] = std::move(v);
+    }
+    data.push_back(std::move(e));
+  }
+  return {{"object", "list"},
+          {"data", std::move(data)},
+          {"model", model},
+          {"usage", {{"prompt_tokens", prompt_tokens}, {"total_tokens", prompt_tokens}}}};
 }
 
 }  // namespace a3s::power::server

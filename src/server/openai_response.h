@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -80,6 +81,12 @@ nlohmann::json chat_logprobs(std::span<const TokenLogprobs> tokens);
 // "text_offset"}; text_offset is the byte offset of each token's piece within the completion's
 // concatenated pieces, counting from `first_offset` (the pieces of earlier chunks of a stream).
 nlohmann::json text_logprobs(std::span<const TokenLogprobs> tokens, size_t first_offset);
+
+// POST /v1/embeddings: {"object": "list", "data": [{"object": "embedding", "index", "embedding"}],
+// "model", "usage": {"prompt_tokens", "total_tokens"}}; with base64, each embedding is the base64 of
+// its float32 values in little-endian byte order.
+nlohmann::json embeddings_response(const std::string& model, std::span<const std::vector<float>> vectors,
+                                   bool base64, int prompt_tokens);
 
 // Compact JSON text; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
 inline std::string json_text(const nlohmann::json& j) {

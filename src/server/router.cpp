@@ -10,6 +10,7 @@ Router::Router() {
       {"GET", "/metrics", false, "/metrics", RouteId::Metrics},
       {"POST", "/v1/chat/completions", false, "/v1/chat/completions", RouteId::ChatCompletions},
       {"POST", "/v1/completions", false, "/v1/completions", RouteId::Completions},
+      {"POST", "/v1/embeddings", false, "/v1/embeddings", RouteId::Embeddings},
       {"GET", "/v1/models", false, "/v1/models", RouteId::ListModels},
       {"POST", "/v1/models/pull", false, "/v1/models/pull", RouteId::PullModel},
       {"GET", "/v1/attestation", false, "/v1/attestation", RouteId::Attestation},

@@ -16,6 +16,7 @@ enum class RouteId {
   Metrics,
   ChatCompletions,
   Completions,
+  Embeddings,
   ListModels,
   GetModel,
   DeleteModel,

@@ -194,6 +194,11 @@ class Context {
   // On any error the sequence is unchanged (n_past() as before).
   std::span<const float> eval(std::span<const Token> tokens, bool all_logits = false);
 
+  // Evaluates `tokens` as eval() does (same positions, KV cache and errors) but computes no logits:
+  // returns each token's final hidden state after the output norm, the vectors embeddings are
+  // pooled from ([tokens.size(), n_embd] row-major; valid until the next call).
+  std::span<const float> eval_hidden(std::span<const Token> tokens);
+
   // The cached keys and values of positions [0, n) and their tokens (a prompt prefix), for the
   // prompt-prefix cache (docs/prompt-cache.md): the snapshot shares the context's full KV blocks and
   // copies the last, partial one with the positions from n on zeroed (so it holds nothing beyond the

@@ -208,6 +208,28 @@ test('logprobs and top_logprobs, in a body and streamed', async () => {
   assert.equal(lp.text_offset[0], 0);
 });
 
+test('embeddings: the SDK default (base64) and floats agree, one unit vector per input', async () => {
+  const input = ['Once upon a time', 'Lily'];
+  const asBase64 = await client.embeddings.create({ model: 'stories260K', input });  // the SDK asks for base64
+  const asFloat = await client.embeddings.create({ model: 'stories260K', input, encoding_format: 'float' });
+  assert.equal(asBase64.object, 'list');
+  assert.equal(asBase64.data.length, 2);
+  for (let i = 0; i < 2; i++) {
+    assert.equal(asFloat.data[i].index, i);
+    const a = asBase64.data[i].embedding;
+    const b = asFloat.data[i].embedding;
+    assert.equal(a.length, b.length);
+    for (let k = 0; k < a.length; k++) assert.equal(Math.fround(a[k]), Math.fround(b[k]));
+    const norm = Math.sqrt(b.reduce((s, x) => s + x * x, 0));
+    assert.ok(Math.abs(norm - 1) < 1e-5);
+  }
+  assert.ok(asFloat.usage.prompt_tokens > 0);
+  await assert.rejects(
+    client.embeddings.create({ model: 'stories260K', input: '' }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'input',
+  );
+});
+
 test('n choices, in a body and streamed', async () => {
   const params = {
     model: 'stories260K',

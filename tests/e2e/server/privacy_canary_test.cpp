@@ -80,6 +80,15 @@ void run_canary(const std::string& policy) {
   ASSERT_EQ(completion.status, 200) << completion.body;
   expect_rounded_usage(json::parse(completion.body)["usage"], "completion");
 
+  // Embeddings: the vectors come back, the text never, and the usage is rounded.
+  const HttpResult& embedding = post("embeddings", "/v1/embeddings",
+                                     json{{"model", "stories260K"}, {"input", {secret_text, canary}}}.dump(), auth);
+  ASSERT_EQ(embedding.status, 200) << embedding.body;
+  EXPECT_EQ(json::parse(embedding.body)["usage"]["prompt_tokens"].get<int>() % 10, 0);
+  const HttpResult& bad_embedding = post("bad embeddings", "/v1/embeddings",
+                                         json{{"model", "stories260K"}, {"input", {canary, 1}}}.dump(), auth);
+  EXPECT_EQ(bad_embedding.status, 400) << bad_embedding.body;
+
   // Streaming chat with the usage chunk.
   const HttpResult& stream = post("stream", "/v1/chat/completions",
                                   json{{"model", "stories260K"},

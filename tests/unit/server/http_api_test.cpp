@@ -651,6 +651,18 @@ TEST_F(ApiTest, NChoicesRunOneAfterAnotherOnOneSlot) {
   EXPECT_EQ(fake_.stats->generations, 3);
 }
 
+TEST_F(ApiTest, EmbeddingsOnAModelWithoutThemAre400AndTheRouteIsPostOnly) {
+  start();
+  HttpResult r = post("/v1/embeddings", {{"model", "fake"}, {"input", "hello"}});
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_EQ(error_of(r)["code"], "unsupported_model_feature");
+  EXPECT_EQ(r.body.find("hello"), std::string::npos);
+  HttpResult m = get("/v1/embeddings");
+  EXPECT_EQ(m.status, 405);
+  EXPECT_EQ(m.headers["allow"], "POST");
+  EXPECT_EQ(post("/v1/embeddings", {{"model", "nope"}, {"input", "x"}}).status, 404);
+}
+
 TEST_F(ApiTest, QueueTimeoutAnswers503) {
   config::Config cfg;
   cfg.max_concurrent_requests = 1;

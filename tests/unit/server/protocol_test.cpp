@@ -206,6 +206,57 @@ TEST(OpenAIRequest, CompletionLogprobsAreACountAndNotWithEcho) {
   expect_error(t, "unsupported_field", "top_logprobs", /*is_chat=*/false);
 }
 
+TEST(OpenAIRequest, EmbeddingInputsInEveryFormAndTheirLimits) {
+  auto embedding = [](json input) { return parse_embedding({{"model", "m"}, {"input", std::move(input)}}); };
+  EXPECT_EQ(embedding("a").request.texts, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(embedding({"a", "b"}).request.texts, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(embedding({1, 2, 3}).request.token_ids, (std::vector<std::vector<Token>>{{1, 2, 3}}));
+  EXPECT_EQ(embedding({{1}, {2, 3}}).request.token_ids, (std::vector<std::vector<Token>>{{1}, {2, 3}}));
+  EXPECT_EQ(embedding(std::vector<int>(5000, 1)).request.token_ids[0].size(), 5000u);  // one long input
+  EXPECT_EQ(embedding(std::vector<std::string>(2048, "x")).request.texts.size(), 2048u);
+  const ParsedEmbedding full = parse_embedding(
+      {{"model", "m"}, {"input", "a"}, {"encoding_format", "base64"}, {"dimensions", 64}, {"user", "u"}});
+  EXPECT_TRUE(full.base64);
+  EXPECT_EQ(full.request.dimensions, 64);
+  EXPECT_FALSE(parse_embedding({{"model", "m"}, {"input", "a"}, {"encoding_format", "float"}}).base64);
+  auto refused = [](const json& body, const std::string& code, const std::string& param) {
+    try {
+      parse_embedding(body);
+      ADD_FAILURE() << "accepted: " << body.dump();
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.code(), code) << body.dump();
+      EXPECT_EQ(e.param(), param) << body.dump();
+      EXPECT_EQ(std::string(e.what()).find("SECRET"), std::string::npos) << e.what();
+    }
+  };
+  for (const json& bad : {json(""), json::array(), json(3), json(nullptr), json({"SECRET", ""}), json({"a", 1}),
+                          json({json::array()}), json({{1}, json("SECRET")}), json({1, -1}), json({1, 2.5}),
+                          json({1, 4294967296LL}), json(std::vector<std::string>(2049, "x"))}) {
+    refused({{"model", "m"}, {"input", bad}}, "invalid_request_error", "input");
+  }
+  refused({{"input", "a"}}, "invalid_request_error", "model");
+  refused({{"model", "m"}, {"input", "a"}, {"encoding_format", "SECRET"}}, "invalid_request_error", "encoding_format");
+  refused({{"model", "m"}, {"input", "a"}, {"dimensions", 0}}, "invalid_request_error", "dimensions");
+  refused({{"model", "m"}, {"input", "a"}, {"dimensions", "SECRET"}}, "invalid_request_error", "dimensions");
+  refused({{"model", "m"}, {"input", "a"}, {"SECRET", 1}}, "unsupported_field", "");
+  refused({{"model", "m"}, {"input", "a"}, {"user", 5}}, "invalid_request_error", "user");
+}
+
+TEST(OpenAIResponse, EmbeddingsAsFloatsAndAsBase64) {
+  const std::vector<std::vector<float>> v = {{1.0f, -0.5f}, {0.25f, 0.0f}};
+  const json f = embeddings_response("m", v, false, 7);
+  EXPECT_EQ(f["object"], "list");
+  EXPECT_EQ(f["model"], "m");
+  ASSERT_EQ(f["data"].size(), 2u);
+  EXPECT_EQ(f["data"][1]["index"], 1);
+  EXPECT_EQ(f["data"][1]["object"], "embedding");
+  EXPECT_EQ(f["data"][0]["embedding"], json({1.0, -0.5}));
+  EXPECT_EQ(f["usage"], json({{"prompt_tokens", 7}, {"total_tokens", 7}}));
+  const json b = embeddings_response("m", v, true, 7);
+  // 1.0f = 00 00 80 3f, -0.5f = 00 00 00 bf (little-endian float32).
+  EXPECT_EQ(b["data"][0]["embedding"], "AACAPwAAAL8=");
+}
+
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
   expect_error(chat_body({{"temperature", "hot"}}), "invalid_request_error", "temperature");
   expect_error(chat_body({{"temperature", 2.5}}), "invalid_request_error", "temperature");
