@@ -18,6 +18,8 @@ CompletionRequest::~CompletionRequest() {
   privacy::wipe_vector(sampling.logit_bias);
 }
 
+chat::ReasoningStart ModelRuntime::reasoning_start(std::span<const Token>) const { return chat::ReasoningStart::kNone; }
+
 std::shared_ptr<const KvSnapshot> ModelRuntime::snapshot_prefix(RuntimeContext&, int) const {
   throw Error(codes::kPromptCacheUnsupported, "this model cannot use the prompt cache");
 }
@@ -114,6 +116,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
         throw Error(codes::kQueueTimeout, "no KV cache blocks were free within the queue timeout");
       }
     }
+    if (request.messages) sink.reasoning(model->reasoning_start(gen.prompt));
     sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });
     if (keyed) {

@@ -69,6 +69,9 @@ struct CompletionResult {
 class CompletionSink {
  public:
   virtual ~CompletionSink() = default;
+  // Chat requests only, just before started(): where the reply starts for a reasoning model
+  // (ModelRuntime::reasoning_start).
+  virtual void reasoning(chat::ReasoningStart) {}
   // The prompt's token ids after the chat template (valid during the call only; wiped afterwards).
   virtual void started(std::span<const Token> prompt) = 0;
   // A whole-UTF-8 text delta (may be empty for a token that completed no character yet). Return

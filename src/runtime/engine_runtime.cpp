@@ -12,6 +12,7 @@
 #include "chat/chat_template.h"
 #include "engine/embedding.h"
 #include "engine/load.h"
+#include "privacy/wipe_text.h"
 #include "runtime/prompt_builder.h"
 #include "tokenizer/tokenizer.h"
 
@@ -86,6 +87,8 @@ class EngineRuntime final : public ModelRuntime {
     } catch (const Error& e) {
       template_error_.emplace(e);
     }
+    // A reasoning model's template marks the thinking (it strips "</think>" blocks from the history).
+    reasoning_ = template_ && info.chat_template && info.chat_template->find("</think>") != std::string::npos;
     // Probe the effective context size once (a Context resolves 0 → model default).
     Context probe(model_, {.n_ctx = n_ctx_option_});
     desc_.name = name;
@@ -116,6 +119,18 @@ class EngineRuntime final : public ModelRuntime {
                                  const nlohmann::ordered_json& template_kwargs) const override {
     if (!template_) throw *template_error_;
     return PromptBuilder(model_->tokenizer(), *template_).chat(messages, &template_kwargs);
+  }
+
+  chat::ReasoningStart reasoning_start(std::span<const Token> prompt) const override {
+    if (!reasoning_) return chat::ReasoningStart::kNone;
+    // The prompt's last few tokens as text: does the generation prompt leave a "<think>" open?
+    const size_t tail = std::min<size_t>(prompt.size(), 16);  // at least the 8 bytes of "<think>\n"
+    std::string text = model_->tokenizer().decode(prompt.subspan(prompt.size() - tail), /*special=*/true);
+    std::string_view t = text;
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+    const bool inside = t.size() >= 7 && t.substr(t.size() - 7) == "<think>";
+    privacy::wipe_string(text);
+    return inside ? chat::ReasoningStart::kInside : chat::ReasoningStart::kOutside;
   }
 
   std::vector<Token> text_prompt(const std::string& text) const override {
@@ -161,6 +176,7 @@ class EngineRuntime final : public ModelRuntime {
   int n_ctx_option_;
   std::unique_ptr<chat::ChatTemplate> template_;
   std::optional<Error> template_error_;
+  bool reasoning_ = false;  // reasoning_start() splits "<think>" blocks
   ModelDescription desc_;
 };
 

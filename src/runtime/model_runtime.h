@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "chat/messages.h"
+#include "chat/reasoning.h"
 #include "engine/generator.h"
 
 namespace a3s::power::runtime {
@@ -68,6 +69,11 @@ class ModelRuntime {
   // chat::RenderOptions::template_kwargs for what takes them and the errors.
   virtual std::vector<Token> chat_prompt(const chat::Messages& messages,
                                          const nlohmann::ordered_json& template_kwargs) const = 0;
+
+  // Where the model's reply to a chat prompt (from chat_prompt) starts, for reasoning models
+  // (chat/reasoning.h): kNone when the chat template has no "<think>…</think>" markup, kInside when
+  // the prompt ends in an open "<think>", else kOutside. The default says kNone.
+  virtual chat::ReasoningStart reasoning_start(std::span<const Token> prompt) const;
 
   // Plain text → prompt tokens, BOS added when the model wants one; special-token text is NOT
   // parsed (user text cannot inject control tokens).

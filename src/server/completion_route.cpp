@@ -21,6 +21,7 @@
 #include "server/privacy.h"
 #include "attestation/receipt.h"
 #include "chat/field_error.h"
+#include "chat/reasoning.h"
 #include "base/hex.h"
 #include "crypto/sha256.h"
 #include "privacy/wipe_text.h"
@@ -36,6 +37,7 @@ struct Started {
   int choice;
   int prompt_tokens;
   crypto::Sha256Digest prompt_sha256;  // tee::prompt_sha256 of the prompt's token ids
+  chat::ReasoningStart reasoning;      // chat: where a reasoning model's reply starts
 };
 struct Delta {
   int choice;
@@ -68,8 +70,9 @@ class QueueSink final : public runtime::CompletionSink {
   QueueSink(int choice, std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
       : choice_(choice), q_(std::move(q)), cancel_(std::move(cancel)) {}
   ~QueueSink() override { wipe_logprobs(pending_); }
+  void reasoning(chat::ReasoningStart r) override { reasoning_ = r; }
   void started(std::span<const Token> prompt) override {
-    q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt)});
+    q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt), reasoning_});
   }
   void logprobs(const TokenLogprobs& lp) override { pending_.push_back(lp); }
   bool delta(std::string_view text) override {
@@ -96,17 +99,21 @@ class QueueSink final : public runtime::CompletionSink {
   std::shared_ptr<AsyncQueue<GenEvent>> q_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   std::vector<TokenLogprobs> pending_;
+  chat::ReasoningStart reasoning_ = chat::ReasoningStart::kNone;
   bool first_sent_ = false;
 };
 
 // One choice as the exchange assembles it.
 struct ChoiceState {
   std::string text;                     // what the client was sent (streams: kept for the receipt only)
+  std::string reasoning;                // the thinking of a reasoning model (chat), likewise
+  std::optional<chat::ReasoningSplitter> splitter;  // streams of a reasoning model
   std::vector<TokenLogprobs> logprobs;  // every generated token's, when asked for
   size_t piece_bytes = 0;               // text_offset of the next token (text completions)
   std::optional<runtime::CompletionResult> result;
   ~ChoiceState() {
     privacy::wipe_string(text);
+    privacy::wipe_string(reasoning);
     wipe_logprobs(logprobs);
     if (result) privacy::wipe_string(result->text);
   }
@@ -123,6 +130,7 @@ std::vector<ChoiceOutput> choice_outputs(const std::vector<ChoiceState>& states,
   std::vector<ChoiceOutput> out(states.size());
   for (size_t i = 0; i < states.size(); ++i) {
     out[i].text = states[i].text;
+    out[i].reasoning = states[i].reasoning;
     out[i].finish = states[i].result ? states[i].result->finish : FinishReason::Stop;
     out[i].logprobs = logprobs_member(logprobs, chat, states[i].logprobs, 0);
   }
@@ -139,6 +147,7 @@ std::string chunk_event(nlohmann::json chunk) {
 void wipe_outputs(std::vector<ChoiceOutput>& v) {
   for (ChoiceOutput& c : v) {
     privacy::wipe_string(c.text);
+    privacy::wipe_string(c.reasoning);
     privacy::wipe_json(c.logprobs);
   }
 }
@@ -261,6 +270,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
   meta.model = request->model;
 
   bool started = false;
+  chat::ReasoningStart reasoning_start = chat::ReasoningStart::kNone;
   bool streaming = false;
   bool usage_null = p.include_usage;
   bool ttft_recorded = false;
@@ -287,6 +297,10 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         }
       }
       prompt_sha256 = st->prompt_sha256;
+      reasoning_start = st->reasoning;
+      if (p.stream && reasoning_start != chat::ReasoningStart::kNone) {
+        for (ChoiceState& c : choices) c.splitter.emplace(reasoning_start);
+      }
       if (p.stream) {
         streaming = true;
         // No braced temporaries with string literals inside co_await (g++ 12 rejects them).
@@ -322,16 +336,38 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       }
       if (d->text.empty() && d->logprobs.empty()) continue;
       if (streaming) {
-        nlohmann::json lp = logprobs_member(logprobs, chat, d->logprobs, c.piece_bytes);
-        std::string event = chunk_event(chat ? chat_chunk_delta(meta, d->choice, d->text, std::move(lp), usage_null)
-                                             : text_chunk(meta, d->choice, d->text, std::move(lp), nullptr, usage_null));
-        if (!co_await ex.write_chunk(std::move(event))) {
-          cancel->store(true);  // failed write: the client is gone or not reading
-          wipe_logprobs(d->logprobs);
-          co_return;
+        // A reasoning model's delta: its thinking and its answer, as far as they are known yet.
+        chat::ReasoningSplitter::Parts parts;
+        if (c.splitter) {
+          parts = c.splitter->push(d->text);
+        } else {
+          parts.content = d->text;
         }
+        struct WipeParts {
+          chat::ReasoningSplitter::Parts& p;
+          ~WipeParts() {
+            privacy::wipe_string(p.content);
+            privacy::wipe_string(p.reasoning);
+          }
+        } wipe_parts{parts};
+        if (!parts.content.empty() || !parts.reasoning.empty() || !d->logprobs.empty()) {
+          nlohmann::json lp = logprobs_member(logprobs, chat, d->logprobs, c.piece_bytes);
+          std::string event =
+              chunk_event(chat ? chat_chunk_delta(meta, d->choice, parts.content, std::move(lp), usage_null, parts.reasoning)
+                               : text_chunk(meta, d->choice, parts.content, std::move(lp), nullptr, usage_null));
+          if (!co_await ex.write_chunk(std::move(event))) {
+            cancel->store(true);  // failed write: the client is gone or not reading
+            wipe_logprobs(d->logprobs);
+            co_return;
+          }
+        }
+        if (receipts) {  // the receipt's output digest
+          c.text += parts.content;
+          c.reasoning += parts.reasoning;
+        }
+      } else {
+        c.text += d->text;  // the body (split, for a reasoning model, when it is complete)
       }
-      if (!streaming || receipts) c.text += d->text;  // the body, or the receipt's output digest
       for (TokenLogprobs& t : d->logprobs) {
         c.piece_bytes += t.chosen.piece.size();
         if (!streaming || receipts) c.logprobs.push_back(std::move(t));
@@ -362,6 +398,31 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
           c.text = r.text;
         }
         if (p.echo) c.text.insert(0, request->prompt);  // the prompt as given, then the completion
+        if (reasoning_start != chat::ReasoningStart::kNone) {
+          chat::ReasoningSplitter::Parts parts = chat::ReasoningSplitter::split(c.text, reasoning_start);
+          privacy::wipe_string(c.text);
+          c.text = std::move(parts.content);
+          c.reasoning = std::move(parts.reasoning);
+        }
+      }
+      if (streaming && c.splitter) {
+        // What the splitter still held (a block cut by the end of the reply, trailing text).
+        chat::ReasoningSplitter::Parts rest = c.splitter->finish();
+        if (!rest.content.empty() || !rest.reasoning.empty()) {
+          std::string event =
+              chunk_event(chat_chunk_delta(meta, f->choice, rest.content, nullptr, usage_null, rest.reasoning));
+          if (receipts) {
+            c.text += rest.content;
+            c.reasoning += rest.reasoning;
+          }
+          privacy::wipe_string(rest.content);
+          privacy::wipe_string(rest.reasoning);
+          if (!co_await ex.write_chunk(std::move(event))) {
+            cancel->store(true);
+            wipe_logprobs(f->logprobs);
+            co_return;
+          }
+        }
       }
       if (streaming) {
         // The finish chunk carries the log probabilities of tokens no delta carried (with log

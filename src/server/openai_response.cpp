@@ -59,6 +59,7 @@ json whole(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const U
     json one = {{"index", i}};
     if (chat) {
       one["message"] = {{"role", "assistant"}, {"content", c.text}};
+      if (!c.reasoning.empty()) one["message"]["reasoning_content"] = c.reasoning;
     } else {
       one["text"] = c.text;
     }
@@ -107,8 +108,12 @@ json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null) {
   return chat_chunk(m, index, {{"role", "assistant"}, {"content", ""}}, nullptr, nullptr, with_usage_null);
 }
 
-json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, json logprobs, bool with_usage_null) {
-  return chat_chunk(m, index, {{"content", text}}, std::move(logprobs), nullptr, with_usage_null);
+json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, json logprobs, bool with_usage_null,
+                      std::string_view reasoning) {
+  json delta = json::object();
+  if (!reasoning.empty()) delta["reasoning_content"] = reasoning;
+  if (!text.empty() || reasoning.empty()) delta["content"] = text;
+  return chat_chunk(m, index, std::move(delta), std::move(logprobs), nullptr, with_usage_null);
 }
 
 json chat_chunk_finish(const ResponseMeta& m, int index, const char* finish_reason, json logprobs,

@@ -40,7 +40,8 @@ nlohmann::json timings_json(const ShownTimings& t);
 
 // One choice of a response as the client sees it. The text is request data: its owner wipes it.
 struct ChoiceOutput {
-  std::string text;  // message content (chat) or completion text
+  std::string text;       // message content (chat) or completion text
+  std::string reasoning;  // chat: a reasoning model's thinking (message.reasoning_content when not empty)
   FinishReason finish = FinishReason::Stop;
   nlohmann::json logprobs = nullptr;  // chat_logprobs() / text_logprobs() of the choice, or null
 };
@@ -59,8 +60,9 @@ nlohmann::json text_completion(const ResponseMeta& m, std::span<const ChoiceOutp
 // Streaming chunks of choice `index`. `logprobs` is the log probabilities of the tokens the chunk
 // carries (or null). `with_usage_null` adds "usage": null (stream_options.include_usage).
 nlohmann::json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null);
+// A delta of `text` (content), and of `reasoning` (reasoning_content) when not empty.
 nlohmann::json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,
-                                bool with_usage_null);
+                                bool with_usage_null, std::string_view reasoning = {});
 nlohmann::json chat_chunk_finish(const ResponseMeta& m, int index, const char* finish_reason, nlohmann::json logprobs,
                                  bool with_usage_null);
 nlohmann::json text_chunk(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,

@@ -66,6 +66,7 @@ struct FakeOptions {
   std::chrono::milliseconds per_token{0};
   std::shared_ptr<Gate> gate;
   std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
+  chat::ReasoningStart reasoning = chat::ReasoningStart::kNone;  // what reasoning_start() says
 };
 
 class FakeContext final : public runtime::RuntimeContext {
@@ -108,6 +109,8 @@ class FakeRuntime final : public runtime::ModelRuntime {
     text += "assistant:";
     return text_prompt(text);
   }
+
+  chat::ReasoningStart reasoning_start(std::span<const Token>) const override { return opts_.reasoning; }
 
   std::vector<Token> text_prompt(const std::string& text) const override {
     std::vector<Token> t{1};  // BOS

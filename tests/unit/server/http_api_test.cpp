@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "support/http_client.h"
+#include "support/sse_chunks.h"
 #include "support/fake_runtime.h"
 #include "server/server.h"
 
@@ -661,6 +662,43 @@ TEST_F(ApiTest, EmbeddingsOnAModelWithoutThemAre400AndTheRouteIsPostOnly) {
   EXPECT_EQ(m.status, 405);
   EXPECT_EQ(m.headers["allow"], "POST");
   EXPECT_EQ(post("/v1/embeddings", {{"model", "nope"}, {"input", "x"}}).status, 404);
+}
+
+TEST_F(ApiTest, AReasoningModelsThinkingGoesToReasoningContent) {
+  FakeOptions fo;
+  fo.output = "<think>\nFirst a plan.\n</think>\n\nThe answer.";
+  fo.reasoning = chat::ReasoningStart::kOutside;
+  start({}, fo);
+  HttpResult r = post("/v1/chat/completions", chat_body());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json message = json::parse(r.body)["choices"][0]["message"];
+  EXPECT_EQ(message["reasoning_content"], "First a plan.");
+  EXPECT_EQ(message["content"], "The answer.");
+  // Streamed one byte per token: the deltas reassemble to the same parts, and no tag leaks.
+  HttpResult s = post("/v1/chat/completions", chat_body({{"stream", true}}));
+  ASSERT_EQ(s.status, 200);
+  EXPECT_EQ(s.body.find("think>"), std::string::npos) << s.body;
+  std::string reasoning, content;
+  for (const json& c : testing::sse_json_chunks(s.body)) {
+    if (c["choices"].empty()) continue;
+    reasoning += c["choices"][0]["delta"].value("reasoning_content", "");
+    content += c["choices"][0]["delta"].value("content", "");
+  }
+  EXPECT_EQ(reasoning, "First a plan.");
+  EXPECT_EQ(content, "The answer.");
+  // Text completions are never split.
+  HttpResult t = post("/v1/completions", {{"model", "fake"}, {"prompt", "x"}});
+  EXPECT_EQ(json::parse(t.body)["choices"][0]["text"], fo.output);
+}
+
+TEST_F(ApiTest, APromptThatOpenedTheThinkBlockStartsInIt) {
+  FakeOptions fo;
+  fo.output = "plan</think>done";
+  fo.reasoning = chat::ReasoningStart::kInside;
+  start({}, fo);
+  json message = json::parse(post("/v1/chat/completions", chat_body({{"n", 2}})).body)["choices"][1]["message"];
+  EXPECT_EQ(message["reasoning_content"], "plan");
+  EXPECT_EQ(message["content"], "done");
 }
 
 TEST_F(ApiTest, QueueTimeoutAnswers503) {

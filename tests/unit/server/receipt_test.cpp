@@ -70,9 +70,13 @@ std::vector<TokenLogprobs> receipt_test_logprobs(size_t first, size_t count) {
   return out;
 }
 
+// A reasoning model's thinking, on the second choice of a chat response.
+constexpr const char* kReceiptTestThinking = "Thinking \"hard\"\n\xC3\xA9";
+
 // Two choices (the API's n = 2), with or without log probabilities.
 std::vector<ChoiceOutput> receipt_test_choices(bool chat, bool logprobs) {
   std::vector<ChoiceOutput> out(2);
+  if (chat) out[1].reasoning = kReceiptTestThinking;
   for (ChoiceOutput& c : out) {
     for (const auto& p : receipt_test_pieces()) c.text += p;
     c.finish = FinishReason::Length;
@@ -125,6 +129,10 @@ TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
       json body = chat ? chat_completion(m, choices, receipt_test_usage()) : text_completion(m, choices, receipt_test_usage());
       ASSERT_EQ(body["choices"].size(), 2u);
       EXPECT_EQ(body["choices"][1]["index"], 1);
+      if (chat) {
+        EXPECT_FALSE(body["choices"][0]["message"].contains("reasoning_content"));
+        EXPECT_EQ(body["choices"][1]["message"]["reasoning_content"], kReceiptTestThinking);
+      }
       json receipt =
           a.sign_receipt(receipt_test_receipt(m, chat ? "chat.completion" : "text_completion", false, body["choices"]));
       EXPECT_EQ(receipt["config_sha256"], to_hex(a.config_sha256()));
@@ -141,6 +149,7 @@ TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
         const auto& pieces = receipt_test_pieces();
         for (int i = 0; i < 2; ++i)
           if (chat) stream += sse_event(chat_chunk_role(m, i, include_usage));
+        if (chat) stream += sse_event(chat_chunk_delta(m, 1, "", nullptr, include_usage, kReceiptTestThinking));
         size_t offset = 0;
         for (size_t k = 0; k < pieces.size(); ++k) {
           for (int i = 0; i < 2; ++i) {
