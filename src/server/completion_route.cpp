@@ -15,6 +15,7 @@
 #include "server/api.h"
 #include "server/api_error.h"
 #include "server/async_queue.h"
+#include "server/generation_job.h"
 #include "server/attestation.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
@@ -31,77 +32,6 @@ namespace a3s::power::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Events of one choice's job, tagged with the choice's index.
-struct Started {
-  int choice;
-  int prompt_tokens;
-  crypto::Sha256Digest prompt_sha256;  // tee::prompt_sha256 of the prompt's token ids
-  chat::ReasoningStart reasoning;      // chat: where a reasoning model's reply starts
-};
-struct Delta {
-  int choice;
-  std::string text;
-  std::vector<TokenLogprobs> logprobs;  // the tokens whose text this delta completes (or holds back)
-  Clock::time_point at;
-  bool first;
-};
-struct Finished {
-  int choice;
-  runtime::CompletionResult result;
-  std::vector<TokenLogprobs> logprobs;  // tokens reported after the last delta
-};
-struct Failed {
-  ApiError error;  // with the request field a template's FieldError names (its param)
-};
-using GenEvent = std::variant<Started, Delta, Finished, Failed>;
-
-void wipe_logprobs(std::vector<TokenLogprobs>& v) {
-  for (TokenLogprobs& t : v) {
-    privacy::wipe_string(t.chosen.piece);
-    for (auto& e : t.top) privacy::wipe_string(e.piece);
-  }
-  v.clear();
-}
-
-// Carries one choice's events from the worker thread to the exchange's coroutine.
-class QueueSink final : public runtime::CompletionSink {
- public:
-  QueueSink(int choice, std::shared_ptr<AsyncQueue<GenEvent>> q, std::shared_ptr<std::atomic<bool>> cancel)
-      : choice_(choice), q_(std::move(q)), cancel_(std::move(cancel)) {}
-  ~QueueSink() override { wipe_logprobs(pending_); }
-  void reasoning(chat::ReasoningStart r) override { reasoning_ = r; }
-  void started(std::span<const Token> prompt) override {
-    q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt), reasoning_});
-  }
-  void logprobs(const TokenLogprobs& lp) override { pending_.push_back(lp); }
-  bool delta(std::string_view text) override {
-    if (cancel_->load()) return false;
-    // The first token is always reported (time to first token), later ones only with text.
-    if (!first_sent_ || !text.empty()) {
-      q_->push(Delta{choice_, std::string(text), std::move(pending_), Clock::now(), !first_sent_});
-      pending_.clear();
-      first_sent_ = true;
-    }
-    return !cancel_->load();
-  }
-  void finished(const runtime::CompletionResult& r) override {
-    q_->push(Finished{choice_, r, std::move(pending_)});
-    pending_.clear();
-  }
-  void failed(const Error& e) override {
-    const auto* field = dynamic_cast<const chat::FieldError*>(&e);
-    q_->push(Failed{ApiError(e.kind(), e.what(), field != nullptr ? field->param() : std::string())});
-  }
-
- private:
-  int choice_;
-  std::shared_ptr<AsyncQueue<GenEvent>> q_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  std::vector<TokenLogprobs> pending_;
-  chat::ReasoningStart reasoning_ = chat::ReasoningStart::kNone;
-  bool first_sent_ = false;
-};
 
 // One choice as the exchange assembles it.
 struct ChoiceState {
@@ -226,8 +156,6 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
   request->cache_identity = std::move(identity);
   request->cache_endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
   request->kv_wait = std::chrono::milliseconds(static_cast<int64_t>(cfg_.queue_timeout_seconds * 1000.0));
-  auto registry = registry_;
-  auto cache = prompt_cache_;
   const int n_choices = p.n;
   const bool logprobs = request->logprobs >= 0;
 
@@ -239,25 +167,8 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
   // One job per choice, each on a slot of its own (so the choices run side by side when slots are
   // free). A full queue refuses the request (429) and stops the choices already admitted.
   for (int choice = 0; choice < n_choices; ++choice) {
-    auto sink = std::make_shared<QueueSink>(choice, queue, cancel);
-    runtime::Job job;
-    job.cancel = cancel;
-    job.run = [registry, request, cancel, sink, cache, choice](runtime::Slot& slot) {
-      std::shared_ptr<const runtime::ModelRuntime> model;
-      try {
-        model = registry->acquire(request->model);
-      } catch (const Error& e) {
-        sink->failed(e);
-        return;
-      } catch (const std::exception&) {
-        sink->failed(Error(codes::kInternal, "model load failed"));
-        return;
-      }
-      runtime::run_completion(slot, model, *request, *cancel, *sink, cache.get(), choice);
-    };
-    job.reject = [sink](const Error& e) { sink->failed(e); };
     try {
-      scheduler_.submit(std::move(job));
+      submit_generation(scheduler_, registry_, request, queue, cancel, prompt_cache_, choice);
     } catch (...) {
       cancel->store(true);
       throw;
