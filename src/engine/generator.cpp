@@ -37,15 +37,21 @@ double ms_since(Clock::time_point t0) {
 class StopMatcher {
  public:
   explicit StopMatcher(const std::vector<std::string>& stops) {
-    for (const std::string& s : stops)
-      if (!s.empty()) stops_.push_back(s);
+    for (size_t i = 0; i < stops.size(); ++i)
+      if (!stops[i].empty()) stops_.push_back({stops[i], static_cast<int>(i)});
   }
 
   // Appends text; returns true when a stop string completed (the held text is cut before it).
   bool push(std::string_view text) {
     held_.append(text);
     size_t best = std::string::npos;
-    for (const std::string& s : stops_) best = std::min(best, held_.find(s));
+    for (size_t i = 0; i < stops_.size(); ++i) {
+      const size_t at = held_.find(stops_[i].text);
+      if (at < best) {
+        best = at;
+        matched_ = stops_[i].index;
+      }
+    }
     if (best != std::string::npos) {
       held_.resize(best);
       return true;
@@ -53,10 +59,14 @@ class StopMatcher {
     return false;
   }
 
+  // The index (in the request's stop list) of the stop string that completed, else -1.
+  int matched() const { return matched_; }
+
   // Text that can no longer become part of a stop string (removed from the held buffer).
   std::string take_safe() {
     size_t keep = 0;
-    for (const std::string& s : stops_) {
+    for (const Stop& stop : stops_) {
+      const std::string& s = stop.text;
       const size_t max_len = std::min(s.size() - 1, held_.size());
       for (size_t len = max_len; len > keep; --len)
         if (held_.compare(held_.size() - len, len, s, 0, len) == 0) {
@@ -77,8 +87,13 @@ class StopMatcher {
   }
 
  private:
-  std::vector<std::string> stops_;
+  struct Stop {
+    std::string text;
+    int index;  // in the request's list
+  };
+  std::vector<Stop> stops_;
   std::string held_;
+  int matched_ = -1;
 };
 
 }  // namespace
@@ -203,6 +218,7 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
     logits = ctx.eval(next);
   }
   res.decode_ms = ms_since(t_decode);
+  if (res.finish == FinishReason::Stop) res.stop_index = stops.matched();
   return res;
 }
 

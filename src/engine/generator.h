@@ -57,6 +57,7 @@ struct GenerationResult {
   FinishReason finish = FinishReason::Stop;
   int n_prompt_tokens = 0;
   uint64_t seed = 0;                  // the seed actually used
+  int stop_index = -1;                // finish Stop by a stop string: its index in req.stop; else -1
   double prefill_ms = 0, decode_ms = 0;
 };
 

@@ -134,6 +134,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     out.prefill_ms = r.prefill_ms;
     out.text = std::move(r.text);
     out.finish = r.finish;
+    out.stop_index = r.stop_index;
     out.prompt_tokens = r.n_prompt_tokens > 0 ? r.n_prompt_tokens : n_prompt;
     out.completion_tokens = static_cast<int>(r.tokens.size());
     sink.finished(out);

@@ -57,6 +57,7 @@ struct CompletionRequest {
 struct CompletionResult {
   std::string text;              // generated text (stop string excluded)
   FinishReason finish = FinishReason::Stop;
+  int stop_index = -1;           // the stop string that ended it (index in CompletionRequest::stop), else -1
   int prompt_tokens = 0;
   int completion_tokens = 0;
   int cached_tokens = 0;     // prompt tokens restored from the prompt-prefix cache

@@ -4,12 +4,14 @@
 
 #include <ctime>
 
+#include "server/anthropic_response.h"
 #include "server/api_error.h"
 #include "server/attestation.h"
 #include "a3s/power/settings.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 #include "server/server.h"
+#include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
 
@@ -60,6 +62,12 @@ bool from_a_foreign_site(const HttpRequest& req) {
 }
 
 bool is_admin_route(RouteId id) { return id == RouteId::PullModel || id == RouteId::DeleteModel; }
+
+// Errors on the Anthropic routes have Anthropic's shape (anthropic_response.h).
+HttpResponse shaped_error(const RouteMatch& m, HttpResponse r) {
+  const bool anthropic = m.route == "/v1/messages" || m.route == "/v1/messages/count_tokens";
+  return anthropic ? to_anthropic_error(std::move(r)) : r;
+}
 }  // namespace
 
 Api::Api(const config::Config& cfg, std::shared_ptr<runtime::ModelRegistry> registry,
@@ -111,9 +119,9 @@ asio::awaitable<void> Api::handle(Exchange& ex) {
     co_await dispatch(ex, m);
   } catch (const Error& e) {
     if (e.code() == "integrity_error" || e.kind() == codes::kDecryptionFailed) metrics_.record_integrity_failure();
-    failure = error_response(e);  // keeps an ApiError's param
+    failure = shaped_error(m, error_response(e));  // keeps an ApiError's param
   } catch (const std::exception&) {
-    failure = error_response(Error(codes::kInternal, "internal server error"));
+    failure = shaped_error(m, error_response(Error(codes::kInternal, "internal server error")));
   }
   if (failure && !ex.responded()) co_await ex.respond(std::move(*failure));
   if (ex.record().status == 0) ex.record().status = 500;
@@ -132,19 +140,28 @@ asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
 asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   const HttpRequest& req = ex.request();
   if (is_loopback_host(cfg_.host) && from_a_foreign_site(req)) {
-    HttpResponse r = error_response(403, code_string(codes::kPermissionDenied),
-                                    "a loopback server answers loopback Host and Origin names only");
+    HttpResponse r = shaped_error(m, error_response(403, code_string(codes::kPermissionDenied),
+                                                    "a loopback server answers loopback Host and Origin names only"));
     co_await ex.respond(std::move(r));
     co_return;
   }
   const bool found = m.kind == RouteMatch::Kind::Found;
   bool needs_key = auth_.enabled() && (starts_with_v1(req.path) || (m.id == RouteId::Metrics && found &&
                                                                      !cfg_.metrics_public));
-  const std::optional<Principal> principal =
-      auth_.enabled() ? auth_.authenticate(req.header("authorization")) : std::nullopt;
+  // The key comes as "Authorization: Bearer <key>", or as Anthropic's "x-api-key: <key>".
+  std::optional<Principal> principal;
+  if (auth_.enabled()) {
+    principal = auth_.authenticate(req.header("authorization"));
+    if (!principal && !req.header("x-api-key").empty()) {
+      std::string bearer = "Bearer " + req.header("x-api-key");
+      principal = auth_.authenticate(bearer);
+      privacy::wipe_string(bearer);
+    }
+  }
   if (needs_key && !principal) {
-    HttpResponse r = error_response(401, code_string(codes::kInvalidApiKey),
-                                    "a valid API key is required (Authorization: Bearer <key>)");
+    HttpResponse r = shaped_error(m, error_response(401, code_string(codes::kInvalidApiKey),
+                                                    "a valid API key is required (Authorization: Bearer <key>, or "
+                                                    "x-api-key: <key>)"));
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
     co_await ex.respond(std::move(r));
     co_return;
@@ -154,9 +171,10 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   if (found && is_admin_route(m.id)) {
     const bool open_dev_server = !auth_.enabled() && is_loopback_host(cfg_.host);
     if (!(principal && principal->admin) && !open_dev_server) {
-      HttpResponse r = error_response(403, code_string(codes::kPermissionDenied),
-                                      auth_.admin_enabled() ? "this route needs an admin key (admin_api_keys)"
-                                                            : "this route needs an admin key: configure admin_api_keys");
+      HttpResponse r = shaped_error(
+          m, error_response(403, code_string(codes::kPermissionDenied),
+                            auth_.admin_enabled() ? "this route needs an admin key (admin_api_keys)"
+                                                  : "this route needs an admin key: configure admin_api_keys"));
       co_await ex.respond(std::move(r));
       co_return;
     }
@@ -167,7 +185,8 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     co_return;
   }
   if (m.kind == RouteMatch::Kind::MethodNotAllowed) {
-    HttpResponse r = error_response(405, code_string(codes::kMethodNotAllowed), "method not allowed on this route");
+    HttpResponse r = shaped_error(
+        m, error_response(405, code_string(codes::kMethodNotAllowed), "method not allowed on this route"));
     r.headers.emplace_back("Allow", m.allow);
     co_await ex.respond(std::move(r));
     co_return;
@@ -182,6 +201,8 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     case RouteId::ChatCompletions: co_await completions(ex, true, identity); break;
     case RouteId::Completions: co_await completions(ex, false, identity); break;
     case RouteId::Embeddings: co_await embeddings(ex); break;
+    case RouteId::Messages: co_await messages(ex, identity); break;
+    case RouteId::CountTokens: co_await count_tokens(ex); break;
     case RouteId::ListModels: co_await list_models(ex); break;
     case RouteId::GetModel: co_await get_model(ex, m.param); break;
     case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;

@@ -44,6 +44,9 @@ class Api final : public HttpHandler {
   // `identity`: the authenticated caller ("" without API keys), the prompt cache's scope.
   asio::awaitable<void> completions(Exchange& ex, bool chat, std::string identity);
   asio::awaitable<void> embeddings(Exchange& ex);
+  // The Anthropic Messages API (messages_route.cpp).
+  asio::awaitable<void> messages(Exchange& ex, std::string identity);
+  asio::awaitable<void> count_tokens(Exchange& ex);
   asio::awaitable<void> pull(Exchange& ex);
   // details: the models, settings, TEE and privacy parts; false → {"status"} only.
   asio::awaitable<void> health(Exchange& ex, bool details);

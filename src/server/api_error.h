@@ -26,6 +26,9 @@ class ApiError : public Error {
   std::string param_;
 };
 
+// `e` as an ApiError: its code and message, and the request field a chat::FieldError names.
+ApiError api_error_of(const Error& e);
+
 const char* error_type_for_status(int status);
 
 // {"error": {...}}; param null when empty.

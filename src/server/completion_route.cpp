@@ -214,11 +214,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       }
       if (p.stream) {
         streaming = true;
-        // No braced temporaries with string literals inside co_await (g++ 12 rejects them).
-        std::vector<std::pair<std::string, std::string>> headers = {{"Cache-Control", "no-cache"},
-                                                                    {"X-Accel-Buffering", "no"}};
-        std::string content_type = "text/event-stream";
-        bool ok = co_await ex.begin_stream(200, content_type, std::move(headers));
+        bool ok = co_await begin_event_stream(ex);
         for (int i = 0; ok && i < n_choices; ++i) {
           // Events are built outside co_await: g++ 12 mishandles temporaries that live across one.
           if (chat) {
@@ -415,10 +411,8 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         wipe_outputs(body_choices);
         doc["timings"] = timings_json(timings);
         if (receipts) doc["attestation_receipt"] = std::move(receipt);
-        HttpResponse res;
-        res.body = json_text(doc);
-        privacy::wipe_json(doc);
-        co_await ex.respond(std::move(res));  // the HTTP layer wipes the body once it is written
+        HttpResponse res = json_response(std::move(doc));
+        co_await ex.respond(std::move(res));
       }
       co_return;
     } else if (auto* fl = std::get_if<Failed>(&*ev)) {

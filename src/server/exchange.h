@@ -59,4 +59,14 @@ class Exchange {
   virtual void watch_disconnect(std::function<void()> on_close) = 0;
 };
 
+// Starts a Server-Sent Events stream (200, text/event-stream, not cached or buffered by proxies).
+// Returns false when the client is gone.
+inline asio::awaitable<bool> begin_event_stream(Exchange& ex) {
+  // Named locals: g++ 12 mishandles braced temporaries with string literals inside co_await.
+  std::vector<std::pair<std::string, std::string>> headers = {{"Cache-Control", "no-cache"},
+                                                              {"X-Accel-Buffering", "no"}};
+  std::string content_type = "text/event-stream";
+  co_return co_await ex.begin_stream(200, content_type, std::move(headers));
+}
+
 }  // namespace a3s::power::server

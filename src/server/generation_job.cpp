@@ -1,7 +1,6 @@
 #include "server/generation_job.h"
 
 #include "attestation/receipt.h"
-#include "chat/field_error.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
@@ -33,10 +32,7 @@ void QueueSink::finished(const runtime::CompletionResult& r) {
   pending_.clear();
 }
 
-void QueueSink::failed(const Error& e) {
-  const auto* field = dynamic_cast<const chat::FieldError*>(&e);
-  q_->push(Failed{ApiError(e.kind(), e.what(), field != nullptr ? field->param() : std::string())});
-}
+void QueueSink::failed(const Error& e) { q_->push(Failed{api_error_of(e)}); }
 
 void submit_generation(runtime::Scheduler& scheduler, std::shared_ptr<runtime::ModelRegistry> registry,
                        std::shared_ptr<const runtime::CompletionRequest> request,

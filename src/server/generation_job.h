@@ -81,4 +81,31 @@ void submit_generation(runtime::Scheduler& scheduler, std::shared_ptr<runtime::M
                        std::shared_ptr<AsyncQueue<GenEvent>> queue, std::shared_ptr<std::atomic<bool>> cancel,
                        std::shared_ptr<runtime::PromptCache> cache, int choice);
 
+// Work on a slot other than a generation (embeddings, token counts): `fn(slot, model)` runs as a job
+// on the scheduler for the model named `model_name` (loaded if needed) and its result — or the
+// ApiError it failed with (api_error_of) — goes to `queue`. Throws the scheduler's rate_limited
+// error when the queue is full.
+template <typename Result, typename Fn>
+void submit_model_job(runtime::Scheduler& scheduler, std::shared_ptr<runtime::ModelRegistry> registry,
+                      std::string model_name, std::shared_ptr<AsyncQueue<std::variant<Result, ApiError>>> queue,
+                      std::shared_ptr<std::atomic<bool>> cancel, Fn fn) {
+  runtime::Job job;
+  job.cancel = cancel;
+  job.run = [registry = std::move(registry), model_name = std::move(model_name), queue,
+             fn = std::move(fn)](runtime::Slot& slot) {
+    try {
+      const std::shared_ptr<const runtime::ModelRuntime> model = registry->acquire(model_name);
+      queue->push(fn(slot, model));
+    } catch (const Error& e) {
+      queue->push(api_error_of(e));
+    } catch (const std::bad_alloc&) {
+      queue->push(ApiError(codes::kInternal, "out of memory"));
+    } catch (const std::exception&) {
+      queue->push(ApiError(codes::kInternal, "the request failed"));
+    }
+  };
+  job.reject = [queue](const Error& e) { queue->push(api_error_of(e)); };
+  scheduler.submit(std::move(job));
+}
+
 }  // namespace a3s::power::server

@@ -12,6 +12,7 @@
 
 #include "chat/messages.h"
 #include "server/api_error.h"
+#include "server/request_fields.h"
 
 namespace a3s::power::server {
 namespace {
@@ -30,15 +31,6 @@ constexpr int64_t kMaxChoices = 8;
 // Arrays and objects in chat_template_kwargs, the object itself counted: the template sees them as
 // values built recursively.
 constexpr int kMaxKwargsDepth = 32;
-
-[[noreturn]] void bad(const std::string& param, const std::string& message,
-                      ErrorCode code = codes::kInvalidRequest) {
-  throw ApiError(code, message, param);
-}
-
-[[noreturn]] void unsupported(const std::string& param, const std::string& what) {
-  throw ApiError(codes::kUnsupportedField, "'" + param + "' is not supported: " + what, param);
-}
 
 // OpenAI features that are refused explicitly (with a reason) rather than as unknown fields.
 const std::map<std::string, std::string>& known_unsupported() {
@@ -64,37 +56,6 @@ const std::map<std::string, std::string>& known_unsupported() {
   return m;
 }
 
-bool is_given(const json& body, const char* key) {
-  auto it = body.find(key);
-  return it != body.end() && !it->is_null();
-}
-
-double number_in(const json& body, const char* key, double lo, double hi, bool lo_open = false) {
-  const json& v = body.at(key);
-  if (!v.is_number()) bad(key, std::string("'") + key + "' must be a number");
-  double d = v.get<double>();
-  if (!std::isfinite(d) || d > hi || d < lo || (lo_open && d == lo)) {
-    bad(key, std::string("'") + key + "' is out of range");
-  }
-  return d;
-}
-
-int64_t integer_of(const json& body, const char* key) {
-  const json& v = body.at(key);
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
-  }
-  bad(key, std::string("'") + key + "' must be an integer");
-}
-
-bool bool_of(const json& body, const char* key) {
-  const json& v = body.at(key);
-  if (!v.is_boolean()) bad(key, std::string("'") + key + "' must be a boolean");
-  return v.get<bool>();
-}
-
 // Every field either completion endpoint accepts (names defined by the API).
 const std::set<std::string>& endpoint_fields() {
   static const std::set<std::string> names = {
@@ -117,7 +78,7 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
           it->is_boolean() && !it->get<bool>()) {
         continue;
       }
-      unsupported(k, ku->second);
+      unsupported_field(k, ku->second);
     }
     // A field of the other completion endpoint is named; any other name is request content (it may
     // be anything a client sent) and is never echoed.
@@ -145,20 +106,20 @@ std::optional<Token> token_id_of(const std::string& key) {
 // (SamplingParams::logit_bias). Whether the ids exist is the model's question (run_completion).
 // Errors never repeat a key or a value.
 std::vector<LogitBias> logit_bias_of(const json& lb) {
-  if (!lb.is_object()) bad("logit_bias", "'logit_bias' must be an object of token ids to numbers");
+  if (!lb.is_object()) bad_field("logit_bias", "'logit_bias' must be an object of token ids to numbers");
   if (lb.size() > kMaxLogitBias) {
-    bad("logit_bias", "'logit_bias' holds at most " + std::to_string(kMaxLogitBias) + " tokens");
+    bad_field("logit_bias", "'logit_bias' holds at most " + std::to_string(kMaxLogitBias) + " tokens");
   }
   std::vector<LogitBias> out;
   out.reserve(lb.size());
   for (auto it = lb.begin(); it != lb.end(); ++it) {
     const auto id = token_id_of(it.key());
-    if (!id) bad("logit_bias", "'logit_bias' keys must be token ids written as decimal integers");
+    if (!id) bad_field("logit_bias", "'logit_bias' keys must be token ids written as decimal integers");
     const json& v = it.value();
-    if (!v.is_number()) bad("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
+    if (!v.is_number()) bad_field("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < -100 || d > 100) {
-      bad("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
+      bad_field("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
     }
     out.push_back({*id, static_cast<float>(d)});
   }
@@ -168,20 +129,14 @@ std::vector<LogitBias> logit_bias_of(const json& lb) {
 
 // Fields common to both endpoints; fills sampling, limits, stop, stream flags.
 void parse_common(const json& body, ParsedCompletion& out, bool chat) {
-  if (!is_given(body, "model")) bad("model", "'model' is required");
+  if (!is_given(body, "model")) bad_field("model", "'model' is required");
   if (!body["model"].is_string() || body["model"].get_ref<const std::string&>().empty()) {
-    bad("model", "'model' must be a non-empty string");
+    bad_field("model", "'model' must be a non-empty string");
   }
   out.request.model = body["model"].get<std::string>();
 
   SamplingParams& s = out.request.sampling;
-  s.temperature = 1.0f;  // OpenAI defaults
-  s.top_p = 1.0f;
-  s.top_k = 0;
-  s.min_p = 0.0f;
-  s.repeat_penalty = 1.0f;
-  s.frequency_penalty = 0.0f;
-  s.presence_penalty = 0.0f;
+  s = api_sampling_defaults();  // OpenAI's
   if (is_given(body, "temperature")) s.temperature = static_cast<float>(number_in(body, "temperature", 0, 2));
   if (is_given(body, "top_p")) s.top_p = static_cast<float>(number_in(body, "top_p", 0, 1, /*lo_open=*/true));
   if (is_given(body, "presence_penalty")) {
@@ -192,7 +147,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
   }
   if (is_given(body, "top_k")) {
     int64_t k = integer_of(body, "top_k");
-    if (k < 0 || k > std::numeric_limits<int>::max()) bad("top_k", "'top_k' must be >= 0");
+    if (k < 0 || k > std::numeric_limits<int>::max()) bad_field("top_k", "'top_k' must be >= 0");
     s.top_k = static_cast<int>(k);
   }
   if (is_given(body, "min_p")) s.min_p = static_cast<float>(number_in(body, "min_p", 0, 1));
@@ -204,7 +159,7 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
 
   auto take_max = [&](const char* key) {
     int64_t m = integer_of(body, key);
-    if (m < 1) bad(key, std::string("'") + key + "' must be at least 1");
+    if (m < 1) bad_field(key, std::string("'") + key + "' must be at least 1");
     out.request.max_tokens = static_cast<int>(std::min<int64_t>(m, std::numeric_limits<int>::max()));
   };
   if (chat && is_given(body, "max_completion_tokens")) take_max("max_completion_tokens");
@@ -212,29 +167,29 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
 
   if (is_given(body, "n")) {
     int64_t n = integer_of(body, "n");
-    if (n < 1 || n > kMaxChoices) bad("n", "'n' must be from 1 to " + std::to_string(kMaxChoices));
+    if (n < 1 || n > kMaxChoices) bad_field("n", "'n' must be from 1 to " + std::to_string(kMaxChoices));
     out.n = static_cast<int>(n);
   }
-  if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
+  if (is_given(body, "user") && !body["user"].is_string()) bad_field("user", "'user' must be a string");
 
   // docs/prompt-cache.md: 1..256 bytes; the key itself is never echoed in an error.
   if (is_given(body, "prompt_cache_key")) {
     const json& k = body["prompt_cache_key"];
-    if (!k.is_string()) bad("prompt_cache_key", "'prompt_cache_key' must be a string");
+    if (!k.is_string()) bad_field("prompt_cache_key", "'prompt_cache_key' must be a string");
     const size_t n = k.get_ref<const std::string&>().size();
-    if (n < 1 || n > 256) bad("prompt_cache_key", "'prompt_cache_key' must be 1 to 256 bytes long");
+    if (n < 1 || n > 256) bad_field("prompt_cache_key", "'prompt_cache_key' must be 1 to 256 bytes long");
     out.request.cache_key = k.get<std::string>();
   }
 
   if (is_given(body, "stop")) {
     const json& st = body["stop"];
     auto add = [&](const json& v) {
-      if (!v.is_string()) bad("stop", "'stop' must be a string or an array of strings");
-      if (v.get_ref<const std::string&>().empty()) bad("stop", "'stop' strings must not be empty");
+      if (!v.is_string()) bad_field("stop", "'stop' must be a string or an array of strings");
+      if (v.get_ref<const std::string&>().empty()) bad_field("stop", "'stop' strings must not be empty");
       out.request.stop.push_back(v.get<std::string>());
     };
     if (st.is_array()) {
-      if (st.size() > 4) bad("stop", "'stop' holds at most 4 strings");
+      if (st.size() > 4) bad_field("stop", "'stop' holds at most 4 strings");
       for (auto& v : st) add(v);
     } else {
       add(st);
@@ -244,12 +199,12 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
   if (is_given(body, "stream")) out.stream = bool_of(body, "stream");
   if (is_given(body, "stream_options")) {
     const json& so = body["stream_options"];
-    if (!so.is_object()) bad("stream_options", "'stream_options' must be an object");
-    if (!out.stream) bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
+    if (!so.is_object()) bad_field("stream_options", "'stream_options' must be an object");
+    if (!out.stream) bad_field("stream_options", "'stream_options' is only allowed when 'stream' is true");
     for (auto it = so.begin(); it != so.end(); ++it) {
       if (it.key() == "include_usage") {
         if (it->is_null()) continue;
-        if (!it->is_boolean()) bad("stream_options.include_usage", "'include_usage' must be a boolean");
+        if (!it->is_boolean()) bad_field("stream_options.include_usage", "'include_usage' must be a boolean");
         out.include_usage = it->get<bool>();
       } else {
         throw ApiError(codes::kUnsupportedField, "'stream_options' has an unknown field", "stream_options");
@@ -275,7 +230,7 @@ bool nests_deeper_than(const json& j, int max_depth) {
 // The messages under the API's policy (chat/messages.h): the same fields, errors and params as
 // every other field of the body.
 chat::Messages messages_of(const json& body) {
-  if (!is_given(body, "messages")) bad("messages", "'messages' is required");
+  if (!is_given(body, "messages")) bad_field("messages", "'messages' is required");
   try {
     return chat::parse_messages(body["messages"], chat::MessagePolicy::kApi);
   } catch (const chat::FieldError& e) {
@@ -308,18 +263,18 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
   if (is_given(body, "top_logprobs")) {
     const int64_t k = integer_of(body, "top_logprobs");
     if (k < 0 || k > runtime::kMaxTopLogprobs) {
-      bad("top_logprobs", "'top_logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
+      bad_field("top_logprobs", "'top_logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
     }
-    if (!logprobs) bad("top_logprobs", "'top_logprobs' needs 'logprobs' set to true");
+    if (!logprobs) bad_field("top_logprobs", "'top_logprobs' needs 'logprobs' set to true");
     out.request.logprobs = static_cast<int>(k);
   } else if (logprobs) {
     out.request.logprobs = 0;
   }
   if (is_given(body, "chat_template_kwargs")) {
     const json& kwargs = body["chat_template_kwargs"];
-    if (!kwargs.is_object()) bad("chat_template_kwargs", "'chat_template_kwargs' must be an object");
+    if (!kwargs.is_object()) bad_field("chat_template_kwargs", "'chat_template_kwargs' must be an object");
     if (nests_deeper_than(kwargs, kMaxKwargsDepth)) {
-      bad("chat_template_kwargs", "'chat_template_kwargs' nests deeper than " + std::to_string(kMaxKwargsDepth) +
+      bad_field("chat_template_kwargs", "'chat_template_kwargs' nests deeper than " + std::to_string(kMaxKwargsDepth) +
                                       " levels");
     }
     out.request.chat_template_kwargs = nlohmann::ordered_json(kwargs);
@@ -355,24 +310,24 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
   // logprobs: the number of alternatives per token (each token's own log probability always comes).
   if (is_given(body, "logprobs")) {
     const json& v = body["logprobs"];
-    if (v.is_boolean() || !v.is_number()) bad("logprobs", "'logprobs' must be an integer");
+    if (v.is_boolean() || !v.is_number()) bad_field("logprobs", "'logprobs' must be an integer");
     const int64_t k = integer_of(body, "logprobs");
     if (k < 0 || k > runtime::kMaxTopLogprobs) {
-      bad("logprobs", "'logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
+      bad_field("logprobs", "'logprobs' must be from 0 to " + std::to_string(runtime::kMaxTopLogprobs));
     }
-    if (out.echo) unsupported("logprobs", "log probabilities of an echoed prompt are not available");
+    if (out.echo) unsupported_field("logprobs", "log probabilities of an echoed prompt are not available");
     out.request.logprobs = static_cast<int>(k);
   }
-  if (!is_given(body, "prompt")) bad("prompt", "'prompt' is required");
+  if (!is_given(body, "prompt")) bad_field("prompt", "'prompt' is required");
   const json& p = body["prompt"];
   if (p.is_string()) {
     out.request.prompt = p.get<std::string>();
   } else if (p.is_array() && p.size() == 1 && p[0].is_string()) {
     out.request.prompt = p[0].get<std::string>();
   } else if (p.is_array() && p.size() > 1) {
-    unsupported("prompt", "only one prompt per request is available");
+    unsupported_field("prompt", "only one prompt per request is available");
   } else {
-    bad("prompt", "'prompt' must be a string or an array of one string");
+    bad_field("prompt", "'prompt' must be a string or an array of one string");
   }
   return out;
 }
@@ -385,7 +340,7 @@ std::vector<Token> token_ids_of(const json& a) {
   ids.reserve(a.size());
   for (const json& v : a) {
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-      bad("input", "'input' token ids must be non-negative integers");
+      bad_field("input", "'input' token ids must be non-negative integers");
     }
     ids.push_back(static_cast<Token>(v.get<int64_t>()));
   }
@@ -402,28 +357,28 @@ ParsedEmbedding parse_embedding(const nlohmann::json& body) {
     throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
   }
   ParsedEmbedding out;
-  if (!is_given(body, "model")) bad("model", "'model' is required");
+  if (!is_given(body, "model")) bad_field("model", "'model' is required");
   if (!body["model"].is_string() || body["model"].get_ref<const std::string&>().empty()) {
-    bad("model", "'model' must be a non-empty string");
+    bad_field("model", "'model' must be a non-empty string");
   }
   out.request.model = body["model"].get<std::string>();
-  if (is_given(body, "user") && !body["user"].is_string()) bad("user", "'user' must be a string");
+  if (is_given(body, "user") && !body["user"].is_string()) bad_field("user", "'user' must be a string");
   if (is_given(body, "encoding_format")) {
     const json& f = body["encoding_format"];
     if (!f.is_string() || (f != "float" && f != "base64")) {
-      bad("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
+      bad_field("encoding_format", "'encoding_format' must be \"float\" or \"base64\"");
     }
     out.base64 = f == "base64";
   }
   if (is_given(body, "dimensions")) {
     const int64_t d = integer_of(body, "dimensions");
-    if (d < 1 || d > std::numeric_limits<int>::max()) bad("dimensions", "'dimensions' must be a positive integer");
+    if (d < 1 || d > std::numeric_limits<int>::max()) bad_field("dimensions", "'dimensions' must be a positive integer");
     out.request.dimensions = static_cast<int>(d);
   }
-  if (!is_given(body, "input")) bad("input", "'input' is required");
+  if (!is_given(body, "input")) bad_field("input", "'input' is required");
   const json& in = body["input"];
   auto text = [&](const json& v) {
-    if (v.get_ref<const std::string&>().empty()) bad("input", "'input' strings must not be empty");
+    if (v.get_ref<const std::string&>().empty()) bad_field("input", "'input' strings must not be empty");
     out.request.texts.push_back(v.get<std::string>());
   };
   if (in.is_string()) {
@@ -431,24 +386,24 @@ ParsedEmbedding parse_embedding(const nlohmann::json& body) {
   } else if (in.is_array() && !in.empty()) {
     const bool several = in[0].is_string() || in[0].is_array();  // else one input of token ids
     if (several && in.size() > kMaxEmbeddingInputs) {
-      bad("input", "'input' holds at most " + std::to_string(kMaxEmbeddingInputs) + " inputs");
+      bad_field("input", "'input' holds at most " + std::to_string(kMaxEmbeddingInputs) + " inputs");
     }
     if (in[0].is_string()) {
       for (const json& v : in) {
-        if (!v.is_string()) bad("input", "'input' must not mix strings with other values");
+        if (!v.is_string()) bad_field("input", "'input' must not mix strings with other values");
         text(v);
       }
     } else if (in[0].is_array()) {
       for (const json& v : in) {
-        if (!v.is_array()) bad("input", "'input' must not mix token arrays with other values");
-        if (v.empty()) bad("input", "'input' token arrays must not be empty");
+        if (!v.is_array()) bad_field("input", "'input' must not mix token arrays with other values");
+        if (v.empty()) bad_field("input", "'input' token arrays must not be empty");
         out.request.token_ids.push_back(token_ids_of(v));
       }
     } else {
       out.request.token_ids.push_back(token_ids_of(in));
     }
   } else {
-    bad("input", "'input' must be a non-empty string, array of strings, or array of token ids");
+    bad_field("input", "'input' must be a non-empty string, array of strings, or array of token ids");
   }
   return out;
 }

@@ -14,13 +14,13 @@ namespace a3s::power::server {
 
 using nlohmann::json;
 
-std::string new_response_id(bool chat) {
+std::string new_id(std::string_view prefix) {
   unsigned char bytes[12];
   if (RAND_bytes(bytes, sizeof bytes) != 1) {
     std::random_device rd;
     for (auto& b : bytes) b = static_cast<unsigned char>(rd());
   }
-  std::string id = chat ? "chatcmpl-" : "cmpl-";
+  std::string id(prefix);
   char hex[3];
   for (unsigned char b : bytes) {
     std::snprintf(hex, sizeof hex, "%02x", b);
@@ -28,6 +28,8 @@ std::string new_response_id(bool chat) {
   }
   return id;
 }
+
+std::string new_response_id(bool chat) { return new_id(chat ? "chatcmpl-" : "cmpl-"); }
 
 json usage_json(int prompt_tokens, int completion_tokens, int cached_tokens) {
   return {{"prompt_tokens", prompt_tokens},
@@ -178,6 +180,13 @@ json receipt_chunk(const ResponseMeta& m, bool chat) {
   json j = head(m, chat ? "chat.completion.chunk" : "text_completion");
   j["choices"] = json::array();
   return j;
+}
+
+HttpResponse json_response(json doc) {
+  HttpResponse res;
+  res.body = json_text(doc);
+  privacy::wipe_json(doc);
+  return res;
 }
 
 std::string sse_event(std::string_view payload) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/completion.h"
+#include "server/http_message.h"
 
 namespace a3s::power::server {
 
@@ -22,6 +23,8 @@ struct ResponseMeta {
   std::string system_fingerprint;
 };
 
+// `prefix` + 24 random hex digits.
+std::string new_id(std::string_view prefix);
 // "chatcmpl-" / "cmpl-" + 24 random hex digits.
 std::string new_response_id(bool chat);
 
@@ -94,6 +97,10 @@ nlohmann::json embeddings_response(const std::string& model, std::span<const std
 inline std::string json_text(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// A 200 response whose body is `doc`'s JSON text; `doc` (request-derived data) is wiped. The HTTP
+// layer wipes the body once it is written.
+HttpResponse json_response(nlohmann::json doc);
 
 // One SSE event carrying `payload` (a JSON text on one line).
 std::string sse_event(std::string_view payload);

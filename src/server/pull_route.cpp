@@ -111,9 +111,7 @@ asio::awaitable<void> Api::pull(Exchange& ex) {
     }
     if (!streaming) {
       streaming = true;
-      std::vector<std::pair<std::string, std::string>> headers = {{"Cache-Control", "no-cache"}};
-      std::string content_type = "text/event-stream";
-      if (!co_await ex.begin_stream(200, content_type, std::move(headers))) {
+      if (!co_await begin_event_stream(ex)) {
         cancel->store(true);
         co_return;
       }

@@ -11,6 +11,8 @@ Router::Router() {
       {"POST", "/v1/chat/completions", false, "/v1/chat/completions", RouteId::ChatCompletions},
       {"POST", "/v1/completions", false, "/v1/completions", RouteId::Completions},
       {"POST", "/v1/embeddings", false, "/v1/embeddings", RouteId::Embeddings},
+      {"POST", "/v1/messages", false, "/v1/messages", RouteId::Messages},
+      {"POST", "/v1/messages/count_tokens", false, "/v1/messages/count_tokens", RouteId::CountTokens},
       {"GET", "/v1/models", false, "/v1/models", RouteId::ListModels},
       {"POST", "/v1/models/pull", false, "/v1/models/pull", RouteId::PullModel},
       {"GET", "/v1/attestation", false, "/v1/attestation", RouteId::Attestation},

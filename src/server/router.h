@@ -17,6 +17,8 @@ enum class RouteId {
   ChatCompletions,
   Completions,
   Embeddings,
+  Messages,
+  CountTokens,
   ListModels,
   GetModel,
   DeleteModel,

@@ -165,7 +165,13 @@ class FakeRuntime final : public runtime::ModelRuntime {
       produced += opts_.output[i];
       // Stop strings: cut at the first match; hold back a suffix that may start one.
       size_t cut = std::string::npos;
-      for (const auto& s : req.stop) cut = std::min(cut, produced.find(s));
+      for (size_t k = 0; k < req.stop.size(); ++k) {
+        const size_t at = produced.find(req.stop[k]);
+        if (at < cut) {
+          cut = at;
+          r.stop_index = static_cast<int>(k);
+        }
+      }
       if (cut != std::string::npos) {
         produced.resize(cut);
         if (produced.size() > emitted && !on_delta(std::string_view(produced).substr(emitted), r.tokens.back())) {

@@ -2,48 +2,22 @@
 // the real stories260K model on an ephemeral loopback port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-
-const binDir = process.env.A3S_BIN_DIR;
-const testdata = process.env.A3S_TESTDATA;
-assert.ok(binDir, 'A3S_BIN_DIR must be set');
-assert.ok(testdata, 'A3S_TESTDATA must be set');
-const model = join(testdata, 'models', 'stories260K.gguf');
+import { join } from 'node:path';
+import { model, startServer, testdata } from '../node_support/server.mjs';
 
 let server;
-let home;
 let client;
-let stderr = '';
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'a3s-openai-'));
-  const env = { ...process.env, A3S_POWER_HOME: home };
-  server = spawn(join(binDir, 'a3s-power'), ['serve', '--host', '127.0.0.1', '--port', '0', '--model', model],
-                 { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stderr.on('data', (d) => { stderr += d; });
-  const line = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 60000);
-    server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${stderr}`)));
-    createInterface({ input: server.stdout }).once('line', (l) => { clearTimeout(timer); resolve(l); });
-  });
-  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-  assert.ok(m, `unexpected first line: ${line}`);
-  client = new OpenAI({ baseURL: `${m[1]}/v1`, apiKey: 'unused-without-configured-keys', maxRetries: 0 });
+  server = await startServer({ name: 'a3s-openai' });
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused-without-configured-keys', maxRetries: 0 });
 });
 
 after(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.on('exit', (code) => resolve(code)));
-    server.kill('SIGTERM');
-    assert.equal(await exited, 0, `graceful shutdown must exit 0:\n${stderr}`);
-  }
-  if (home) rmSync(home, { recursive: true, force: true });
+  if (server) await server.stop();
 });
 
 test('chat completion (non-streaming)', async () => {
@@ -259,24 +233,13 @@ test('n choices, in a body and streamed', async () => {
 // the body, and in a stream as one final chunk with empty choices (the usage chunk when
 // include_usage). The SDK accepts both and hands the receipt through.
 async function startTeeServer() {
-  const teeHome = mkdtempSync(join(tmpdir(), 'a3s-openai-tee-'));
   const digest = createHash('sha256').update(readFileSync(model)).digest('hex');
-  const config = join(teeHome, 'power.hcl');
-  writeFileSync(config, `tee_mode = true\ntee_policy = "development"\ntee_device_root = "${teeHome}"\n` +
-                        `model_hashes = { "stories260K" = "sha256:${digest}" }\n`);
-  const env = { ...process.env, A3S_POWER_HOME: teeHome };
-  const proc = spawn(join(binDir, 'a3s-power'), ['serve', '--host', '127.0.0.1', '--port', '0', '--config', config,
-                                                 '--model', model], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  proc.stderr.on('data', (d) => { log += d; });
-  const line = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`TEE server did not start:\n${log}`)), 60000);
-    proc.on('exit', (code) => reject(new Error(`TEE server exited with ${code}:\n${log}`)));
-    createInterface({ input: proc.stdout }).once('line', (l) => { clearTimeout(timer); resolve(l); });
+  const server = await startServer({
+    name: 'a3s-openai-tee',
+    config: (home) => `tee_mode = true\ntee_policy = "development"\ntee_device_root = "${home}"\n` +
+                      `model_hashes = { "stories260K" = "sha256:${digest}" }\n`,
   });
-  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-  assert.ok(m, `unexpected first line: ${line}`);
-  return { proc, teeHome, client: new OpenAI({ baseURL: `${m[1]}/v1`, apiKey: 'unused', maxRetries: 0 }) };
+  return { server, client: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 }) };
 }
 
 test('TEE mode: receipts in bodies and in a final stream chunk', async () => {
@@ -324,9 +287,6 @@ test('TEE mode: receipts in bodies and in a final stream chunk', async () => {
     for await (const chunk of text) if (chunk.attestation_receipt) receipt = chunk.attestation_receipt;
     assert.equal(receipt.response.object, 'text_completion');
   } finally {
-    const exited = new Promise((resolve) => tee.proc.on('exit', (code) => resolve(code)));
-    tee.proc.kill('SIGTERM');
-    assert.equal(await exited, 0);
-    rmSync(tee.teeHome, { recursive: true, force: true });
+    await tee.server.stop();
   }
 });

@@ -140,7 +140,15 @@ TEST_F(Generator, StopStringsAcrossTokensAreNeverEmitted) {
     EXPECT_EQ(r.finish, FinishReason::Stop) << stop;
     EXPECT_EQ(r.text, full.substr(0, full.find(stop))) << stop;
     EXPECT_EQ(streamed, r.text) << stop;
+    EXPECT_EQ(r.stop_index, 1) << stop;  // which stop string ended it
   }
+  // The earliest match wins, whatever its place in the list; a length finish names none.
+  Context ctx(model_, {.n_ctx = 64});
+  GenerationRequest req = greedy(32);
+  req.stop = {"park", "", "little"};
+  EXPECT_EQ(generate(ctx, req).stop_index, 2);
+  Context plain(model_, {.n_ctx = 64});
+  EXPECT_EQ(generate(plain, greedy(4)).stop_index, -1);
 }
 
 TEST_F(Generator, StopPrefixThatNeverCompletesIsFlushed) {

@@ -505,6 +505,92 @@ TEST_F(ApiTest, ApiKeysGuardV1AndMetrics) {
   EXPECT_EQ(get("/v1/secret").status, 401);
 }
 
+TEST_F(ApiTest, TheAnthropicRoutesTakeXApiKeyAndAnswerErrorsInAnthropicsShape) {
+  config::Config cfg;
+  cfg.api_keys = {key_for("sk-test-123")};
+  start(cfg);
+  const json body = {{"model", "fake"}, {"max_tokens", 8}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+  HttpResult none = post("/v1/messages", body);
+  EXPECT_EQ(none.status, 401);
+  const json expected = {{"type", "error"},
+                         {"error",
+                          {{"type", "authentication_error"},
+                           {"message", "a valid API key is required (Authorization: Bearer <key>, or x-api-key: <key>)"}}}};
+  EXPECT_EQ(json::parse(none.body), expected);
+  HttpOptions wrong;
+  wrong.headers = {"x-api-key: sk-wrong"};
+  EXPECT_EQ(post("/v1/messages", body, wrong).status, 401);
+  HttpOptions key;
+  key.headers = {"x-api-key: sk-test-123", "anthropic-version: 2023-06-01"};
+  HttpResult ok = post("/v1/messages", body, key);
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  const json m = json::parse(ok.body);
+  EXPECT_EQ(m["content"][0]["text"], "Hello wo");
+  EXPECT_EQ(m["stop_reason"], "max_tokens");
+  // x-api-key works on the OpenAI routes too; their errors keep the OpenAI shape.
+  EXPECT_EQ(get("/v1/models", key).status, 200);
+  EXPECT_EQ(error_of(post("/v1/chat/completions", chat_body({{"temperature", "x"}}), key))["param"], "temperature");
+  // Anthropic-shaped: a 400 from the parser, a 404 for a model, a 405, and a count.
+  HttpResult bad = post("/v1/messages", {{"model", "fake"}, {"messages", body["messages"]}}, key);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(json::parse(bad.body)["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(json::parse(bad.body)["type"], "error");
+  HttpResult missing = post("/v1/messages", {{"model", "nope"}, {"max_tokens", 8}, {"messages", body["messages"]}}, key);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(json::parse(missing.body)["error"]["type"], "not_found_error");
+  HttpResult method = get("/v1/messages", key);
+  EXPECT_EQ(method.status, 405);
+  EXPECT_EQ(json::parse(method.body)["error"]["type"], "invalid_request_error");
+  HttpResult count = post("/v1/messages/count_tokens", {{"model", "fake"}, {"messages", body["messages"]}}, key);
+  ASSERT_EQ(count.status, 200) << count.body;
+  EXPECT_EQ(json::parse(count.body)["input_tokens"], 20);  // the fake renders "user: hi\nassistant:" + BOS
+}
+
+TEST_F(ApiTest, AnthropicStreamsAndStopSequences) {
+  start();
+  json body = {{"model", "fake"}, {"max_tokens", 30}, {"messages", {{{"role", "user"}, {"content", "hi"}}}},
+               {"stop_sequences", {"zzz", "fake"}}};
+  HttpResult r = post("/v1/messages", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json m = json::parse(r.body);
+  EXPECT_EQ(m["content"][0]["text"], "Hello world, this is a ");
+  EXPECT_EQ(m["stop_reason"], "stop_sequence");
+  EXPECT_EQ(m["stop_sequence"], "fake");
+  body["stream"] = true;
+  HttpResult s = post("/v1/messages", body);
+  ASSERT_EQ(s.status, 200);
+  EXPECT_EQ(s.headers["content-type"], "text/event-stream");
+  // The events in order, each "event: <type>" naming its data's type.
+  std::vector<std::string> types;
+  std::string text;
+  size_t pos = 0;
+  while (pos < s.body.size()) {
+    const size_t end = s.body.find("\n\n", pos);
+    ASSERT_NE(end, std::string::npos) << s.body;
+    const std::string event = s.body.substr(pos, end - pos);
+    pos = end + 2;
+    ASSERT_EQ(event.rfind("event: ", 0), 0u) << event;
+    const size_t nl = event.find('\n');
+    ASSERT_EQ(event.compare(nl + 1, 6, "data: "), 0) << event;
+    const json data = json::parse(event.substr(nl + 7));
+    EXPECT_EQ(event.substr(7, nl - 7), data["type"]);
+    types.push_back(data["type"]);
+    if (data["type"] == "content_block_delta") text += data["delta"]["text"].get<std::string>();
+    if (data["type"] == "message_delta") {
+      EXPECT_EQ(data["delta"]["stop_reason"], "stop_sequence");
+      EXPECT_EQ(data["delta"]["stop_sequence"], "fake");
+    }
+  }
+  EXPECT_EQ(text, "Hello world, this is a ");
+  ASSERT_GE(types.size(), 7u);
+  EXPECT_EQ(types[0], "message_start");
+  EXPECT_EQ(types[1], "content_block_start");
+  EXPECT_EQ(types[2], "ping");
+  EXPECT_EQ(types[types.size() - 3], "content_block_stop");
+  EXPECT_EQ(types[types.size() - 2], "message_delta");
+  EXPECT_EQ(types.back(), "message_stop");
+}
+
 TEST_F(ApiTest, AdminRoutesNeedAnAdminKey) {
   config::Config cfg;
   cfg.api_keys = {key_for("sk-user")};
@@ -624,14 +710,17 @@ TEST_F(ApiTest, NChoicesAreQueuedJobsAndAFullQueueRefusesThemAll) {
   config::Config cfg;
   cfg.max_concurrent_requests = 1;
   cfg.max_queue = 0;
-  start(cfg);
+  FakeOptions fo;
+  fo.gate = std::make_shared<testing::Gate>();  // the first choice holds the slot until cancelled
+  start(cfg, fo);
   // One slot, no queue: the second choice cannot be admitted, so the request is a 429 and the first
-  // choice, already running, is stopped.
+  // choice, admitted already, is stopped.
   HttpResult r = post("/v1/chat/completions", chat_body({{"n", 2}}));
   EXPECT_EQ(r.status, 429) << r.body;
   EXPECT_EQ(error_of(r)["code"], "rate_limited");
   for (int i = 0; i < 2000 && metric("a3s_power_active_requests") != 0; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(metric("a3s_power_active_requests"), 0);
+  fo.gate->open();
   HttpResult one = post("/v1/chat/completions", chat_body());
   EXPECT_EQ(one.status, 200) << one.body;
 }

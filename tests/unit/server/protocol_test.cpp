@@ -9,6 +9,8 @@
 #include "server/api_error.h"
 #include "server/auth.h"
 #include "server/metrics.h"
+#include "server/anthropic_request.h"
+#include "server/anthropic_response.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
 #include "server/router.h"
@@ -255,6 +257,115 @@ TEST(OpenAIResponse, EmbeddingsAsFloatsAndAsBase64) {
   const json b = embeddings_response("m", v, true, 7);
   // 1.0f = 00 00 80 3f, -0.5f = 00 00 00 bf (little-endian float32).
   EXPECT_EQ(b["data"][0]["embedding"], "AACAPwAAAL8=");
+}
+
+TEST(AnthropicRequest, MessagesSystemAndSamplingFollowTheMessagesApi) {
+  const json body = {{"model", "m"},
+                     {"max_tokens", 32},
+                     {"system", {{{"type", "text"}, {"text", "Be brief."}}, {{"type", "text"}, {"text", "Be kind."}}}},
+                     {"messages",
+                      {{{"role", "user"}, {"content", "Hi"}},
+                       {{"role", "assistant"}, {"content", {{{"type", "text"}, {"text", "Hello"}}}}},
+                       {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "a"}, {"cache_control", {{"type", "ephemeral"}}}},
+                                                       {{"type", "text"}, {"text", "b"}}}}}}},
+                     {"stop_sequences", {"END"}},
+                     {"temperature", 0.5},
+                     {"top_k", 3},
+                     {"stream", true},
+                     {"metadata", {{"user_id", "u-1"}}}};
+  const ParsedMessages p = parse_anthropic_messages(body);
+  EXPECT_EQ(p.request.model, "m");
+  EXPECT_EQ(p.request.max_tokens, 32);
+  EXPECT_TRUE(p.stream);
+  EXPECT_EQ(p.request.stop, (std::vector<std::string>{"END"}));
+  EXPECT_FLOAT_EQ(p.request.sampling.temperature, 0.5f);
+  EXPECT_EQ(p.request.sampling.top_k, 3);
+  EXPECT_FLOAT_EQ(p.request.sampling.top_p, 1.0f);
+  ASSERT_EQ(p.request.messages->size(), 4u);
+  EXPECT_EQ((*p.request.messages)[0].role, chat::Role::kSystem);
+  EXPECT_EQ((*p.request.messages)[0].content, "Be brief.\nBe kind.");
+  EXPECT_EQ((*p.request.messages)[2].role, chat::Role::kAssistant);
+  EXPECT_EQ((*p.request.messages)[3].content, "a\nb");
+  // Defaults: temperature 1; count_tokens needs no max_tokens.
+  EXPECT_FLOAT_EQ(parse_anthropic_messages({{"model", "m"}, {"max_tokens", 1}, {"messages", {{{"role", "user"}, {"content", "x"}}}}})
+                      .request.sampling.temperature,
+                  1.0f);
+  EXPECT_NO_THROW(parse_anthropic_messages({{"model", "m"}, {"messages", {{{"role", "user"}, {"content", "x"}}}}}, true));
+}
+
+TEST(AnthropicRequest, RefusalsNameTheFieldAndEchoNothing) {
+  const json ok = {{"model", "m"}, {"max_tokens", 8}, {"messages", {{{"role", "user"}, {"content", "SECRET"}}}}};
+  auto refused = [&](const json& patch, const std::string& code, const std::string& param, bool count = false) {
+    json body = ok;
+    for (auto it = patch.begin(); it != patch.end(); ++it) {
+      if (it->is_null()) {
+        body.erase(it.key());
+      } else {
+        body[it.key()] = *it;
+      }
+    }
+    try {
+      parse_anthropic_messages(body, count);
+      ADD_FAILURE() << "accepted: " << body.dump();
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.code(), code) << body.dump();
+      EXPECT_EQ(e.param(), param) << body.dump();
+      EXPECT_EQ(std::string(e.what()).find("SECRET"), std::string::npos) << e.what();
+    }
+  };
+  refused({{"max_tokens", nullptr}}, "invalid_request_error", "max_tokens");
+  refused({{"max_tokens", 0}}, "invalid_request_error", "max_tokens");
+  refused({{"temperature", 1.5}}, "invalid_request_error", "temperature");
+  refused({{"top_p", 0}}, "invalid_request_error", "top_p");
+  refused({{"stop_sequences", "SECRET"}}, "invalid_request_error", "stop_sequences");
+  refused({{"stop_sequences", {""}}}, "invalid_request_error", "stop_sequences");
+  refused({{"stop_sequences", std::vector<std::string>(17, "SECRET")}}, "invalid_request_error", "stop_sequences");
+  refused({{"messages", json::array()}}, "invalid_request_error", "messages");
+  refused({{"messages", {{{"role", "system"}, {"content", "SECRET"}}}}}, "invalid_request_error", "messages[0].role");
+  refused({{"messages", {{{"role", "user"}}}}}, "invalid_request_error", "messages[0].content");
+  refused({{"messages", {{{"role", "user"}, {"content", {{{"type", "image"}, {"source", "SECRET"}}}}}}}},
+          "unsupported_field", "messages[0].content[0].type");
+  refused({{"messages", {{{"role", "user"}, {"content", {{{"type", "tool_result"}, {"content", "SECRET"}}}}}}}},
+          "unsupported_field", "messages[0].content[0].type");
+  refused({{"messages", {{{"role", "user"}, {"content", "x"}, {"SECRET", 1}}}}}, "unsupported_field", "messages[0]");
+  refused({{"tools", {{{"name", "SECRET"}}}}}, "unsupported_field", "tools");
+  refused({{"thinking", {{"type", "enabled"}}}}, "unsupported_field", "thinking");
+  refused({{"SECRET", 1}}, "unsupported_field", "");
+  refused({{"system", 5}}, "invalid_request_error", "system");
+  refused({{"metadata", {{"SECRET", 1}}}}, "unsupported_field", "metadata");
+  refused({{"stream", "SECRET"}}, "invalid_request_error", "stream");
+  refused({{"max_tokens", 5}}, "unsupported_field", "", /*count=*/true);  // count_tokens takes no max_tokens
+}
+
+TEST(AnthropicResponse, MessageEventsAndErrors) {
+  AnthropicStop stop;
+  stop.reason = "stop_sequence";
+  stop.sequence = "END";
+  const json m = anthropic_message("msg_1", "m", "Hi", &stop, 5, 2);
+  EXPECT_EQ(m["type"], "message");
+  EXPECT_EQ(m["content"], json::parse(R"([{"type":"text","text":"Hi"}])"));
+  EXPECT_EQ(m["stop_reason"], "stop_sequence");
+  EXPECT_EQ(m["stop_sequence"], "END");
+  EXPECT_EQ(m["usage"], json({{"input_tokens", 5}, {"output_tokens", 2}}));
+  const json start = anthropic_message("msg_1", "m", "", nullptr, 5, 0);
+  EXPECT_TRUE(start["content"].empty());
+  EXPECT_TRUE(start["stop_reason"].is_null());
+  EXPECT_EQ(anthropic_event(anthropic_text_delta("x")),
+            "event: content_block_delta\ndata: {\"delta\":{\"text\":\"x\",\"type\":\"text_delta\"},\"index\":0,"
+            "\"type\":\"content_block_delta\"}\n\n");
+  EXPECT_EQ(anthropic_message_delta(stop, 2)["delta"]["stop_sequence"], "END");
+  for (const auto& [status, type] : std::vector<std::pair<int, std::string>>{
+           {400, "invalid_request_error"}, {401, "authentication_error"}, {403, "permission_error"},
+           {404, "not_found_error"}, {413, "request_too_large"}, {429, "rate_limit_error"},
+           {500, "api_error"}, {503, "overloaded_error"}}) {
+    EXPECT_EQ(anthropic_error_type(status), type) << status;
+  }
+  HttpResponse e = to_anthropic_error(error_response(Error(codes::kRateLimited, "too many requests")));
+  EXPECT_EQ(e.status, 429);
+  EXPECT_EQ(json::parse(e.body), json::parse(R"({"type":"error","error":{"type":"rate_limit_error","message":"too many requests"}})"));
+  bool retry_after = false;
+  for (const auto& [name, value] : e.headers) retry_after = retry_after || name == "Retry-After";
+  EXPECT_TRUE(retry_after);
 }
 
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
