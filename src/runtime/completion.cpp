@@ -137,6 +137,10 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     out.stop_index = r.stop_index;
     out.prompt_tokens = r.n_prompt_tokens > 0 ? r.n_prompt_tokens : n_prompt;
     out.completion_tokens = static_cast<int>(r.tokens.size());
+    // The context is wiped (its KV blocks back in the pool) before the answer is reported, so a
+    // client that has its answer finds the blocks free.
+    ctx.wipe();
+    used = nullptr;
     sink.finished(out);
   } catch (const Error& e) {
     // The engine's own message carries exact token counts: replaced by the templated one.
