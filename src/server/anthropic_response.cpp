@@ -1,6 +1,5 @@
 #include "server/anthropic_response.h"
 
-#include "server/openai_response.h"
 
 namespace a3s::power::server {
 
@@ -18,15 +17,6 @@ json anthropic_message(const std::string& id, const std::string& model, std::str
           {"stop_reason", stop != nullptr ? json(stop->reason) : json(nullptr)},
           {"stop_sequence", stop != nullptr ? stop->sequence : json(nullptr)},
           {"usage", {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}}}};
-}
-
-std::string anthropic_event(const json& payload) {
-  std::string s = "event: ";
-  s += payload.at("type").get<std::string>();
-  s += "\ndata: ";
-  s += json_text(payload);
-  s += "\n\n";
-  return s;
 }
 
 json anthropic_message_start(const json& message) { return {{"type", "message_start"}, {"message", message}}; }

@@ -24,9 +24,6 @@ struct AnthropicStop {
 nlohmann::json anthropic_message(const std::string& id, const std::string& model, std::string_view text,
                                  const AnthropicStop* stop, int input_tokens, int output_tokens);
 
-// One server-sent event of a Messages stream: "event: <payload.type>\ndata: <payload>\n\n".
-std::string anthropic_event(const nlohmann::json& payload);
-
 // The stream's events around the text (the text block has index 0).
 nlohmann::json anthropic_message_start(const nlohmann::json& message);
 nlohmann::json anthropic_block_start();

@@ -203,6 +203,7 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
     case RouteId::Embeddings: co_await embeddings(ex); break;
     case RouteId::Messages: co_await messages(ex, identity); break;
     case RouteId::CountTokens: co_await count_tokens(ex); break;
+    case RouteId::Responses: co_await responses(ex, identity); break;
     case RouteId::ListModels: co_await list_models(ex); break;
     case RouteId::GetModel: co_await get_model(ex, m.param); break;
     case RouteId::DeleteModel: co_await delete_model(ex, m.param); break;

@@ -14,6 +14,7 @@
 #include "server/http_server.h"
 #include "server/metrics.h"
 #include "server/router.h"
+#include "runtime/completion.h"
 #include "runtime/model_registry.h"
 #include "runtime/prompt_cache.h"
 #include "runtime/scheduler.h"
@@ -22,6 +23,7 @@ namespace a3s::power::server {
 
 struct ParsedCompletion;
 class Attestor;
+class AnswerFormat;
 
 class Api final : public HttpHandler {
  public:
@@ -47,6 +49,11 @@ class Api final : public HttpHandler {
   // The Anthropic Messages API (messages_route.cpp).
   asio::awaitable<void> messages(Exchange& ex, std::string identity);
   asio::awaitable<void> count_tokens(Exchange& ex);
+  // The OpenAI Responses API, stateless (responses_route.cpp).
+  asio::awaitable<void> responses(Exchange& ex, std::string identity);
+  // One generation of `request` answered in `format`, as a body or a stream (single_answer.cpp).
+  asio::awaitable<void> single_answer(Exchange& ex, std::shared_ptr<runtime::CompletionRequest> request, bool stream,
+                                      AnswerFormat& format);
   asio::awaitable<void> pull(Exchange& ex);
   // details: the models, settings, TEE and privacy parts; false → {"status"} only.
   asio::awaitable<void> health(Exchange& ex, bool details);

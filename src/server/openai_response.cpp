@@ -189,6 +189,15 @@ HttpResponse json_response(json doc) {
   return res;
 }
 
+std::string sse_typed_event(const json& payload) {
+  std::string s = "event: ";
+  s += payload.at("type").get<std::string>();
+  s += "\ndata: ";
+  s += json_text(payload);
+  s += "\n\n";
+  return s;
+}
+
 std::string sse_event(std::string_view payload) {
   std::string s;
   s.reserve(payload.size() + 8);

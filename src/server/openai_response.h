@@ -106,5 +106,8 @@ HttpResponse json_response(nlohmann::json doc);
 std::string sse_event(std::string_view payload);
 inline std::string sse_event(const nlohmann::json& j) { return sse_event(std::string_view(json_text(j))); }
 inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
+// One named event ("event: <payload.type>\ndata: <payload>\n\n"), as the Responses and the Anthropic
+// Messages streams frame theirs.
+std::string sse_typed_event(const nlohmann::json& payload);
 
 }  // namespace a3s::power::server

@@ -12,6 +12,7 @@ Router::Router() {
       {"POST", "/v1/completions", false, "/v1/completions", RouteId::Completions},
       {"POST", "/v1/embeddings", false, "/v1/embeddings", RouteId::Embeddings},
       {"POST", "/v1/messages", false, "/v1/messages", RouteId::Messages},
+      {"POST", "/v1/responses", false, "/v1/responses", RouteId::Responses},
       {"POST", "/v1/messages/count_tokens", false, "/v1/messages/count_tokens", RouteId::CountTokens},
       {"GET", "/v1/models", false, "/v1/models", RouteId::ListModels},
       {"POST", "/v1/models/pull", false, "/v1/models/pull", RouteId::PullModel},

@@ -19,6 +19,7 @@ enum class RouteId {
   Embeddings,
   Messages,
   CountTokens,
+  Responses,
   ListModels,
   GetModel,
   DeleteModel,

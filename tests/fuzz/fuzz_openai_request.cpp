@@ -1,7 +1,7 @@
 // libFuzzer target for the request parsing of the generating routes (server/openai_request.h,
-// server/anthropic_request.h): the first byte of the input picks the route (modulo 4: 0 POST
-// /v1/chat/completions, 1 POST /v1/completions, 2 POST /v1/embeddings, 3 POST /v1/messages), the
-// rest is the request body. parse_json_object and the route's parser must give a parsed request or
+// server/anthropic_request.h, server/responses_request.h): the first byte of the input picks the
+// route (modulo 5: 0 POST /v1/chat/completions, 1 POST /v1/completions, 2 POST /v1/embeddings, 3 POST
+// /v1/messages, 4 POST /v1/responses), the rest is the request body. parse_json_object and the route's parser must give a parsed request or
 // refuse with ApiError carrying a non-empty message; no other exception may escape. Properties:
 //   - a refusal's message and param do not depend on the content of the body's string values of 12
 //     bytes or more (replaced by other bytes of the same length, the same refusal): errors name
@@ -10,7 +10,8 @@
 //   - an accepted request has finite sampling parameters inside the documented ranges (logit_bias
 //     sorted by unique ids, biases in [-100, 100]; echo only on completions; n in 1..8; logprobs
 //     off or 0..20 alternatives, not with echo; embeddings: 1..2048 inputs, none empty; messages:
-//     temperature in [0, 1], max_tokens >= 1, at most 16 stop sequences).
+//     temperature in [0, 1], max_tokens >= 1, at most 16 stop sequences; responses: at least one
+//     message, max_output_tokens >= 1 when given).
 // Seeds: tests/fuzz/seeds/openai_request/; dictionary: tests/fuzz/openai_request.dict.
 #include <cmath>
 #include <cstddef>
@@ -23,6 +24,7 @@
 #include "server/anthropic_request.h"
 #include "server/api_error.h"
 #include "server/openai_request.h"
+#include "server/responses_request.h"
 
 namespace {
 
@@ -37,7 +39,7 @@ struct Outcome {
   std::string param;
 };
 
-enum class Route { kChat, kCompletions, kEmbeddings, kMessages };
+enum class Route { kChat, kCompletions, kEmbeddings, kMessages, kResponses };
 
 // The sampling parameters every accepted generation request must have.
 void check_sampling(const a3s::power::SamplingParams& s) {
@@ -63,6 +65,14 @@ Outcome parse(Route route, const std::string& body) {
       for (const auto& ids : r.token_ids)
         for (auto id : ids)
           if (ids.empty() || id < 0) __builtin_trap();
+      out.accepted = true;
+      return out;
+    }
+    if (route == Route::kResponses) {
+      const auto parsed = a3s::power::server::parse_response_request(j);
+      check_sampling(parsed.request.sampling);
+      if (!parsed.request.messages || parsed.request.messages->empty()) __builtin_trap();
+      if (parsed.request.max_tokens && *parsed.request.max_tokens < 1) __builtin_trap();
       out.accepted = true;
       return out;
     }
@@ -120,7 +130,7 @@ void replace_long_strings(json& j, int depth) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const Route route = static_cast<Route>(data[0] % 4);
+  const Route route = static_cast<Route>(data[0] % 5);
   const std::string body(reinterpret_cast<const char*>(data) + 1, size - 1);
   const Outcome first = parse(route, body);
   const Outcome second = parse(route, body);

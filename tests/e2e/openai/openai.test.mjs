@@ -204,6 +204,50 @@ test('embeddings: the SDK default (base64) and floats agree, one unit vector per
   );
 });
 
+test('responses.create and responses.stream answer what chat does', async () => {
+  const chat = await client.chat.completions.create({
+    model: 'stories260K', messages: [{ role: 'system', content: 'Tell a story.' }, { role: 'user', content: 'Once upon a time' }],
+    temperature: 0, max_tokens: 12,
+  });
+  const params = {
+    model: 'stories260K', instructions: 'Tell a story.', input: 'Once upon a time', temperature: 0, max_output_tokens: 12,
+  };
+  const r = await client.responses.create(params);
+  assert.equal(r.object, 'response');
+  assert.match(r.id, /^resp_/);
+  assert.equal(r.status, 'incomplete');  // max_output_tokens ended it
+  assert.equal(r.incomplete_details.reason, 'max_output_tokens');
+  assert.equal(r.output_text, chat.choices[0].message.content);
+  assert.equal(r.usage.output_tokens, 12);
+  assert.equal(r.usage.input_tokens, chat.usage.prompt_tokens);
+  // Input items: the same conversation.
+  const items = await client.responses.create({
+    ...params, instructions: undefined,
+    input: [{ role: 'developer', content: 'Tell a story.' },
+            { role: 'user', content: [{ type: 'input_text', text: 'Once upon a time' }] }],
+  });
+  assert.equal(items.output_text, r.output_text);
+  const stream = client.responses.stream(params);
+  let deltas = '';
+  const types = [];
+  stream.on('response.output_text.delta', (e) => { deltas += e.delta; });
+  for await (const event of stream) types.push(event.type);
+  const final = await stream.finalResponse();
+  assert.equal(deltas, r.output_text);
+  // (This SDK version sets output_text on created responses only: the final one is read from output.)
+  assert.equal(final.output[0].content[0].text, r.output_text);
+  assert.equal(types[0], 'response.created');
+  assert.equal(types.at(-1), 'response.incomplete');
+  await assert.rejects(
+    client.responses.create({ ...params, previous_response_id: 'resp_123' }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'previous_response_id',
+  );
+  await assert.rejects(
+    client.responses.create({ ...params, store: true }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'store',
+  );
+});
+
 test('n choices, in a body and streamed', async () => {
   const params = {
     model: 'stories260K',

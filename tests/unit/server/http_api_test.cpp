@@ -563,17 +563,7 @@ TEST_F(ApiTest, AnthropicStreamsAndStopSequences) {
   // The events in order, each "event: <type>" naming its data's type.
   std::vector<std::string> types;
   std::string text;
-  size_t pos = 0;
-  while (pos < s.body.size()) {
-    const size_t end = s.body.find("\n\n", pos);
-    ASSERT_NE(end, std::string::npos) << s.body;
-    const std::string event = s.body.substr(pos, end - pos);
-    pos = end + 2;
-    ASSERT_EQ(event.rfind("event: ", 0), 0u) << event;
-    const size_t nl = event.find('\n');
-    ASSERT_EQ(event.compare(nl + 1, 6, "data: "), 0) << event;
-    const json data = json::parse(event.substr(nl + 7));
-    EXPECT_EQ(event.substr(7, nl - 7), data["type"]);
+  for (const json& data : testing::sse_typed_events(s.body)) {
     types.push_back(data["type"]);
     if (data["type"] == "content_block_delta") text += data["delta"]["text"].get<std::string>();
     if (data["type"] == "message_delta") {
@@ -589,6 +579,46 @@ TEST_F(ApiTest, AnthropicStreamsAndStopSequences) {
   EXPECT_EQ(types[types.size() - 3], "content_block_stop");
   EXPECT_EQ(types[types.size() - 2], "message_delta");
   EXPECT_EQ(types.back(), "message_stop");
+}
+
+TEST_F(ApiTest, ResponsesCompleteAndStreamInOrder) {
+  start();
+  const json body = {{"model", "fake"}, {"input", "hi"}};
+  HttpResult r = post("/v1/responses", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  EXPECT_EQ(j["status"], "completed");  // the fake's reply ends with its end of generation
+  EXPECT_EQ(j["output"][0]["content"][0]["text"], "Hello world, this is a fake model speaking.");
+  json streamed = body;
+  streamed["stream"] = true;
+  HttpResult s = post("/v1/responses", streamed);
+  ASSERT_EQ(s.status, 200);
+  std::vector<std::string> types;
+  std::string text;
+  int last_seq = -1;
+  for (const json& data : testing::sse_typed_events(s.body)) {
+    EXPECT_EQ(data["sequence_number"].get<int>(), last_seq + 1);
+    last_seq = data["sequence_number"];
+    types.push_back(data["type"]);
+    if (data["type"] == "response.output_text.delta") text += data["delta"].get<std::string>();
+    if (data["type"] == "response.completed") {
+      EXPECT_EQ(data["response"]["output"][0]["content"][0]["text"], text);
+    }
+  }
+  EXPECT_EQ(text, "Hello world, this is a fake model speaking.");
+  ASSERT_GE(types.size(), 9u);
+  EXPECT_EQ(types[0], "response.created");
+  EXPECT_EQ(types[1], "response.in_progress");
+  EXPECT_EQ(types[2], "response.output_item.added");
+  EXPECT_EQ(types[3], "response.content_part.added");
+  EXPECT_EQ(types[types.size() - 4], "response.output_text.done");
+  EXPECT_EQ(types[types.size() - 3], "response.content_part.done");
+  EXPECT_EQ(types[types.size() - 2], "response.output_item.done");
+  EXPECT_EQ(types.back(), "response.completed");
+  // Errors keep the OpenAI shape.
+  HttpResult bad = post("/v1/responses", {{"model", "fake"}, {"input", "hi"}, {"store", true}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(error_of(bad)["param"], "store");
 }
 
 TEST_F(ApiTest, AdminRoutesNeedAnAdminKey) {

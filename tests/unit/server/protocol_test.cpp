@@ -13,6 +13,8 @@
 #include "server/anthropic_response.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
+#include "server/responses_request.h"
+#include "server/responses_response.h"
 #include "server/router.h"
 
 namespace a3s::power::server {
@@ -350,7 +352,7 @@ TEST(AnthropicResponse, MessageEventsAndErrors) {
   const json start = anthropic_message("msg_1", "m", "", nullptr, 5, 0);
   EXPECT_TRUE(start["content"].empty());
   EXPECT_TRUE(start["stop_reason"].is_null());
-  EXPECT_EQ(anthropic_event(anthropic_text_delta("x")),
+  EXPECT_EQ(sse_typed_event(anthropic_text_delta("x")),
             "event: content_block_delta\ndata: {\"delta\":{\"text\":\"x\",\"type\":\"text_delta\"},\"index\":0,"
             "\"type\":\"content_block_delta\"}\n\n");
   EXPECT_EQ(anthropic_message_delta(stop, 2)["delta"]["stop_sequence"], "END");
@@ -366,6 +368,96 @@ TEST(AnthropicResponse, MessageEventsAndErrors) {
   bool retry_after = false;
   for (const auto& [name, value] : e.headers) retry_after = retry_after || name == "Retry-After";
   EXPECT_TRUE(retry_after);
+}
+
+TEST(ResponsesRequest, InputFormsInstructionsAndSampling) {
+  const ParsedResponseRequest a = parse_response_request(
+      {{"model", "m"}, {"input", "hi"}, {"instructions", "Be brief."}, {"max_output_tokens", 20}, {"temperature", 0.2},
+       {"top_p", 0.9}, {"stream", true}, {"store", false}, {"text", {{"format", {{"type", "text"}}}}},
+       {"tools", json::array()}, {"tool_choice", "auto"}, {"parallel_tool_calls", true}, {"truncation", "disabled"},
+       {"metadata", {{"k", "v"}}}, {"user", "u"}});
+  EXPECT_TRUE(a.stream);
+  EXPECT_EQ(a.request.max_tokens, 20);
+  EXPECT_FLOAT_EQ(a.request.sampling.temperature, 0.2f);
+  ASSERT_EQ(a.request.messages->size(), 2u);
+  EXPECT_EQ((*a.request.messages)[0].role, chat::Role::kSystem);
+  EXPECT_EQ((*a.request.messages)[1].content, "hi");
+  const ParsedResponseRequest b = parse_response_request(
+      {{"model", "m"},
+       {"input",
+        {{{"role", "developer"}, {"content", "sys"}},
+         {{"type", "message"}, {"role", "user"}, {"content", {{{"type", "input_text"}, {"text", "a"}}, {{"type", "input_text"}, {"text", "b"}}}}},
+         {{"role", "assistant"}, {"content", {{{"type", "output_text"}, {"text", "c"}, {"annotations", json::array()}}}}}}}});
+  ASSERT_EQ(b.request.messages->size(), 3u);
+  EXPECT_EQ((*b.request.messages)[0].role, chat::Role::kSystem);
+  EXPECT_EQ((*b.request.messages)[1].content, "a\nb");
+  EXPECT_EQ((*b.request.messages)[2].role, chat::Role::kAssistant);
+  EXPECT_FLOAT_EQ(b.request.sampling.temperature, 1.0f);
+  EXPECT_FALSE(b.request.max_tokens.has_value());
+}
+
+TEST(ResponsesRequest, RefusalsNameTheFieldAndEchoNothing) {
+  const json ok = {{"model", "m"}, {"input", "SECRET"}};
+  auto refused = [&](const json& patch, const std::string& code, const std::string& param) {
+    json body = ok;
+    for (auto it = patch.begin(); it != patch.end(); ++it) body[it.key()] = *it;
+    try {
+      parse_response_request(body);
+      ADD_FAILURE() << "accepted: " << body.dump();
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.code(), code) << body.dump();
+      EXPECT_EQ(e.param(), param) << body.dump();
+      EXPECT_EQ(std::string(e.what()).find("SECRET"), std::string::npos) << e.what();
+    }
+  };
+  refused({{"previous_response_id", "resp_SECRET"}}, "unsupported_field", "previous_response_id");
+  refused({{"store", true}}, "unsupported_field", "store");
+  refused({{"text", {{"format", {{"type", "json_schema"}, {"schema", "SECRET"}}}}}}, "unsupported_field", "text.format");
+  refused({{"tools", {{{"type", "function"}, {"name", "SECRET"}}}}}, "unsupported_field", "tools");
+  refused({{"tool_choice", "required"}}, "unsupported_field", "tool_choice");
+  refused({{"reasoning", {{"effort", "high"}}}}, "unsupported_field", "reasoning");
+  refused({{"truncation", "auto"}}, "unsupported_field", "truncation");
+  refused({{"max_output_tokens", 0}}, "invalid_request_error", "max_output_tokens");
+  refused({{"temperature", 3}}, "invalid_request_error", "temperature");
+  refused({{"input", json::array()}}, "invalid_request_error", "input");
+  refused({{"input", 7}}, "invalid_request_error", "input");
+  refused({{"input", {{{"role", "wizard"}, {"content", "SECRET"}}}}}, "invalid_request_error", "input[0].role");
+  refused({{"input", {{{"type", "function_call_output"}, {"output", "SECRET"}}}}}, "unsupported_field", "input[0].type");
+  refused({{"input", {{{"role", "user"}, {"content", {{{"type", "input_image"}, {"image_url", "SECRET"}}}}}}}},
+          "unsupported_field", "input[0].content[0].type");
+  refused({{"input", {{{"role", "user"}}}}}, "invalid_request_error", "input[0].content");
+  refused({{"instructions", 5}}, "invalid_request_error", "instructions");
+  refused({{"metadata", {{"k", 1}}}}, "invalid_request_error", "metadata");
+  refused({{"SECRET", 1}}, "unsupported_field", "");
+}
+
+TEST(ResponsesResponse, ObjectMessageAndEvents) {
+  ResponseHead h;
+  h.id = "resp_1";
+  h.item_id = "msg_1";
+  h.created_at = 7;
+  h.model = "m";
+  h.max_output_tokens = 5;
+  const std::string text = "Hi";
+  const ResponseUsage u{3, 5, 1};
+  const json done = response_object(h, "completed", &text, &u);
+  EXPECT_EQ(done["object"], "response");
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_TRUE(done["incomplete_details"].is_null());
+  EXPECT_EQ(done["output"][0]["content"][0], json({{"type", "output_text"}, {"text", "Hi"}, {"annotations", json::array()}}));
+  EXPECT_EQ(done["usage"]["total_tokens"], 8);
+  EXPECT_EQ(done["usage"]["input_tokens_details"]["cached_tokens"], 1);
+  EXPECT_EQ(done["max_output_tokens"], 5);
+  const json cut = response_object(h, "incomplete", &text, &u);
+  EXPECT_EQ(cut["incomplete_details"]["reason"], "max_output_tokens");
+  EXPECT_EQ(cut["output"][0]["status"], "incomplete");
+  const json started = response_object(h, "in_progress", nullptr, nullptr);
+  EXPECT_TRUE(started["output"].empty());
+  EXPECT_TRUE(started["usage"].is_null());
+  const json e = response_event("response.output_text.delta", 4, {{"delta", "x"}});
+  EXPECT_EQ(e["type"], "response.output_text.delta");
+  EXPECT_EQ(e["sequence_number"], 4);
+  EXPECT_EQ(sse_typed_event(e).rfind("event: response.output_text.delta\ndata: {", 0), 0u);
 }
 
 TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {

@@ -1,0 +1,165 @@
+#include "server/responses_request.h"
+
+#include <limits>
+#include <set>
+#include <string>
+
+#include "chat/messages.h"
+#include "server/api_error.h"
+#include "server/request_fields.h"
+
+namespace a3s::power::server {
+namespace {
+
+using nlohmann::json;
+
+// The text of one input message's content: a string, or input_text / output_text parts joined
+// with "\n" (as chat content parts are).
+std::string content_text(const json& content, const std::string& at) {
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array()) bad_field(at, "'" + at + "' must be a string or an array of content parts");
+  std::string text;
+  for (size_t j = 0; j < content.size(); ++j) {
+    const json& part = content[j];
+    const std::string where = at + "[" + std::to_string(j) + "]";
+    if (!part.is_object() || !part.contains("type") || !part["type"].is_string()) {
+      bad_field(where + ".type", "'" + where + "' must be a content part with a type");
+    }
+    if (part["type"] != "input_text" && part["type"] != "output_text") {
+      unsupported_field(where + ".type", "only text content parts are available");
+    }
+    for (auto it = part.begin(); it != part.end(); ++it) {
+      if (it.key() != "type" && it.key() != "text" && it.key() != "annotations" && it.key() != "logprobs") {
+        throw ApiError(codes::kUnsupportedField, "a content part has an unknown field", where);
+      }
+    }
+    if (!part.contains("text") || !part["text"].is_string()) bad_field(where + ".text", "'" + where + ".text' must be a string");
+    if (j > 0) text += "\n";
+    text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+chat::Role role_of(const json& item, const std::string& at) {
+  if (!item.contains("role") || !item["role"].is_string()) bad_field(at + ".role", "'" + at + ".role' is required");
+  const std::string& r = item["role"].get_ref<const std::string&>();
+  if (r == "user") return chat::Role::kUser;
+  if (r == "assistant") return chat::Role::kAssistant;
+  if (r == "system" || r == "developer") return chat::Role::kSystem;
+  bad_field(at + ".role", "'" + at + ".role' must be user, assistant, system or developer");
+}
+
+chat::Messages input_of(const json& body) {
+  chat::Messages out;
+  if (is_given(body, "instructions")) {
+    if (!body["instructions"].is_string()) bad_field("instructions", "'instructions' must be a string");
+    if (!body["instructions"].get_ref<const std::string&>().empty()) {
+      out.push_back(chat::text_message(chat::Role::kSystem, body["instructions"].get<std::string>()));
+    }
+  }
+  if (!is_given(body, "input")) bad_field("input", "'input' is required");
+  const json& in = body["input"];
+  if (in.is_string()) {
+    out.push_back(chat::text_message(chat::Role::kUser, in.get<std::string>()));
+    return out;
+  }
+  if (!in.is_array() || in.empty()) bad_field("input", "'input' must be a string or a non-empty array of items");
+  for (size_t i = 0; i < in.size(); ++i) {
+    const json& item = in[i];
+    const std::string at = "input[" + std::to_string(i) + "]";
+    if (!item.is_object()) bad_field(at, "'" + at + "' must be an object");
+    if (item.contains("type") && item["type"] != "message") {
+      if (!item["type"].is_string()) bad_field(at + ".type", "'" + at + ".type' must be a string");
+      unsupported_field(at + ".type", "only message input items are available");
+    }
+    for (auto it = item.begin(); it != item.end(); ++it) {
+      if (it.key() != "type" && it.key() != "role" && it.key() != "content" && it.key() != "id" && it.key() != "status") {
+        throw ApiError(codes::kUnsupportedField, "an input item has an unknown field", at);
+      }
+    }
+    const chat::Role role = role_of(item, at);
+    if (!item.contains("content")) bad_field(at + ".content", "'" + at + ".content' is required");
+    out.push_back(chat::text_message(role, content_text(item["content"], at + ".content")));
+  }
+  return out;
+}
+
+}  // namespace
+
+ParsedResponseRequest parse_response_request(const nlohmann::json& body) {
+  static const std::set<std::string> accepted = {"model",  "input",       "instructions",        "max_output_tokens",
+                                                 "temperature", "top_p",  "stream",              "store",
+                                                 "text",   "tools",       "tool_choice",         "parallel_tool_calls",
+                                                 "truncation", "metadata", "user"};
+  static const std::set<std::string> refused = {"previous_response_id", "reasoning", "include", "background",
+                                                "prompt", "service_tier", "top_logprobs", "max_tool_calls",
+                                                "conversation"};
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const std::string& k = it.key();
+    if (accepted.count(k)) continue;
+    if (refused.count(k)) {
+      if (it->is_null()) continue;
+      unsupported_field(k, k == "previous_response_id" || k == "conversation" ? "responses are not stored"
+                                                                               : "it is not available");
+    }
+    // Any other name is request content (it may be anything a client sent) and is never echoed.
+    throw ApiError(codes::kUnsupportedField, "the request has an unknown field");
+  }
+  ParsedResponseRequest out;
+  runtime::CompletionRequest& r = out.request;
+  if (!is_given(body, "model")) bad_field("model", "'model' is required");
+  if (!body["model"].is_string() || body["model"].get_ref<const std::string&>().empty()) {
+    bad_field("model", "'model' must be a non-empty string");
+  }
+  r.model = body["model"].get<std::string>();
+  r.messages = input_of(body);
+
+  r.sampling = api_sampling_defaults();
+  if (is_given(body, "temperature")) r.sampling.temperature = static_cast<float>(number_in(body, "temperature", 0, 2));
+  if (is_given(body, "top_p")) r.sampling.top_p = static_cast<float>(number_in(body, "top_p", 0, 1, /*lo_open=*/true));
+  if (is_given(body, "max_output_tokens")) {
+    const int64_t m = integer_of(body, "max_output_tokens");
+    if (m < 1) bad_field("max_output_tokens", "'max_output_tokens' must be at least 1");
+    r.max_tokens = static_cast<int>(std::min<int64_t>(m, std::numeric_limits<int>::max()));
+  }
+  if (is_given(body, "stream")) out.stream = bool_of(body, "stream");
+  if (is_given(body, "store") && bool_of(body, "store")) unsupported_field("store", "responses are not stored");
+  if (is_given(body, "text")) {
+    const json& t = body["text"];
+    if (!t.is_object()) bad_field("text", "'text' must be an object");
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      if (it.key() == "verbosity" && it->is_null()) continue;
+      if (it.key() != "format") throw ApiError(codes::kUnsupportedField, "'text' has an unknown field", "text");
+      const json& f = *it;
+      if (f.is_null()) continue;
+      if (!f.is_object() || !f.contains("type") || !f["type"].is_string()) {
+        bad_field("text.format", "'text.format' must be an object with a type");
+      }
+      if (f["type"] != "text") unsupported_field("text.format", "structured output is not available");
+    }
+  }
+  if (is_given(body, "tools")) {
+    if (!body["tools"].is_array()) bad_field("tools", "'tools' must be an array");
+    if (!body["tools"].empty()) unsupported_field("tools", "tool calling is not available");
+  }
+  if (is_given(body, "tool_choice")) {
+    const json& c = body["tool_choice"];
+    if (!c.is_string() || (c != "auto" && c != "none")) unsupported_field("tool_choice", "tool calling is not available");
+  }
+  if (is_given(body, "parallel_tool_calls")) bool_of(body, "parallel_tool_calls");
+  if (is_given(body, "truncation")) {
+    const json& t = body["truncation"];
+    if (!t.is_string() || t != "disabled") unsupported_field("truncation", "only \"disabled\" is available");
+  }
+  if (is_given(body, "metadata")) {
+    const json& md = body["metadata"];
+    if (!md.is_object()) bad_field("metadata", "'metadata' must be an object");
+    for (auto it = md.begin(); it != md.end(); ++it) {
+      if (!it->is_string()) bad_field("metadata", "'metadata' values must be strings");
+    }
+  }
+  if (is_given(body, "user") && !body["user"].is_string()) bad_field("user", "'user' must be a string");
+  return out;
+}
+
+}  // namespace a3s::power::server

@@ -1,0 +1,29 @@
+// Parsing and validation of OpenAI Responses API bodies (POST /v1/responses; OpenAI API reference,
+// "Responses: create"), stateless.
+//
+// Accepted: model; input (a string, or an array of input messages {"type"?: "message", "role":
+// "user" | "assistant" | "system" | "developer", "content": string | [{"type": "input_text" |
+// "output_text", "text"}, ...]}); instructions (a string, the first system message); max_output_tokens
+// (>= 1); temperature [0, 2]; top_p (0, 1]; stream; store (false only: responses are not stored);
+// text ({"format": {"type": "text"}}); tools (empty) and tool_choice ("auto" | "none");
+// parallel_tool_calls; truncation ("disabled"); metadata (an object of strings); user.
+// Refused by name (unsupported_field): previous_response_id, store: true, text formats other than
+// text, tools, reasoning, include, background, input items other than messages and content parts
+// other than text; any other field is refused without being named. Errors are ApiError naming the
+// field, never its value.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/completion.h"
+
+namespace a3s::power::server {
+
+struct ParsedResponseRequest {
+  runtime::CompletionRequest request;  // model, messages, sampling, max_tokens
+  bool stream = false;
+};
+
+ParsedResponseRequest parse_response_request(const nlohmann::json& body);
+
+}  // namespace a3s::power::server
