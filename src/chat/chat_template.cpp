@@ -74,6 +74,11 @@ class BuiltinTemplate final : public ChatTemplate {
                        std::string("chat_template_kwargs need a template run by the Jinja interpreter; this "
                                    "model's template is the built-in family ") + info_.family);
     }
+    if (!opts.reasoning_effort.empty()) {
+      throw FieldError(codes::kUnsupportedField, "reasoning_effort",
+                       std::string("reasoning_effort needs a template run by the Jinja interpreter; this model's "
+                                   "template is the built-in family ") + info_.family);
+    }
     nlohmann::ordered_json view = to_json(messages);  // the form the renderers read
     validate_tools(opts.tools);
     if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(view, info_.arguments);

@@ -53,6 +53,10 @@ struct RenderOptions {
   // throws FieldError(codes::kUnsupportedField, "chat_template_kwargs") for a non-empty object,
   // since its C++ renderer would not read them.
   const nlohmann::ordered_json* template_kwargs = nullptr;
+  // The request's reasoning_effort ("" when not given): the template variable `reasoning_effort`
+  // (gpt-oss reads it), set after template_kwargs. Only interpreter-run templates take it: a built-in
+  // family throws FieldError(codes::kUnsupportedField, "reasoning_effort") when it is given.
+  std::string reasoning_effort;
 };
 
 // Instances are immutable after create(): render() may be called concurrently from any thread.

@@ -47,6 +47,7 @@ class JinjaChatTemplate final : public ChatTemplate {
         ctx.variables[it.key()] = jinja::from_json(it.value(), /*caller=*/true);
       }
     }
+    if (!opts.reasoning_effort.empty()) ctx.variables["reasoning_effort"] = jinja::from_json(opts.reasoning_effort, true);
     if (!opts.today.empty()) {
       ctx.now = jinja::parse_date(opts.today);
       if (!ctx.now) throw Error(codes::kInvalidArgument, "chat template date must be YYYY-MM-DD");

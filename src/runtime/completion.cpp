@@ -15,6 +15,7 @@ CompletionRequest::~CompletionRequest() {
   for (auto& s : stop) privacy::wipe_string(s);
   if (cache_key) privacy::wipe_string(*cache_key);
   privacy::wipe_json(chat_template_kwargs);
+  privacy::wipe_string(reasoning_effort);
   privacy::wipe_vector(sampling.logit_bias);
 }
 
@@ -75,7 +76,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
                              "'logit_bias' names a token id that is not in the model's vocabulary of " +
                                  std::to_string(model->description().n_vocab) + " tokens");
     }
-    gen.prompt = request.messages ? model->chat_prompt(*request.messages, request.chat_template_kwargs) : model->text_prompt(request.prompt);
+    gen.prompt = request.messages ? model->chat_prompt(*request.messages, request.chat_template_kwargs, request.reasoning_effort) : model->text_prompt(request.prompt);
     RuntimeContext& ctx = slot.context_for(model);
     used = &ctx;
     slot_n_ctx = ctx.n_ctx();

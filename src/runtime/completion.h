@@ -33,6 +33,8 @@ struct CompletionRequest {
   // chat_template_kwargs (chat only): a JSON object of extra chat-template variables, or null
   // (chat/chat_template.h RenderOptions::template_kwargs). Caller values: wiped with the request.
   nlohmann::ordered_json chat_template_kwargs = nullptr;
+  // reasoning_effort (chat only; "" when not given): the template variable of that name.
+  std::string reasoning_effort;
   // prompt_cache_key (docs/prompt-cache.md): with cache_key set, the prompt-prefix cache is used
   // under the scope (cache_identity, cache_endpoint, the model's digest, cache_key); the key is
   // wiped once the scope is derived and with the request.

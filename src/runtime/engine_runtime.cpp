@@ -115,10 +115,10 @@ class EngineRuntime final : public ModelRuntime {
 
   const ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const chat::Messages& messages,
-                                 const nlohmann::ordered_json& template_kwargs) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages, const nlohmann::ordered_json& template_kwargs,
+                                 const std::string& reasoning_effort) const override {
     if (!template_) throw *template_error_;
-    return PromptBuilder(model_->tokenizer(), *template_).chat(messages, &template_kwargs);
+    return PromptBuilder(model_->tokenizer(), *template_).chat(messages, &template_kwargs, reasoning_effort);
   }
 
   chat::ReasoningStart reasoning_start(std::span<const Token> prompt) const override {

@@ -67,8 +67,9 @@ class ModelRuntime {
   // Error(codes::kUnsupportedChatTemplate) when the model's template is not supported.
   // template_kwargs: chat_template_kwargs (a JSON object, or null for none), see
   // chat::RenderOptions::template_kwargs for what takes them and the errors.
-  virtual std::vector<Token> chat_prompt(const chat::Messages& messages,
-                                         const nlohmann::ordered_json& template_kwargs) const = 0;
+  // reasoning_effort: the request's ("" for none), chat::RenderOptions::reasoning_effort.
+  virtual std::vector<Token> chat_prompt(const chat::Messages& messages, const nlohmann::ordered_json& template_kwargs,
+                                         const std::string& reasoning_effort = {}) const = 0;
 
   // Where the model's reply to a chat prompt (from chat_prompt) starts, for reasoning models
   // (chat/reasoning.h): kNone when the chat template has no "<think>…</think>" markup, kInside when

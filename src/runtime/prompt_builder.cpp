@@ -68,10 +68,11 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
   render_.add_generation_prompt = true;
 }
 
-std::vector<Token> PromptBuilder::chat(const chat::Messages& messages,
-                                       const nlohmann::ordered_json* template_kwargs) const {
+std::vector<Token> PromptBuilder::chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs,
+                                       const std::string& reasoning_effort) const {
   chat::RenderOptions opts = render_;
   opts.template_kwargs = template_kwargs;
+  opts.reasoning_effort = reasoning_effort;
   std::string text = render_for_tokenizer(template_, messages, opts, tokenizer_);
   privacy::WipeOnExit wipe_text(text);  // the rendered conversation
   // A template that writes the BOS text itself must not get a second BOS from the tokenizer.

@@ -28,7 +28,9 @@ class PromptBuilder {
   PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplate& chat_template);
 
   // template_kwargs: chat_template_kwargs (chat::RenderOptions::template_kwargs), or nullptr.
-  std::vector<Token> chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs = nullptr) const;
+  // reasoning_effort: chat::RenderOptions::reasoning_effort ("" for none).
+  std::vector<Token> chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs = nullptr,
+                          const std::string& reasoning_effort = {}) const;
 
  private:
   const Tokenizer& tokenizer_;

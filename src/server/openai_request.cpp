@@ -47,7 +47,6 @@ const std::map<std::string, std::string>& known_unsupported() {
       {"store", "stored completions are not available"},
       {"metadata", "stored completions are not available"},
       {"service_tier", "service tiers are not available"},
-      {"reasoning_effort", "reasoning options are not available"},
       {"web_search_options", "web search is not available"},
       {"echo", "echo is only available on /v1/completions"},
       {"suffix", "suffix insertion is not available"},
@@ -62,7 +61,7 @@ const std::set<std::string>& endpoint_fields() {
       "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
-      "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs"};
+      "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort", "chat_template_kwargs"};
   return names;
 }
 
@@ -253,10 +252,19 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
       "min_p", "repeat_penalty", "prompt_cache_key", "chat_template_kwargs", "logit_bias",
-      "logprobs", "top_logprobs"};
+      "logprobs", "top_logprobs", "reasoning_effort"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/true);
+  // reasoning_effort: a word the model's template reads (gpt-oss: low, medium, high).
+  if (is_given(body, "reasoning_effort")) {
+    const json& e = body["reasoning_effort"];
+    static const std::set<std::string> efforts = {"minimal", "low", "medium", "high"};
+    if (!e.is_string() || !efforts.count(e.get<std::string>())) {
+      bad_field("reasoning_effort", "'reasoning_effort' must be minimal, low, medium or high");
+    }
+    out.request.reasoning_effort = e.get<std::string>();
+  }
   out.request.messages = messages_of(body);
   // logprobs: true asks for each token's log probability; top_logprobs adds that many alternatives.
   const bool logprobs = is_given(body, "logprobs") && bool_of(body, "logprobs");

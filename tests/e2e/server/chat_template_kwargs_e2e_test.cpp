@@ -73,6 +73,30 @@ TEST(ChatTemplateKwargsE2E, VariablesReachAnInterpreterRunTemplate) {
   EXPECT_EQ(on_text["error"]["code"], "unsupported_field") << on_text;
 }
 
+TEST(ChatTemplateKwargsE2E, ReasoningEffortReachesATemplateThatReadsIt) {
+  TempDir dir;
+  const std::string model = dir.path() + "/stories-effort.gguf";
+  const char* effort_template =
+      "{% for m in messages %}{{ m.content }}{% endfor %}"
+      "{% if reasoning_effort is defined %} Then {{ reasoning_effort }}{% else %} The end.{% endif %}";
+  write_model_copy(stories_model(), {{"tokenizer.chat_template", string_value(effort_template)}}, {}, {}, model);
+  ServerProcess s({"--model", "m=" + model});
+  ASSERT_TRUE(s.ready()) << s.log();
+  int status = 0;
+  json body = chat(nullptr);
+  body["reasoning_effort"] = "high";
+  json high = post(s, "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << high;
+  EXPECT_EQ(high["choices"][0]["message"]["content"], completion_of(s, "Once upon a time Then high"));
+  body.erase("reasoning_effort");
+  json none = post(s, "/v1/chat/completions", body, &status);
+  EXPECT_EQ(none["choices"][0]["message"]["content"], completion_of(s, "Once upon a time The end."));
+  body["reasoning_effort"] = "extreme";
+  json bad = post(s, "/v1/chat/completions", body, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(bad["error"]["param"], "reasoning_effort") << bad;
+}
+
 TEST(ChatTemplateKwargsE2E, ABuiltInFamilyRefusesThemByName) {
   ServerProcess s({"--model", "m=" + stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
@@ -83,6 +107,12 @@ TEST(ChatTemplateKwargsE2E, ABuiltInFamilyRefusesThemByName) {
   EXPECT_EQ(refused["error"]["param"], "chat_template_kwargs");
   json empty = post(s, "/v1/chat/completions", chat(json::object()), &status);
   EXPECT_EQ(status, 200) << empty;
+  json effort = chat(nullptr);
+  effort["reasoning_effort"] = "low";
+  json no_effort = post(s, "/v1/chat/completions", effort, &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(no_effort["error"]["code"], "unsupported_field") << no_effort;
+  EXPECT_EQ(no_effort["error"]["param"], "reasoning_effort");
 }
 
 }  // namespace chat_template_kwargs_e2e

@@ -164,6 +164,17 @@ TEST(OpenAIRequest, EchoOnTextCompletionsOnly) {
   EXPECT_FALSE(chat(chat_body({{"echo", false}})).echo);
 }
 
+TEST(OpenAIRequest, ReasoningEffortOnChatOnly) {
+  EXPECT_EQ(chat(chat_body()).request.reasoning_effort, "");
+  for (const char* e : {"minimal", "low", "medium", "high"}) {
+    EXPECT_EQ(chat(chat_body({{"reasoning_effort", e}})).request.reasoning_effort, e);
+  }
+  expect_error(chat_body({{"reasoning_effort", "max"}}), "invalid_request_error", "reasoning_effort");
+  expect_error(chat_body({{"reasoning_effort", 3}}), "invalid_request_error", "reasoning_effort");
+  expect_error({{"model", "m"}, {"prompt", "p"}, {"reasoning_effort", "low"}}, "unsupported_field", "reasoning_effort",
+               /*is_chat=*/false);
+}
+
 TEST(OpenAIRequest, NChoicesFromOneToEight) {
   EXPECT_EQ(chat(chat_body()).n, 1);
   EXPECT_EQ(chat(chat_body({{"n", 8}})).n, 8);
