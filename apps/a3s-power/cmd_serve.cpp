@@ -38,6 +38,7 @@ struct ServeArgs {
   std::string weights, memory_budget;
   std::vector<std::string> models;
   std::string model_key_file, decrypt;
+  std::string chat_template_file;
 };
 
 // Diagnostics of the engine layers (base/log.h) go to the server's logger.
@@ -82,6 +83,7 @@ void run_serve(const ServeArgs& a) {
   o.models = a.models;
   if (!a.decrypt.empty()) o.model_decrypt = a.decrypt;
   if (!a.model_key_file.empty()) o.model_key_file = a.model_key_file;
+  if (!a.chat_template_file.empty()) o.chat_template_file = a.chat_template_file;
   config::Config cfg = config::load(o, config::process_env());
   // TEE mode: no core dump and no ptrace / /proc/PID/mem reader may ever see prompts, keys or weights.
   if (cfg.tee_mode) disable_core_dumps();
@@ -127,6 +129,8 @@ void add_serve_command(CLI::App& root) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--model-key-file", args->model_key_file,
                   "Key of encrypted models (64 hex digits; overrides model_key_source; default $A3S_MODEL_KEY)");
+  cmd->add_option("--chat-template-file", args->chat_template_file,
+                  "Jinja chat template used instead of each model's own (as in the GGUF)");
   cmd->add_option("--decrypt", args->decrypt, "Where encrypted models' plaintext lives: memory (default), file, stream")
       ->check(CLI::IsMember({"file", "memory", "stream"}));
   cmd->callback([args] { run_serve(*args); });

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,12 +13,14 @@
 #include <string_view>
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
 
 #include "a3s/power/error.h"
 #include "base/hex.h"
 #include "config/config_error.h"
 #include "config/hcl_parser.h"
 #include "base/printable.h"
+#include "base/small_file.h"
 #include "config/schema.h"
 
 extern char** environ;
@@ -99,6 +102,10 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
     if (cli.model_key_file->empty()) throw Error(codes::kConfig, "--model-key-file: empty path");
     cfg.model_key_source = ModelKeySource{"", *cli.model_key_file};
   }
+  if (cli.chat_template_file) {
+    if (cli.chat_template_file->empty()) throw Error(codes::kConfig, "--chat-template-file: empty path");
+    cfg.chat_template_file = *cli.chat_template_file;
+  }
   if (!cli.models.empty()) {
     std::vector<ModelSpec> models;
     for (const auto& m : cli.models) {
@@ -114,6 +121,41 @@ void apply_cli(Config& cfg, const CliOverrides& cli) {
     }
     cfg.models = std::move(models);
   }
+}
+
+// A chat template file's text: a regular file of at most kMaxChatTemplateBytes. `what` names the
+// setting in errors (the path is the operator's, not request data).
+std::string read_chat_template(const std::string& path, const std::string& what) {
+  std::string text(kMaxChatTemplateBytes, '\0');
+  const SmallFileRead r = read_small_file_into(path, text);
+  switch (r.status) {
+    case SmallFileRead::Status::kOk: break;
+    case SmallFileRead::Status::kMissing: throw Error(codes::kConfig, what + ": " + path + " does not exist");
+    case SmallFileRead::Status::kNotRegular: throw Error(codes::kConfig, what + ": " + path + " is not a regular file");
+    case SmallFileRead::Status::kTooLarge:
+      throw Error(codes::kConfig, what + ": " + path + " is larger than " + std::to_string(kMaxChatTemplateBytes >> 20) +
+                                      " MiB");
+    case SmallFileRead::Status::kError:
+      throw Error(codes::kConfig, what + ": cannot read " + path + ": " + std::strerror(r.error));
+  }
+  text.resize(r.size);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(codes::kConfig, what + ": " + path + " is empty");
+  return text;
+}
+
+void read_chat_templates(Config& cfg) {
+  if (!cfg.chat_template_file.empty()) cfg.chat_template = read_chat_template(cfg.chat_template_file, "chat_template_file");
+  for (ModelSpec& m : cfg.models) {
+    if (!m.chat_template_file.empty()) {
+      m.chat_template = read_chat_template(m.chat_template_file, "model \"" + m.name + "\" chat_template_file");
+    }
+  }
+}
+
+std::string template_sha256(const std::string& text) {
+  std::array<uint8_t, SHA256_DIGEST_LENGTH> d{};
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), d.data());
+  return to_hex(d);
 }
 
 // Effective privacy settings from what the sources set (config.h).
@@ -188,7 +230,15 @@ nlohmann::json Config::effective_json() const {
   j["port"] = port;
   j["home"] = home;
   nlohmann::json ms = nlohmann::json::array();
-  for (const auto& m : models) ms.push_back({{"name", m.name}, {"ref", m.ref}});
+  for (const auto& m : models) {
+    nlohmann::json e = {{"name", m.name}, {"ref", m.ref}};
+    // A template replacing the GGUF's changes every prompt: its digest is published with the path.
+    if (!m.chat_template_file.empty()) {
+      e["chat_template_file"] = m.chat_template_file;
+      e["chat_template_sha256"] = template_sha256(m.chat_template);
+    }
+    ms.push_back(std::move(e));
+  }
   j["models"] = std::move(ms);
   nlohmann::json ids = nlohmann::json::array();
   for (const auto& k : api_keys) ids.push_back(k.identity);
@@ -214,6 +264,8 @@ nlohmann::json Config::effective_json() const {
   j["prompt_cache_ttl_seconds"] = prompt_cache_ttl_seconds;
   j["prompt_cache_mb"] = prompt_cache_mb;
   j["chat_template_fallback"] = chat_template_fallback;
+  j["chat_template_file"] = chat_template_file;
+  j["chat_template_sha256"] = chat_template_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(template_sha256(chat_template));
   j["log_level"] = log_level;
   j["offline"] = offline;
   j["pull_ca_file"] = pull_ca_file;
@@ -259,6 +311,7 @@ Config load(const CliOverrides& cli, const Env& env) {
   }
   apply_env(cfg, env);
   apply_cli(cfg, cli);
+  read_chat_templates(cfg);
   derive_privacy(cfg);
   check_ratls(cfg);
   check_admin_keys(cfg);

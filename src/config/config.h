@@ -27,7 +27,14 @@ struct ApiKey {
 struct ModelSpec {
   std::string name;  // served name ("" → derived: file stem for paths, the store name otherwise)
   std::string ref;   // path to a .gguf file, or a store name
+  // chat_template_file in the model's block: a Jinja chat template that replaces the GGUF's; load()
+  // reads it into chat_template (at most kMaxChatTemplateBytes).
+  std::string chat_template_file;
+  std::string chat_template;
 };
+
+// The largest chat template file load() reads.
+inline constexpr size_t kMaxChatTemplateBytes = 1 << 20;
 
 // Where the server's model key comes from (docs/encrypted-weights.md). At most one is set; both
 // empty → the A3S_MODEL_KEY environment variable.
@@ -70,6 +77,10 @@ struct Config {
   double prompt_cache_ttl_seconds = 300;
   uint64_t prompt_cache_mb = 256;
   std::string chat_template_fallback;  // family for unrecognised templates ("" → error)
+  // chat_template_file: the chat template every model without its own uses instead of its GGUF's
+  // (as llama-server's --chat-template-file); load() reads it into chat_template.
+  std::string chat_template_file;
+  std::string chat_template;
   std::string log_level = "info";      // trace|debug|info|warn|error|off
   bool offline = false;                // A3S_POWER_OFFLINE=1: never download
   std::string pull_ca_file;            // CA certificates (PEM) that pulls trust instead of the system store
@@ -121,6 +132,7 @@ struct CliOverrides {
   std::optional<uint64_t> memory_budget_mb;      // --memory-budget (rounded up to MiB)
   std::optional<std::string> model_decrypt;   // --decrypt
   std::optional<std::string> model_key_file;  // --model-key-file
+  std::optional<std::string> chat_template_file;  // --chat-template-file
 };
 
 // Builds the effective configuration, then derives the effective privacy settings (see Config).

@@ -333,6 +333,9 @@ const std::vector<Setting>& settings() {
       c.kv_cache_mb = static_cast<uint64_t>(as_int(v, x.key, 0, 1 << 24));
     });
     add_choice("chat_template_fallback", &Config::chat_template_fallback, template_families());
+    add("chat_template_file", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
+      c.chat_template_file = as_nonempty_string(v, x.key);
+    });
     add_choice("log_level", &Config::log_level, log_levels());
     add_bool("offline", &Config::offline);
     add("pull_ca_file", KeyType::String, [](Config& c, const Value& v, const Ctx& x) {
@@ -426,12 +429,20 @@ ModelSpec model_block(const hcl::Block& b) {
   reject_nested_blocks(b);
   if (b.labels[0].empty()) fail(b.label_pos[0], "a model name must not be empty");
   const Value* path = nullptr;
+  std::string chat_template_file;
   for (const auto& a : b.body.attributes) {
-    if (a.name != "path") fail(a.pos, "unknown key '" + a.name + "' in block 'model'");
-    path = &a.value;
+    if (a.name == "path") {
+      path = &a.value;
+    } else if (a.name == "chat_template_file") {
+      chat_template_file = as_nonempty_string(a.value, "chat_template_file");
+    } else {
+      fail(a.pos, "unknown key '" + a.name + "' in block 'model'");
+    }
   }
   if (!path) fail(b.pos, "block 'model' needs 'path'");
-  return ModelSpec{b.labels[0], as_nonempty_string(*path, "path")};
+  ModelSpec m{b.labels[0], as_nonempty_string(*path, "path"), {}, {}};
+  m.chat_template_file = std::move(chat_template_file);
+  return m;
 }
 
 // model_hash "<name>" { digest = "sha256:<hex>" }
@@ -580,9 +591,9 @@ const std::vector<std::string>& block_types() {
 ModelSpec parse_model_spec(const std::string& text, const SourcePos& where) {
   if (text.empty()) fail(where, "a model must not be empty (NAME, PATH or NAME=PATH)");
   const size_t eq = text.find('=');
-  if (eq == std::string::npos) return ModelSpec{"", text};
+  if (eq == std::string::npos) return ModelSpec{"", text, {}, {}};
   if (eq == 0 || eq + 1 == text.size()) fail(where, "a model NAME=PATH needs both a name and a path");
-  return ModelSpec{text.substr(0, eq), text.substr(eq + 1)};
+  return ModelSpec{text.substr(0, eq), text.substr(eq + 1), {}, {}};
 }
 
 void set_port(Config& cfg, int64_t port, const SourcePos& where) {

@@ -65,6 +65,12 @@ weights::IntegrityOptions named(weights::IntegrityOptions o, const std::string& 
   return o;
 }
 
+// The chat template a model is served with: the configured file's text, else the GGUF's own.
+std::optional<std::string> chat_template_source(const ModelInfo& info, const EngineRuntimeOptions& opts) {
+  if (!opts.chat_template.empty()) return opts.chat_template;
+  return info.chat_template;
+}
+
 class EngineRuntime final : public ModelRuntime {
  public:
   EngineRuntime(const std::string& name, const std::string& path, const EngineRuntimeOptions& opts)
@@ -83,12 +89,13 @@ class EngineRuntime final : public ModelRuntime {
       n_ctx_option_ = std::min({n_ctx_option_, info.n_ctx_max, info.n_ctx_train > 0 ? info.n_ctx_train : 4096});
     }
     try {
-      template_ = chat::ChatTemplate::create(info.chat_template, opts.chat_template_fallback);
+      template_ = chat::ChatTemplate::create(chat_template_source(info, opts), opts.chat_template_fallback);
     } catch (const Error& e) {
       template_error_.emplace(e);
     }
     // A reasoning model's template marks the thinking (it strips "</think>" blocks from the history).
-    reasoning_ = template_ && info.chat_template && info.chat_template->find("</think>") != std::string::npos;
+    const std::optional<std::string> source = chat_template_source(info, opts);
+    reasoning_ = template_ && source && source->find("</think>") != std::string::npos;
     // Probe the effective context size once (a Context resolves 0 → model default).
     Context probe(model_, {.n_ctx = n_ctx_option_});
     desc_.name = name;

@@ -21,6 +21,9 @@ struct EngineRuntimeOptions {
   uint64_t memory_budget = 0;  // bytes; 0 = none
   uint64_t kv_cache_bytes = 0;  // the KV block pool (ModelOptions::kv_cache_bytes); 0 = from the budget
   std::string chat_template_fallback;  // family for unrecognised templates ("" → the Jinja interpreter)
+  // A chat template that replaces the GGUF's tokenizer.chat_template (chat_template_file); empty → the
+  // GGUF's.
+  std::string chat_template;
   weights::DecryptOptions decrypt;     // encrypted model files (plaintext files load as they are)
   // Pin, signing key, or measurement only (model/integrity/integrity.h); model_name is set by the loader.
   weights::IntegrityOptions integrity;

@@ -70,9 +70,19 @@ std::shared_ptr<runtime::ModelRegistry> make_registry(const config::Config& cfg)
   // mode every model is measured from the bytes it is served from (the attestation claims carry it).
   eo.integrity.measure = cfg.tee_mode;
   if (cfg.model_signing_key) eo.integrity.signing_key = *cfg.model_signing_key;
-  auto loader = [eo, pins = cfg.model_hashes](const std::string& name, const std::string& path) {
+  // A model's own chat_template_file, else the server's (config::Config::chat_template).
+  std::map<std::string, std::string> templates;
+  for (const auto& spec : cfg.models) {
+    if (!spec.chat_template.empty()) {
+      templates[spec.name.empty() ? (store::is_path_reference(spec.ref) ? store::default_model_name(spec.ref) : spec.ref)
+                                  : spec.name] = spec.chat_template;
+    }
+  }
+  eo.chat_template = cfg.chat_template;
+  auto loader = [eo, pins = cfg.model_hashes, templates](const std::string& name, const std::string& path) {
     runtime::EngineRuntimeOptions o = eo;
     if (auto it = pins.find(name); it != pins.end()) o.integrity.pin = it->second;
+    if (auto it = templates.find(name); it != templates.end()) o.chat_template = it->second;
     return runtime::load_engine_runtime(name, path, o);
   };
   std::shared_ptr<store::Store> st;

@@ -1,4 +1,5 @@
-// End-to-end: chat_template_kwargs through the real server binary and the real stories260K model.
+// End-to-end: chat_template_kwargs, reasoning_effort and chat_template_file through the real server
+// binary and the real stories260K model.
 // With a template of no built-in family (run by the Jinja interpreter) the variables reach the
 // template: the answer is exactly a text completion of the prompt the template renders with them.
 // A built-in family (stories260K's own plain template) refuses a non-empty object by name; an
@@ -9,7 +10,9 @@
 
 #include "support/gguf_builder.h"
 #include "support/http_client.h"
+#include "support/process.h"
 #include "support/server_process.h"
+#include "support/temp_dir.h"
 #include "support/test_data.h"
 
 namespace a3s::power::testing {
@@ -95,6 +98,45 @@ TEST(ChatTemplateKwargsE2E, ReasoningEffortReachesATemplateThatReadsIt) {
   json bad = post(s, "/v1/chat/completions", body, &status);
   EXPECT_EQ(status, 400);
   EXPECT_EQ(bad["error"]["param"], "reasoning_effort") << bad;
+}
+
+TEST(ChatTemplateFileE2E, AConfiguredTemplateReplacesTheGgufsPerModelOrForAll) {
+  TempDir dir;
+  // stories260K's own template is the built-in plain family; these files replace it.
+  const std::string everyone = dir.write("everyone.jinja", "{% for m in messages %}{{ m.content }}{% endfor %} Then");
+  const std::string own = dir.write("own.jinja", "{% for m in messages %}{{ m.content }}{% endfor %} The end.");
+  const std::string cfg = dir.write("power.hcl", "model \"own\" {\n  path = \"" + stories_model() +
+                                                     "\"\n  chat_template_file = \"" + own + "\"\n}\n"
+                                                     "model \"m\" {\n  path = \"" + stories_model() + "\"\n}\n");
+  ServerProcess s({"--config", cfg, "--chat-template-file", everyone});
+  ASSERT_TRUE(s.ready()) << s.log();
+  int status = 0;
+  json body = chat(nullptr);
+  const json served = post(s, "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << served;
+  EXPECT_EQ(served["choices"][0]["message"]["content"], completion_of(s, "Once upon a time Then"));
+  body["model"] = "own";
+  const json own_served = post(s, "/v1/chat/completions", body, &status);
+  ASSERT_EQ(status, 200) << own_served;
+  EXPECT_EQ(own_served["choices"][0]["message"]["content"], completion_of(s, "Once upon a time The end."));
+  // An interpreter-run template now: chat_template_kwargs are accepted.
+  body["chat_template_kwargs"] = {{"unused", true}};
+  post(s, "/v1/chat/completions", body, &status);
+  EXPECT_EQ(status, 200);
+  // /health shows which template the model is served with.
+  const json health = json::parse(http("GET", s.url("/health")).body);
+  EXPECT_EQ(health["models"][0]["chat_template"], "jinja") << health.dump();
+}
+
+TEST(ChatTemplateFileE2E, AnUnreadableTemplateFileStopsTheServerAtStartup) {
+  TempDir dir;
+  const ProcessResult r = run_process(bin_path("a3s-power"),
+                                      {"serve", "--port", "0", "--model", stories_model(), "--chat-template-file",
+                                       dir.path() + "/missing.jinja"},
+                                      RunOptions{.input = {}, .env = {}, .private_home = true, .merge_stderr = true,
+                                                 .drop_stderr = false, .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("chat_template_file"), std::string::npos) << r.out;
 }
 
 TEST(ChatTemplateKwargsE2E, ABuiltInFamilyRefusesThemByName) {

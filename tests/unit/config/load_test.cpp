@@ -262,6 +262,52 @@ TEST(ConfigLoad, UnknownPowerVariablesAreWarningsNamingThem) {
   EXPECT_EQ(all.find("8080"), std::string::npos);
 }
 
+TEST(ConfigLoad, ChatTemplateFilesAreReadAndTheirDigestsPublished) {
+  TempDir dir;
+  const std::string server_t = dir.write("server.jinja", "{{ messages[0].content }}");
+  const std::string model_t = dir.write("model.jinja", "{% for m in messages %}{{ m.content }}{% endfor %}");
+  dir.write("config.hcl", "chat_template_file = \"" + server_t + "\"\nmodel \"m\" {\n  path = \"/models/m.gguf\"\n"
+                          "  chat_template_file = \"" + model_t + "\"\n}\n");
+  Config c = load({}, {{"A3S_POWER_HOME", dir.path()}});
+  EXPECT_EQ(c.chat_template, "{{ messages[0].content }}");
+  ASSERT_EQ(c.models.size(), 1u);
+  EXPECT_EQ(c.models[0].chat_template, "{% for m in messages %}{{ m.content }}{% endfor %}");
+  const nlohmann::json j = c.effective_json();
+  EXPECT_EQ(j["chat_template_file"], server_t);
+  // SHA-256 of "{{ messages[0].content }}".
+  EXPECT_EQ(j["chat_template_sha256"].get<std::string>().size(), 64u);
+  EXPECT_NE(j["chat_template_sha256"], j["models"][0]["chat_template_sha256"]);
+  EXPECT_EQ(j["models"][0]["chat_template_file"], model_t);
+  // The flag overrides the file's server default; without any, the digest is null.
+  CliOverrides cli;
+  cli.chat_template_file = model_t;
+  EXPECT_EQ(load(cli, {{"A3S_POWER_HOME", dir.path()}}).effective_json()["chat_template_sha256"],
+            j["models"][0]["chat_template_sha256"]);
+  TempDir empty_home;
+  EXPECT_TRUE(load({}, {{"A3S_POWER_HOME", empty_home.path()}}).effective_json()["chat_template_sha256"].is_null());
+}
+
+TEST(ConfigLoad, ChatTemplateFileErrorsNameTheSettingAndThePath) {
+  TempDir dir;
+  const Env env = {{"A3S_POWER_HOME", dir.path()}};
+  CliOverrides cli;
+  cli.chat_template_file = dir.path() + "/missing.jinja";
+  EXPECT_EQ(config_error_of([&] { load(cli, env); }), "chat_template_file: " + *cli.chat_template_file + " does not exist");
+  cli.chat_template_file = dir.path();
+  EXPECT_EQ(config_error_of([&] { load(cli, env); }), "chat_template_file: " + dir.path() + " is not a regular file");
+  cli.chat_template_file = dir.write("blank.jinja", " \n\t");
+  EXPECT_EQ(config_error_of([&] { load(cli, env); }), "chat_template_file: " + *cli.chat_template_file + " is empty");
+  cli.chat_template_file = dir.write("huge.jinja", std::string(kMaxChatTemplateBytes + 1, 'x'));
+  EXPECT_EQ(config_error_of([&] { load(cli, env); }), "chat_template_file: " + *cli.chat_template_file +
+                                                          " is larger than 1 MiB");
+  cli.chat_template_file = "";
+  EXPECT_EQ(config_error_of([&] { load(cli, env); }), "--chat-template-file: empty path");
+  dir.write("config.hcl", "model \"m\" {\n  path = \"/m.gguf\"\n  chat_template_file = \"/no/such.jinja\"\n}\n");
+  EXPECT_EQ(config_error_of([&] { load({}, env); }), "model \"m\" chat_template_file: /no/such.jinja does not exist");
+  dir.write("config.hcl", "model \"m\" {\n  path = \"/m.gguf\"\n  chat_template_file = \"\"\n}\n");
+  EXPECT_NE(config_error_of([&] { load({}, env); }).find("chat_template_file"), std::string::npos);
+}
+
 TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   TempDir dir;
   dir.write("config.hcl",
@@ -275,7 +321,7 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "admin_api_keys", "allow_unauthenticated", "api_keys", "batch_size", "chat_template_fallback",
-                      "ctx_size", "health_public_details", "home", "host", "kv_cache_mb", "log_level", "max_body_bytes",
+                      "chat_template_file", "chat_template_sha256", "ctx_size", "health_public_details", "home", "host", "kv_cache_mb", "log_level", "max_body_bytes",
                       "max_concurrent_requests", "max_queue", "memory_budget_mb", "metrics_public", "model_decrypt",
                       "model_hashes", "model_key_source", "model_signing_key", "models", "offline", "port",
                       "prompt_cache_max_entries", "prompt_cache_mb", "prompt_cache_ttl_seconds", "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",

@@ -398,7 +398,7 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("kv_cache_type").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 43u);  // 42 settings (3 aliases) + 1 not supported yet
+  EXPECT_EQ(by_name.size(), 44u);  // 43 settings (3 aliases) + 1 not supported yet
   EXPECT_EQ(by_name.at("kv_cache_mb").env, "A3S_POWER_KV_CACHE_MB");
   EXPECT_TRUE(by_name.at("prompt_cache_max_entries").supported);
   EXPECT_EQ(by_name.at("prompt_cache_mb").env, "A3S_POWER_PROMPT_CACHE_MB");
