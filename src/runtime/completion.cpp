@@ -12,11 +12,16 @@ namespace a3s::power::runtime {
 CompletionRequest::~CompletionRequest() {
   if (messages) wipe_messages(*messages);
   privacy::wipe_string(prompt);
+  if (suffix) privacy::wipe_string(*suffix);
   for (auto& s : stop) privacy::wipe_string(s);
   if (cache_key) privacy::wipe_string(*cache_key);
   privacy::wipe_json(chat_template_kwargs);
   privacy::wipe_string(reasoning_effort);
   privacy::wipe_vector(sampling.logit_bias);
+}
+
+std::vector<Token> ModelRuntime::infill_prompt(const std::string&, const std::string&) const {
+  throw chat::FieldError(codes::kUnsupportedField, "suffix", "'suffix' needs a model with fill-in-the-middle tokens");
 }
 
 chat::ReasoningStart ModelRuntime::reasoning_start(std::span<const Token>) const { return chat::ReasoningStart::kNone; }
@@ -76,7 +81,13 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
                              "'logit_bias' names a token id that is not in the model's vocabulary of " +
                                  std::to_string(model->description().n_vocab) + " tokens");
     }
-    gen.prompt = request.messages ? model->chat_prompt(*request.messages, request.chat_template_kwargs, request.reasoning_effort) : model->text_prompt(request.prompt);
+    if (request.messages) {
+      gen.prompt = model->chat_prompt(*request.messages, request.chat_template_kwargs, request.reasoning_effort);
+    } else if (request.suffix) {
+      gen.prompt = model->infill_prompt(request.prompt, *request.suffix);
+    } else {
+      gen.prompt = model->text_prompt(request.prompt);
+    }
     RuntimeContext& ctx = slot.context_for(model);
     used = &ctx;
     slot_n_ctx = ctx.n_ctx();

@@ -27,6 +27,7 @@ struct CompletionRequest {
   std::string model;                       // served model name
   std::optional<chat::Messages> messages;  // chat (chat/messages.h); else `prompt` is used
   std::string prompt;                      // text completion
+  std::optional<std::string> suffix;       // text completion: fill in between prompt and suffix (FIM)
   SamplingParams sampling;
   std::optional<int> max_tokens;           // none → until EOG, a stop string or the context is full
   std::vector<std::string> stop;

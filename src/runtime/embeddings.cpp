@@ -61,7 +61,7 @@ EmbeddingResult run_embeddings(Slot& slot, const std::shared_ptr<const ModelRunt
       tokens = model->embedding_tokens(request.texts[i]);
     }
     if (tokens.empty()) throw chat::FieldError(codes::kInvalidRequest, "input", "'input' must not be empty");
-    if (static_cast<int>(tokens.size()) >= n_ctx) {
+    if (static_cast<int>(tokens.size()) > n_ctx) {
       throw Error(codes::kContextLengthExceeded,
                   "an input does not fit the model's context of " + std::to_string(n_ctx) + " tokens");
     }

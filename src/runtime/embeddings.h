@@ -47,7 +47,7 @@ struct EmbeddingResult {
 // call ends, however it ends. Throws Error: chat::FieldError(kInvalidRequest, "input") for an empty
 // input or a token id outside the vocabulary (the message names the vocabulary's size, never a
 // value); FieldError(kInvalidRequest, "dimensions") when `dimensions` is not the model's width
-// (embeddings are not shortened); kContextLengthExceeded for an input of n_ctx tokens or more (naming the context size
+// (embeddings are not shortened); kContextLengthExceeded for an input of more than n_ctx tokens (naming the context size
 // only); kQueueTimeout / kCancelled while waiting for KV blocks; kCancelled when `cancel` is raised
 // between inputs; and the model's errors (kUnsupportedModelFeature for a model with no embeddings).
 EmbeddingResult run_embeddings(Slot& slot, const std::shared_ptr<const ModelRuntime>& model,

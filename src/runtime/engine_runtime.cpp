@@ -140,6 +140,10 @@ class EngineRuntime final : public ModelRuntime {
     return inside ? chat::ReasoningStart::kInside : chat::ReasoningStart::kOutside;
   }
 
+  std::vector<Token> infill_prompt(const std::string& prefix, const std::string& suffix) const override {
+    return runtime::infill_prompt(model_->tokenizer(), prefix, suffix);
+  }
+
   std::vector<Token> text_prompt(const std::string& text) const override {
     return runtime::text_prompt(model_->tokenizer(), text);
   }

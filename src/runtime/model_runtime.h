@@ -89,6 +89,12 @@ class ModelRuntime {
   // default throws Error(codes::kUnsupportedModelFeature).
   virtual std::vector<float> embed(RuntimeContext& ctx, std::span<const Token> tokens) const;
 
+  // A fill-in-the-middle prompt (the API's `suffix`): [BOS as the model wants] <fim_pre> prefix
+  // <fim_suf> suffix <fim_mid>, the texts tokenized without special-token parsing (llama.cpp's
+  // infill order). Throws chat::FieldError(codes::kUnsupportedField, "suffix") for a model without
+  // the three FIM tokens; the default (a runtime without FIM) does the same.
+  virtual std::vector<Token> infill_prompt(const std::string& prefix, const std::string& suffix) const;
+
   // A fresh sequence state with description().n_ctx tokens of KV cache.
   virtual std::unique_ptr<RuntimeContext> new_context() const = 0;
 

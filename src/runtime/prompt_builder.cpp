@@ -83,6 +83,27 @@ std::vector<Token> PromptBuilder::chat(const chat::Messages& messages, const nlo
   return tokens;
 }
 
+std::vector<Token> infill_prompt(const Tokenizer& tokenizer, const std::string& prefix, const std::string& suffix) {
+  const Token pre = tokenizer.fim_prefix(), suf = tokenizer.fim_suffix(), mid = tokenizer.fim_middle();
+  if (pre < 0 || suf < 0 || mid < 0) {
+    throw chat::FieldError(codes::kUnsupportedField, "suffix",
+                           "'suffix' needs a model with fill-in-the-middle tokens; this model has none");
+  }
+  std::vector<Token> tokens;
+  if (tokenizer.add_bos() && tokenizer.bos() >= 0) tokens.push_back(tokenizer.bos());
+  auto append = [&](const std::string& text) {
+    std::vector<Token> part = tokenizer.encode(text, /*add_special=*/false, /*parse_special=*/false);
+    tokens.insert(tokens.end(), part.begin(), part.end());
+    privacy::wipe_vector(part);
+  };
+  tokens.push_back(pre);
+  append(prefix);
+  tokens.push_back(suf);
+  append(suffix);
+  tokens.push_back(mid);
+  return tokens;
+}
+
 std::vector<Token> text_prompt(const Tokenizer& tokenizer, const std::string& text) {
   const bool add_special = tokenizer.add_bos();
   std::vector<Token> tokens = tokenizer.encode(text, add_special, /*parse_special=*/false);

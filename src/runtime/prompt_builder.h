@@ -38,6 +38,10 @@ class PromptBuilder {
   chat::RenderOptions render_;
 };
 
+// [BOS as the model wants] <fim_pre> prefix <fim_suf> suffix <fim_mid> (ModelRuntime::infill_prompt);
+// throws chat::FieldError(codes::kUnsupportedField, "suffix") when the model lacks a FIM token.
+std::vector<Token> infill_prompt(const Tokenizer& tokenizer, const std::string& prefix, const std::string& suffix);
+
 std::vector<Token> text_prompt(const Tokenizer& tokenizer, const std::string& text);
 
 }  // namespace a3s::power::runtime

@@ -84,7 +84,8 @@ ParsedMessages parse_anthropic_messages(const nlohmann::json& body, bool count_t
       unsupported_field(k, "tool use is not available");
     }
     if (k == "thinking") {
-      if (it->is_null()) continue;
+      // {"type": "disabled"} asks for what every answer here is.
+      if (it->is_null() || (it->is_object() && it->value("type", json()) == "disabled")) continue;
       unsupported_field(k, "extended thinking is not available");
     }
     // Any other name is request content (it may be anything a client sent) and is never echoed.

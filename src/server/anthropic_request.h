@@ -7,7 +7,8 @@
 // top_p (0, 1], top_k (>= 0), stream (boolean), metadata ({"user_id"?: string}). Text blocks may
 // carry cache_control, which is accepted and has no effect (the prompt cache is keyed explicitly:
 // docs/prompt-cache.md). Blocks are joined with "\n" as OpenAI content parts are.
-// Refused by name (unsupported_field): tools, tool_choice, thinking, and content blocks other than
+// Refused by name (unsupported_field): tools, tool_choice, thinking (other than {"type": "disabled"}),
+// and content blocks other than
 // text (image, document, tool_use, tool_result, thinking, …); any other field is refused without
 // being named. Errors are ApiError naming the field, never its value. Defaults follow Anthropic:
 // temperature 1, no top_p / top_k.

@@ -131,9 +131,10 @@ asio::awaitable<void> Api::handle(Exchange& ex) {
 asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
   auto start = std::chrono::steady_clock::now();
   const HttpRequest& req = ex.request();
-  ex.record().route = router_.match(req.method, req.path).route;
+  const RouteMatch m = router_.match(req.method, req.path);
+  ex.record().route = m.route;
   int status = error.code() == "header_too_large" ? 431 : http_status_for(error.code());
-  co_await ex.respond(error_response(status, error.code(), error.what()));
+  co_await ex.respond(shaped_error(m, error_response(status, error.code(), error.what())));
   finish_record(ex, start);
 }
 

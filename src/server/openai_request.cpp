@@ -49,7 +49,6 @@ const std::map<std::string, std::string>& known_unsupported() {
       {"service_tier", "service tiers are not available"},
       {"web_search_options", "web search is not available"},
       {"echo", "echo is only available on /v1/completions"},
-      {"suffix", "suffix insertion is not available"},
       {"best_of", "best_of is not available"},
   };
   return m;
@@ -61,7 +60,8 @@ const std::set<std::string>& endpoint_fields() {
       "model",          "messages", "prompt", "max_tokens",       "max_completion_tokens", "temperature",
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
-      "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort", "chat_template_kwargs"};
+      "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort", "chat_template_kwargs",
+      "suffix", "echo"};
   return names;
 }
 
@@ -310,7 +310,8 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "prompt_cache_key",
                                                  "logit_bias",
                                                  "echo",
-                                                 "logprobs"};
+                                                 "logprobs",
+                                                 "suffix"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);
@@ -326,14 +327,21 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
     if (out.echo) unsupported_field("logprobs", "log probabilities of an echoed prompt are not available");
     out.request.logprobs = static_cast<int>(k);
   }
+  // suffix: fill in the middle between the prompt and it (whether the model can is its question).
+  if (is_given(body, "suffix")) {
+    if (!body["suffix"].is_string()) bad_field("suffix", "'suffix' must be a string");
+    out.request.suffix = body["suffix"].get<std::string>();
+  }
   if (!is_given(body, "prompt")) bad_field("prompt", "'prompt' is required");
   const json& p = body["prompt"];
   if (p.is_string()) {
     out.request.prompt = p.get<std::string>();
   } else if (p.is_array() && p.size() == 1 && p[0].is_string()) {
     out.request.prompt = p[0].get<std::string>();
-  } else if (p.is_array() && p.size() > 1) {
+  } else if (p.is_array() && p.size() > 1 && p[0].is_string()) {
     unsupported_field("prompt", "only one prompt per request is available");
+  } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
+    unsupported_field("prompt", "a prompt of token ids is not available; send text");
   } else {
     bad_field("prompt", "'prompt' must be a string or an array of one string");
   }

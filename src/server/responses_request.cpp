@@ -115,8 +115,10 @@ ParsedResponseRequest parse_response_request(const nlohmann::json& body) {
   r.messages = input_of(body);
 
   r.sampling = api_sampling_defaults();
-  if (is_given(body, "temperature")) r.sampling.temperature = static_cast<float>(number_in(body, "temperature", 0, 2));
-  if (is_given(body, "top_p")) r.sampling.top_p = static_cast<float>(number_in(body, "top_p", 0, 1, /*lo_open=*/true));
+  if (is_given(body, "temperature")) out.temperature = number_in(body, "temperature", 0, 2);
+  if (is_given(body, "top_p")) out.top_p = number_in(body, "top_p", 0, 1, /*lo_open=*/true);
+  r.sampling.temperature = static_cast<float>(out.temperature);
+  r.sampling.top_p = static_cast<float>(out.top_p);
   if (is_given(body, "max_output_tokens")) {
     const int64_t m = integer_of(body, "max_output_tokens");
     if (m < 1) bad_field("max_output_tokens", "'max_output_tokens' must be at least 1");

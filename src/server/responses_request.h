@@ -22,6 +22,8 @@ namespace a3s::power::server {
 struct ParsedResponseRequest {
   runtime::CompletionRequest request;  // model, messages, sampling, max_tokens
   bool stream = false;
+  double temperature = 1.0;  // as given (the response object repeats them)
+  double top_p = 1.0;
 };
 
 ParsedResponseRequest parse_response_request(const nlohmann::json& body);

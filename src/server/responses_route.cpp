@@ -112,8 +112,8 @@ asio::awaitable<void> Api::responses(Exchange& ex, std::string identity) {
   head.created_at = static_cast<int64_t>(std::time(nullptr));
   head.model = request->model;
   head.max_output_tokens = request->max_tokens;
-  head.temperature = request->sampling.temperature;
-  head.top_p = request->sampling.top_p;
+  head.temperature = p.temperature;
+  head.top_p = p.top_p;
   ResponsesFormat format(std::move(head));
   co_await single_answer(ex, std::move(request), p.stream, format);
 }

@@ -71,6 +71,11 @@ class Tokenizer {
   virtual bool is_eog(Token t) const = 0;
   virtual const std::vector<Token>& eog_tokens() const = 0;
   virtual bool is_control(Token t) const = 0;
+  // Fill-in-the-middle tokens (tokenizer.ggml.fim_{pre,suf,mid}_token_id, or recognised by their
+  // text as llama.cpp does): -1 when the model has none.
+  virtual Token fim_prefix() const = 0;
+  virtual Token fim_suffix() const = 0;
+  virtual Token fim_middle() const = 0;
 };
 
 // Turns a token stream into text without ever emitting a partial UTF-8 sequence: bytes of an

@@ -31,6 +31,9 @@ class VocabTokenizer : public Tokenizer {
   bool is_eog(Token t) const override { return vocab_.valid(t) && vocab_.eog_mask[t] != 0; }
   const std::vector<Token>& eog_tokens() const override { return vocab_.eog; }
   bool is_control(Token t) const override { return vocab_.has_attr(t, kAttrControl); }
+  Token fim_prefix() const override { return vocab_.fim_pre; }
+  Token fim_suffix() const override { return vocab_.fim_suf; }
+  Token fim_middle() const override { return vocab_.fim_mid; }
 
   const Vocab& vocab() const { return vocab_; }
 

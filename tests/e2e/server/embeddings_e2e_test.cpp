@@ -121,8 +121,9 @@ TEST_F(EmbeddingsE2E, BadInputsAreClear400sThatEchoNothing) {
   // An unknown field is refused without naming it; an unknown model is a 404.
   EXPECT_EQ(post({{"model", "stories260K"}, {"input", "x"}, {secret, 1}}, 400)["error"]["code"], "unsupported_field");
   EXPECT_EQ(post({{"model", "nope"}, {"input", "x"}}, 404)["error"]["code"], "model_not_found");
-  // An input that does not fit the context (2048 tokens) is refused, never truncated.
-  std::vector<int> many(3000, 5);
+  // An input as long as the context (2048 tokens) fits; a longer one is refused, never truncated.
+  EXPECT_EQ(post({{"model", "stories260K"}, {"input", std::vector<int>(2048, 5)}})["usage"]["prompt_tokens"], 2048);
+  std::vector<int> many(2049, 5);
   EXPECT_EQ(post({{"model", "stories260K"}, {"input", many}}, 400)["error"]["code"], "context_length_exceeded");
   // Still serving.
   EXPECT_EQ(post({{"model", "stories260K"}, {"input", "Lily"}})["data"].size(), 1u);

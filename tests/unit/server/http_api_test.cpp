@@ -546,6 +546,24 @@ TEST_F(ApiTest, TheAnthropicRoutesTakeXApiKeyAndAnswerErrorsInAnthropicsShape) {
   EXPECT_EQ(json::parse(count.body)["input_tokens"], 20);  // the fake renders "user: hi\nassistant:" + BOS
 }
 
+TEST_F(ApiTest, ErrorsBeforeRoutingHaveAnthropicsShapeOnItsRoutes) {
+  config::Config cfg;
+  cfg.max_body_bytes = 2048;
+  start(cfg);
+  const std::string big = json{{"model", "fake"}, {"max_tokens", 8},
+                               {"messages", {{{"role", "user"}, {"content", std::string(4096, 'x')}}}}}.dump();
+  for (const char* path : {"/v1/messages", "/v1/messages/count_tokens"}) {
+    HttpResult r = http("POST", url(path), big);
+    EXPECT_EQ(r.status, 413) << r.body;
+    const json j = json::parse(r.body);
+    EXPECT_EQ(j["type"], "error") << r.body;
+    EXPECT_EQ(j["error"]["type"], "request_too_large");
+  }
+  HttpResult openai = http("POST", url("/v1/chat/completions"), big);
+  EXPECT_EQ(openai.status, 413);
+  EXPECT_EQ(error_of(openai)["code"], "request_too_large");
+}
+
 TEST_F(ApiTest, AnthropicStreamsAndStopSequences) {
   start();
   json body = {{"model", "fake"}, {"max_tokens", 30}, {"messages", {{{"role", "user"}, {"content", "hi"}}}},

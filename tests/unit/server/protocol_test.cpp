@@ -164,6 +164,21 @@ TEST(OpenAIRequest, EchoOnTextCompletionsOnly) {
   EXPECT_FALSE(chat(chat_body({{"echo", false}})).echo);
 }
 
+TEST(OpenAIRequest, SuffixOnCompletionsOnly) {
+  EXPECT_FALSE(parse_text_completion({{"model", "m"}, {"prompt", "p"}}).request.suffix.has_value());
+  EXPECT_EQ(parse_text_completion({{"model", "m"}, {"prompt", "p"}, {"suffix", "s"}}).request.suffix, "s");
+  expect_error({{"model", "m"}, {"prompt", "p"}, {"suffix", 3}}, "invalid_request_error", "suffix", /*is_chat=*/false);
+  expect_error(chat_body({{"suffix", "s"}}), "unsupported_field", "suffix");
+  // A prompt of token ids is refused as such, not as several prompts.
+  try {
+    parse_text_completion({{"model", "m"}, {"prompt", {1, 2, 3}}});
+    ADD_FAILURE() << "accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.param(), "prompt");
+    EXPECT_NE(std::string(e.what()).find("token ids"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OpenAIRequest, ReasoningEffortOnChatOnly) {
   EXPECT_EQ(chat(chat_body()).request.reasoning_effort, "");
   for (const char* e : {"minimal", "low", "medium", "high"}) {
@@ -343,6 +358,9 @@ TEST(AnthropicRequest, RefusalsNameTheFieldAndEchoNothing) {
   refused({{"messages", {{{"role", "user"}, {"content", "x"}, {"SECRET", 1}}}}}, "unsupported_field", "messages[0]");
   refused({{"tools", {{{"name", "SECRET"}}}}}, "unsupported_field", "tools");
   refused({{"thinking", {{"type", "enabled"}}}}, "unsupported_field", "thinking");
+  json no_thinking = ok;
+  no_thinking["thinking"] = {{"type", "disabled"}};
+  EXPECT_NO_THROW(parse_anthropic_messages(no_thinking));
   refused({{"SECRET", 1}}, "unsupported_field", "");
   refused({{"system", 5}}, "invalid_request_error", "system");
   refused({{"metadata", {{"SECRET", 1}}}}, "unsupported_field", "metadata");
@@ -382,6 +400,8 @@ TEST(AnthropicResponse, MessageEventsAndErrors) {
 }
 
 TEST(ResponsesRequest, InputFormsInstructionsAndSampling) {
+  // The response object repeats temperature and top_p as given (not as the sampler's floats).
+  EXPECT_EQ(parse_response_request({{"model", "m"}, {"input", "x"}, {"temperature", 0.3}}).temperature, 0.3);
   const ParsedResponseRequest a = parse_response_request(
       {{"model", "m"}, {"input", "hi"}, {"instructions", "Be brief."}, {"max_output_tokens", 20}, {"temperature", 0.2},
        {"top_p", 0.9}, {"stream", true}, {"store", false}, {"text", {{"format", {{"type", "text"}}}}},
@@ -589,7 +609,6 @@ TEST(OpenAIRequest, CompletionPromptForms) {
   b["prompt"] = {1, 2, 3};
   expect_error(b, "unsupported_field", "prompt", false);
   expect_error(json{{"model", "m"}}, "invalid_request_error", "prompt", false);
-  expect_error(json{{"model", "m"}, {"prompt", "x"}, {"suffix", "y"}}, "unsupported_field", "suffix", false);
   expect_error(json{{"model", "m"}, {"prompt", "x"}, {"messages", json::array()}}, "unsupported_field", "messages",
                false);
 }
