@@ -242,7 +242,7 @@ TEST(CliChatAuth, KeyFromFlagOrEnvironment) {
       "chat", "stories260K", "Once upon a time", "--url", server.url(), "--temperature", "0", "-n", "8"};
   CliResult none = run_cli(base);
   EXPECT_EQ(none.status, 1);
-  EXPECT_EQ(none.err, "error: a valid API key is required (Authorization: Bearer <key>)\n");
+  EXPECT_EQ(none.err, "error: a valid API key is required (Authorization: Bearer <key>, or x-api-key: <key>)\n");
 
   auto with_flag = base;
   with_flag.insert(with_flag.end(), {"--api-key", "sk-wrong-key"});
