@@ -308,11 +308,13 @@ void FileHttpServer::answer(const HttpRequest& req, HttpConnection& c) {
   constexpr std::size_t kChunk = 16384;
   for (uint64_t off = start; off < limit;) {
     const auto n = static_cast<std::size_t>(std::min<uint64_t>(kChunk, limit - off));
+    // A whole body is counted before its last chunk goes out: a client that has read it all may
+    // look at the count at once.
+    if (start == 0 && limit == body.size() && off + n == limit) ++full_bodies_;
     if (!c.send(body.data() + off, n)) return;
     off += n;
     if (pause_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(pause_us_.load()));
   }
-  if (start == 0 && limit == body.size()) ++full_bodies_;
 }
 
 std::string http_response(int status, const std::string& content_type, const std::string& body) {
