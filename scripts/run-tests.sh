@@ -8,12 +8,13 @@
 #      the stage with A3S_SKIP_ASAN=1);
 #   3. every libFuzzer target (scripts/run-fuzz.sh list) for A3S_FUZZ_SECONDS each (default 8, about
 #      a minute and a half for the eleven; skip with A3S_SKIP_FUZZ=1).
-# Ends with one line "N passed, N failed" over all stages.
+# Ends with a line "FAILED <where>: <test>" per failure, then "N passed, N failed" over all stages.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-$(nproc)}"
 passed=0
 failed=0
+failures=()  # one line per failed test or stage, repeated at the very end
 
 # Runs ctest on a build dir and adds its counts to the totals.
 run_ctest() {
@@ -22,9 +23,15 @@ run_ctest() {
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS" --timeout 900 "$@" 2>&1 | tee "$log"
   local line total nfail
   line="$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)"
+  local name
+  while IFS= read -r name; do
+    failures+=("$dir: $name")
+  done < <(sed -n '/^The following tests FAILED:/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
+           sed -E 's/^[[:space:]]+//')
   rm -f "$log"
   if [ -z "$line" ]; then
     echo "run-tests: no CTest summary from $dir" >&2
+    failures+=("$dir: no CTest summary")
     failed=$((failed + 1))
     return
   fi
@@ -46,6 +53,7 @@ if [ "${A3S_SKIP_ASAN:-0}" != "1" ]; then
       run_ctest build-asan
   else
     echo "run-tests: ASan build failed" >&2
+    failures+=("build-asan: the build failed")
     failed=$((failed + 1))
   fi
 fi
@@ -57,10 +65,14 @@ if [ "${A3S_SKIP_FUZZ:-0}" != "1" ]; then
       passed=$((passed + 1))
     else
       echo "run-tests: fuzzing $target found a failure" >&2
+      failures+=("fuzz: $target")
       failed=$((failed + 1))
     fi
   done
 fi
 
+for f in "${failures[@]}"; do
+  echo "FAILED $f"
+done
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
