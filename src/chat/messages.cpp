@@ -110,21 +110,24 @@ std::optional<Role> role_of(const std::string& name, const Fail& fail) {
   if (name == "system") return Role::kSystem;
   if (name == "user") return Role::kUser;
   if (name == "assistant") return Role::kAssistant;
-  if (name == "tool" && !fail.api()) return Role::kTool;
+  if (name == "tool") return Role::kTool;
   if (name == "developer" && fail.api()) return Role::kSystem;  // OpenAI's newer name for system
   return std::nullopt;
 }
 
-// The API's allow-list of message keys: everything but role, content and name is refused.
+// The API's allow-list of message keys: role, content, name, and the tool fields (tool_calls on
+// assistant messages, tool_call_id on tool messages); everything else is refused.
 template <class Json>
-void refuse_api_fields(const Json& m, const std::string& w, const Fail& fail) {
+void refuse_api_fields(const Json& m, const std::string& w, Role role, const Fail& fail) {
   for (auto it = m.begin(); it != m.end(); ++it) {
     const std::string& k = it.key();
     if (k == "role" || k == "content" || k == "name") continue;
     if (it->is_null()) continue;
-    if (k == "tool_calls" || k == "function_call" || k == "tool_call_id") {
-      fail.not_supported(w + "." + k, "tool calling is not available");
-    }
+    if (k == "tool_calls" && role == Role::kAssistant) continue;
+    if (k == "tool_call_id" && role == Role::kTool) continue;
+    if (k == "tool_calls") fail.invalid(w + ".tool_calls", "is only allowed on assistant messages");
+    if (k == "tool_call_id") fail.invalid(w + ".tool_call_id", "is only allowed on tool messages");
+    if (k == "function_call") fail.not_supported(w + "." + k, "the legacy function_call is not available; use tool_calls");
     if (k == "audio" || k == "refusal") fail.not_supported(w + "." + k, "only text messages are available");
     fail.unknown_field(w);
   }
@@ -132,7 +135,7 @@ void refuse_api_fields(const Json& m, const std::string& w, const Fail& fail) {
 
 template <class Json>
 Message parse_api_message(const Json& m, const std::string& w, Role role, const Fail& fail) {
-  refuse_api_fields(m, w, fail);
+  refuse_api_fields(m, w, role, fail);
   Message msg;
   msg.role = role;
   const Json* name = find(m, "name");
@@ -140,9 +143,20 @@ Message parse_api_message(const Json& m, const std::string& w, Role role, const 
     if (!name->is_string()) fail.invalid(w + ".name", "must be a string");
     msg.name = name->template get<std::string>();
   }
+  const Json* calls = find(m, "tool_calls");
+  if (given(calls)) msg.tool_calls = tool_calls_of(*calls, w + ".tool_calls", fail);
+  const Json* id = find(m, "tool_call_id");
+  if (given(id)) {
+    if (!id->is_string()) fail.invalid(w + ".tool_call_id", "must be a string");
+    msg.tool_call_id = id->template get<std::string>();
+  }
   const Json* content = find(m, "content");
-  if (!given(content)) fail.invalid(w + ".content", "is required");
-  msg.content = content_text(*content, w + ".content", fail);
+  if (!given(content)) {
+    // An assistant message that only calls tools has no content.
+    if (!msg.tool_calls || msg.tool_calls->empty()) fail.invalid(w + ".content", "is required");
+  } else {
+    msg.content = content_text(*content, w + ".content", fail);
+  }
   return msg;
 }
 
@@ -194,7 +208,7 @@ Messages parse(const Json& messages, MessagePolicy policy) {
     const std::optional<Role> r = role_of(role_text, fail);
     if (!r) {
       if (!fail.api()) fail.invalid(w + ".role", "must be one of system, user, assistant, tool");
-      if (role_text == "tool" || role_text == "function") fail.not_supported(w + ".role", "tool messages are not available");
+      if (role_text == "function") fail.not_supported(w + ".role", "the legacy function role is not available; use tool");
       fail.invalid(w + ".role", "is not a valid role");
     }
     out.push_back(fail.api() ? parse_api_message(m, w, *r, fail) : parse_template_message(m, w, *r, fail));

@@ -10,12 +10,14 @@
 // Text content parts are joined in order with "\n" between them (under both policies).
 //
 // Two policies say which fields a source may send:
-//   kApi       the HTTP API (POST /v1/chat/completions): roles system, user, assistant, and
+//   kApi       the HTTP API (POST /v1/chat/completions): roles system, user, assistant, tool, and
 //              "developer" (taken as system); "content" is required (a string or text parts whose
-//              only keys are "type" and "text"); "name" may be given (or null). Tool messages, tool
-//              fields ("tool_calls", "function_call", "tool_call_id"), "audio" and "refusal" are
-//              refused as unsupported_field, and so is any other key (a null value counts as not
-//              given). Error params name the exact field ("messages[1].content[0].type").
+//              only keys are "type" and "text") except on an assistant message with tool calls;
+//              "name" may be given (or null); "tool_calls" only on assistant messages (shape as
+//              above; arguments that are not valid JSON are kept as given), "tool_call_id" only on
+//              tool messages. The legacy "function_call" and role "function", "audio" and
+//              "refusal" are refused as unsupported_field, and so is any other key (a null value
+//              counts as not given). Error params name the exact field ("messages[1].content[0].type").
 //   kTemplate  conversations handed to a chat template directly (the command line, embedders and
 //              tests): role "tool" and the tool fields are accepted; "content" may be null or absent
 //              on an assistant message that carries "tool_calls"; "tool_calls": null is the same as

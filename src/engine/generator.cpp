@@ -144,7 +144,7 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
   const auto t_decode = Clock::now();
   res.tokens.reserve(static_cast<size_t>(req.max_tokens > 0 ? std::min(req.max_tokens, ctx.n_ctx())
                                                               : ctx.n_ctx() - ctx.n_past() + 1));
-  StreamingDetokenizer detok(tok);
+  StreamingDetokenizer detok(tok, req.render_control_tokens);
   StopMatcher stops(req.stop);
   // Log probabilities (req.logprobs >= 0): one reused record, wiped when the generation ends.
   TokenLogprobs lp;

@@ -49,6 +49,9 @@ struct GenerationRequest {
   // token's log probability and this many alternatives (larger values are clamped).
   int logprobs = -1;
   LogprobsCallback on_logprobs;
+  // Control tokens other than end-of-generation ones are emitted as their text (e.g. "[TOOL_CALLS]",
+  // "<|python_tag|>"), for a caller that parses tool calls (chat/tool_calls.h); otherwise as nothing.
+  bool render_control_tokens = false;
 };
 
 struct GenerationResult {

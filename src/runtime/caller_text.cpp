@@ -15,6 +15,8 @@ void quote_string(std::string& s, const Tokenizer& tokenizer) {
   s = std::move(q);
 }
 
+}  // namespace
+
 // Object keys cannot be changed in place: objects are rebuilt in their key order.
 nlohmann::ordered_json quoted_json(const nlohmann::ordered_json& j, const Tokenizer& tokenizer) {
   if (j.is_string()) return tokenizer.quote(j.get_ref<const std::string&>());
@@ -30,8 +32,6 @@ nlohmann::ordered_json quoted_json(const nlohmann::ordered_json& j, const Tokeni
   }
   return j;
 }
-
-}  // namespace
 
 void wipe_messages(chat::Messages& messages) noexcept {
   for (chat::Message& m : messages) {

@@ -15,4 +15,8 @@ void wipe_messages(chat::Messages& messages) noexcept;
 // source of control tokens (tokenizer/quoted_text.h). The caller wipes the copy.
 chat::Messages quoted_messages(const chat::Messages& messages, const Tokenizer& tokenizer);
 
+// A copy of a JSON value with every string value and object key passed through Tokenizer::quote
+// (the request's `tools`, tool calls). The caller wipes the copy.
+nlohmann::ordered_json quoted_json(const nlohmann::ordered_json& j, const Tokenizer& tokenizer);
+
 }  // namespace a3s::power::runtime

@@ -17,7 +17,16 @@ CompletionRequest::~CompletionRequest() {
   if (cache_key) privacy::wipe_string(*cache_key);
   privacy::wipe_json(chat_template_kwargs);
   privacy::wipe_string(reasoning_effort);
+  privacy::wipe_json(tools);
   privacy::wipe_vector(sampling.logit_bias);
+}
+
+ChatPromptOptions chat_prompt_options(const CompletionRequest& request) {
+  ChatPromptOptions options;
+  options.template_kwargs = &request.chat_template_kwargs;
+  options.reasoning_effort = request.reasoning_effort;
+  if (!request.tools.is_null()) options.tools = &request.tools;
+  return options;
 }
 
 std::vector<Token> ModelRuntime::infill_prompt(const std::string&, const std::string&) const {
@@ -81,8 +90,12 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
                              "'logit_bias' names a token id that is not in the model's vocabulary of " +
                                  std::to_string(model->description().n_vocab) + " tokens");
     }
+    if (request.parse_tool_calls && model->tool_call_syntax() == chat::ToolCallSyntax::kNone) {
+      throw chat::FieldError(codes::kUnsupportedField, "tools",
+                             "this model's chat template writes no tool calls the server can read");
+    }
     if (request.messages) {
-      gen.prompt = model->chat_prompt(*request.messages, request.chat_template_kwargs, request.reasoning_effort);
+      gen.prompt = model->chat_prompt(*request.messages, chat_prompt_options(request));
     } else if (request.suffix) {
       gen.prompt = model->infill_prompt(request.prompt, *request.suffix);
     } else {
@@ -103,6 +116,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     }
     gen.stop = request.stop;
     gen.cancel = &cancel;
+    gen.render_control_tokens = request.parse_tool_calls;
     CacheDigest scope{}, identity{};
     if (keyed) {
       const ModelDescription& d = model->description();
@@ -129,6 +143,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
       }
     }
     if (request.messages) sink.reasoning(model->reasoning_start(gen.prompt));
+    if (request.parse_tool_calls) sink.tool_calls(model->tool_call_syntax());
     sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });
     if (keyed) {

@@ -36,6 +36,13 @@ struct CompletionRequest {
   nlohmann::ordered_json chat_template_kwargs = nullptr;
   // reasoning_effort (chat only; "" when not given): the template variable of that name.
   std::string reasoning_effort;
+  // tools (chat only): the OpenAI `tools` array as given, for the template to render, or null.
+  // Caller values: wiped with the request.
+  nlohmann::ordered_json tools = nullptr;
+  // The reply is read for tool calls (tools given, tool_choice not "none"): the model's tool-call
+  // syntax goes to CompletionSink::tool_calls() and control tokens come as text. A model whose
+  // template has none (ModelRuntime::tool_call_syntax) fails with FieldError "tools".
+  bool parse_tool_calls = false;
   // prompt_cache_key (docs/prompt-cache.md): with cache_key set, the prompt-prefix cache is used
   // under the scope (cache_identity, cache_endpoint, the model's digest, cache_key); the key is
   // wiped once the scope is derived and with the request.
@@ -57,6 +64,9 @@ struct CompletionRequest {
   ~CompletionRequest();
 };
 
+// What the request gives the chat template besides its messages (pointers into `request`).
+ChatPromptOptions chat_prompt_options(const CompletionRequest& request);
+
 struct CompletionResult {
   std::string text;              // generated text (stop string excluded)
   FinishReason finish = FinishReason::Stop;
@@ -76,6 +86,9 @@ class CompletionSink {
   // Chat requests only, just before started(): where the reply starts for a reasoning model
   // (ModelRuntime::reasoning_start).
   virtual void reasoning(chat::ReasoningStart) {}
+  // With CompletionRequest::parse_tool_calls, just before started(): the syntax to read the reply's
+  // tool calls in.
+  virtual void tool_calls(chat::ToolCallSyntax) {}
   // The prompt's token ids after the chat template (valid during the call only; wiped afterwards).
   virtual void started(std::span<const Token> prompt) = 0;
   // A whole-UTF-8 text delta (may be empty for a token that completed no character yet). Return

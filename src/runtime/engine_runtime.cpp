@@ -96,6 +96,7 @@ class EngineRuntime final : public ModelRuntime {
     // A reasoning model's template marks the thinking (it strips "</think>" blocks from the history).
     const std::optional<std::string> source = chat_template_source(info, opts);
     reasoning_ = template_ && source && source->find("</think>") != std::string::npos;
+    if (template_ && source) tool_syntax_ = chat::tool_call_syntax_of(*source);
     // Probe the effective context size once (a Context resolves 0 → model default).
     Context probe(model_, {.n_ctx = n_ctx_option_});
     desc_.name = name;
@@ -122,11 +123,12 @@ class EngineRuntime final : public ModelRuntime {
 
   const ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const chat::Messages& messages, const nlohmann::ordered_json& template_kwargs,
-                                 const std::string& reasoning_effort) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages, const ChatPromptOptions& options) const override {
     if (!template_) throw *template_error_;
-    return PromptBuilder(model_->tokenizer(), *template_).chat(messages, &template_kwargs, reasoning_effort);
+    return PromptBuilder(model_->tokenizer(), *template_).chat(messages, options);
   }
+
+  chat::ToolCallSyntax tool_call_syntax() const override { return tool_syntax_; }
 
   chat::ReasoningStart reasoning_start(std::span<const Token> prompt) const override {
     if (!reasoning_) return chat::ReasoningStart::kNone;
@@ -188,6 +190,7 @@ class EngineRuntime final : public ModelRuntime {
   std::unique_ptr<chat::ChatTemplate> template_;
   std::optional<Error> template_error_;
   bool reasoning_ = false;  // reasoning_start() splits "<think>" blocks
+  chat::ToolCallSyntax tool_syntax_ = chat::ToolCallSyntax::kNone;
   ModelDescription desc_;
 };
 

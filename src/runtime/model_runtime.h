@@ -16,6 +16,8 @@
 
 #include "chat/messages.h"
 #include "chat/reasoning.h"
+#include "chat/tool_calls.h"
+#include "runtime/prompt_builder.h"
 #include "engine/generator.h"
 
 namespace a3s::power::runtime {
@@ -65,11 +67,13 @@ class ModelRuntime {
   // text does not already start with the BOS text. Special-token text in the template is parsed.
   // Throws Error(codes::kInvalidRequest) when the template rejects the conversation and
   // Error(codes::kUnsupportedChatTemplate) when the model's template is not supported.
-  // template_kwargs: chat_template_kwargs (a JSON object, or null for none), see
-  // chat::RenderOptions::template_kwargs for what takes them and the errors.
-  // reasoning_effort: the request's ("" for none), chat::RenderOptions::reasoning_effort.
-  virtual std::vector<Token> chat_prompt(const chat::Messages& messages, const nlohmann::ordered_json& template_kwargs,
-                                         const std::string& reasoning_effort = {}) const = 0;
+  // options: chat_template_kwargs, reasoning_effort and tools (runtime/prompt_builder.h; see
+  // chat::RenderOptions for what takes them and the errors).
+  virtual std::vector<Token> chat_prompt(const chat::Messages& messages, const ChatPromptOptions& options) const = 0;
+
+  // The syntax the chat template writes tool calls in (chat/tool_calls.h); kNone (the default) when
+  // the server cannot read tool calls back from this model's replies.
+  virtual chat::ToolCallSyntax tool_call_syntax() const { return chat::ToolCallSyntax::kNone; }
 
   // Where the model's reply to a chat prompt (from chat_prompt) starts, for reasoning models
   // (chat/reasoning.h): kNone when the chat template has no "<think>…</think>" markup, kInside when

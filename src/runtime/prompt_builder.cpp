@@ -49,12 +49,16 @@ std::string render_for_tokenizer(const chat::ChatTemplate& tmpl, const chat::Mes
   }
   // Built-in families: caller strings are quoted before rendering.
   chat::Messages quoted = quoted_messages(messages, tokenizer);
+  chat::RenderOptions quoted_opts = opts;
+  quoted_opts.tools = quoted_json(opts.tools, tokenizer);
   try {
-    std::string text = tmpl.render(quoted, opts);
+    std::string text = tmpl.render(quoted, quoted_opts);
     wipe_messages(quoted);
+    privacy::wipe_json(quoted_opts.tools);
     return text;
   } catch (...) {
     wipe_messages(quoted);
+    privacy::wipe_json(quoted_opts.tools);
     throw;
   }
 }
@@ -68,11 +72,15 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
   render_.add_generation_prompt = true;
 }
 
-std::vector<Token> PromptBuilder::chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs,
-                                       const std::string& reasoning_effort) const {
+std::vector<Token> PromptBuilder::chat(const chat::Messages& messages, const ChatPromptOptions& options) const {
   chat::RenderOptions opts = render_;
-  opts.template_kwargs = template_kwargs;
-  opts.reasoning_effort = reasoning_effort;
+  opts.template_kwargs = options.template_kwargs;
+  opts.reasoning_effort = options.reasoning_effort;
+  if (options.tools) opts.tools = *options.tools;
+  struct WipeTools {
+    nlohmann::ordered_json& tools;
+    ~WipeTools() { privacy::wipe_json(tools); }
+  } wipe_tools{opts.tools};
   std::string text = render_for_tokenizer(template_, messages, opts, tokenizer_);
   privacy::WipeOnExit wipe_text(text);  // the rendered conversation
   // A template that writes the BOS text itself must not get a second BOS from the tokenizer.

@@ -22,15 +22,21 @@
 
 namespace a3s::power::runtime {
 
+// What a chat request gives its template besides the messages (chat::RenderOptions). Caller values,
+// not owned.
+struct ChatPromptOptions {
+  const nlohmann::ordered_json* template_kwargs = nullptr;  // chat_template_kwargs, or nullptr
+  std::string reasoning_effort;                             // "" for none
+  const nlohmann::ordered_json* tools = nullptr;            // the OpenAI `tools` array, or nullptr
+};
+
 class PromptBuilder {
  public:
   // Both must outlive the builder.
   PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplate& chat_template);
 
-  // template_kwargs: chat_template_kwargs (chat::RenderOptions::template_kwargs), or nullptr.
-  // reasoning_effort: chat::RenderOptions::reasoning_effort ("" for none).
-  std::vector<Token> chat(const chat::Messages& messages, const nlohmann::ordered_json* template_kwargs = nullptr,
-                          const std::string& reasoning_effort = {}) const;
+  // Tools are caller values like the messages: quoted the same way.
+  std::vector<Token> chat(const chat::Messages& messages, const ChatPromptOptions& options = {}) const;
 
  private:
   const Tokenizer& tokenizer_;

@@ -38,6 +38,9 @@ struct ChoiceState {
   std::string text;                     // what the client was sent (streams: kept for the receipt only)
   std::string reasoning;                // the thinking of a reasoning model (chat), likewise
   std::optional<chat::ReasoningSplitter> splitter;  // streams of a reasoning model
+  chat::ToolCallSyntax tool_syntax = chat::ToolCallSyntax::kNone;  // with tools: how the reply writes calls
+  std::optional<chat::ToolCallStream> tool_stream;  // streams with tools
+  std::vector<chat::ToolCall> calls;                // the calls read so far, ids assigned
   std::vector<TokenLogprobs> logprobs;  // every generated token's, when asked for
   size_t piece_bytes = 0;               // text_offset of the next token (text completions)
   std::optional<runtime::CompletionResult> result;
@@ -46,6 +49,32 @@ struct ChoiceState {
     privacy::wipe_string(reasoning);
     wipe_logprobs(logprobs);
     if (result) privacy::wipe_string(result->text);
+    wipe_tool_calls(calls);
+    if (tool_stream) privacy::wipe_string(tool_stream->text());
+  }
+  // Reads `parts.content` for tool calls (streams with tools): the content and reasoning it makes
+  // final replace and extend `parts`; the new calls, ids assigned, are appended to `calls` and
+  // returned as a delta's tool_calls (null for none). `end`: the reply is over.
+  nlohmann::json read_tool_calls(chat::ReasoningSplitter::Parts& parts, bool end) {
+    if (!tool_stream) return nullptr;
+    chat::ParsedReply r = tool_stream->push(parts.content);
+    if (end) {
+      chat::ParsedReply rest = tool_stream->finish();
+      r.content += rest.content;
+      r.reasoning += rest.reasoning;
+      for (auto& c : rest.calls) r.calls.push_back(std::move(c));
+      privacy::wipe_string(rest.content);
+      privacy::wipe_string(rest.reasoning);
+    }
+    privacy::wipe_string(parts.content);
+    parts.content = std::move(r.content);
+    parts.reasoning += r.reasoning;
+    privacy::wipe_string(r.reasoning);
+    if (r.calls.empty()) return nullptr;
+    for (auto& c : r.calls) c.id = new_tool_call_id(tool_syntax);
+    nlohmann::json out = tool_calls_json(r.calls, static_cast<int>(calls.size()));
+    for (auto& c : r.calls) calls.push_back(std::move(c));
+    return out;
   }
 };
 
@@ -63,6 +92,7 @@ std::vector<ChoiceOutput> choice_outputs(const std::vector<ChoiceState>& states,
     out[i].reasoning = states[i].reasoning;
     out[i].finish = states[i].result ? states[i].result->finish : FinishReason::Stop;
     out[i].logprobs = logprobs_member(logprobs, chat, states[i].logprobs, 0);
+    out[i].tool_calls = states[i].calls;
   }
   return out;
 }
@@ -79,6 +109,7 @@ void wipe_outputs(std::vector<ChoiceOutput>& v) {
     privacy::wipe_string(c.text);
     privacy::wipe_string(c.reasoning);
     privacy::wipe_json(c.logprobs);
+    wipe_tool_calls(c.tool_calls);
   }
 }
 
@@ -140,7 +171,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
   nlohmann::json body = parse_json_object(ex.request().body);
   ParsedCompletion p;
   try {
-    p = chat ? parse_chat_completion(body) : parse_text_completion(body);
+    p = chat ? parse_chat_completion(body, ex.request().body) : parse_text_completion(body);
   } catch (...) {
     privacy::wipe_json(body);
     throw;
@@ -212,6 +243,10 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       if (p.stream && reasoning_start != chat::ReasoningStart::kNone) {
         for (ChoiceState& c : choices) c.splitter.emplace(reasoning_start);
       }
+      for (ChoiceState& c : choices) {
+        c.tool_syntax = st->tool_syntax;
+        if (p.stream && st->tool_syntax != chat::ToolCallSyntax::kNone) c.tool_stream.emplace(st->tool_syntax);
+      }
       if (p.stream) {
         streaming = true;
         bool ok = co_await begin_event_stream(ex);
@@ -257,10 +292,12 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
             privacy::wipe_string(p.reasoning);
           }
         } wipe_parts{parts};
-        if (!parts.content.empty() || !parts.reasoning.empty() || !d->logprobs.empty()) {
+        nlohmann::json new_calls = c.read_tool_calls(parts, /*end=*/false);
+        if (!parts.content.empty() || !parts.reasoning.empty() || !d->logprobs.empty() || !new_calls.is_null()) {
           nlohmann::json lp = logprobs_member(logprobs, chat, d->logprobs, c.piece_bytes);
           std::string event =
-              chunk_event(chat ? chat_chunk_delta(meta, d->choice, parts.content, std::move(lp), usage_null, parts.reasoning)
+              chunk_event(chat ? chat_chunk_delta(meta, d->choice, parts.content, std::move(lp), usage_null,
+                                                  parts.reasoning, std::move(new_calls))
                                : text_chunk(meta, d->choice, parts.content, std::move(lp), nullptr, usage_null));
           if (!co_await ex.write_chunk(std::move(event))) {
             cancel->store(true);  // failed write: the client is gone or not reading
@@ -311,13 +348,25 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
           c.text = std::move(parts.content);
           c.reasoning = std::move(parts.reasoning);
         }
+        if (c.tool_syntax != chat::ToolCallSyntax::kNone) {
+          chat::ParsedReply parsed = chat::parse_tool_calls(c.text, c.tool_syntax);
+          privacy::wipe_string(c.text);
+          c.text = std::move(parsed.content);
+          c.reasoning += parsed.reasoning;
+          privacy::wipe_string(parsed.reasoning);
+          c.calls = std::move(parsed.calls);
+          for (auto& call : c.calls) call.id = new_tool_call_id(c.tool_syntax);
+        }
       }
-      if (streaming && c.splitter) {
-        // What the splitter still held (a block cut by the end of the reply, trailing text).
-        chat::ReasoningSplitter::Parts rest = c.splitter->finish();
-        if (!rest.content.empty() || !rest.reasoning.empty()) {
-          std::string event =
-              chunk_event(chat_chunk_delta(meta, f->choice, rest.content, nullptr, usage_null, rest.reasoning));
+      if (streaming && (c.splitter || c.tool_stream)) {
+        // What the splitter and the tool-call reader still held (a block cut by the end of the
+        // reply, trailing text, an unclosed call).
+        chat::ReasoningSplitter::Parts rest;
+        if (c.splitter) rest = c.splitter->finish();
+        nlohmann::json new_calls = c.read_tool_calls(rest, /*end=*/true);
+        if (!rest.content.empty() || !rest.reasoning.empty() || !new_calls.is_null()) {
+          std::string event = chunk_event(
+              chat_chunk_delta(meta, f->choice, rest.content, nullptr, usage_null, rest.reasoning, std::move(new_calls)));
           if (receipts) {
             c.text += rest.content;
             c.reasoning += rest.reasoning;
@@ -335,7 +384,7 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         // The finish chunk carries the log probabilities of tokens no delta carried (with log
         // probabilities on, always an object, so a stream reassembles what a body shows).
         nlohmann::json lp = logprobs_member(logprobs, chat, f->logprobs, c.piece_bytes);
-        const char* reason = runtime::finish_reason_name(r.finish);
+        const char* reason = choice_finish_reason(r.finish, !c.calls.empty());
         std::string event = chunk_event(chat ? chat_chunk_finish(meta, f->choice, reason, std::move(lp), usage_null)
                                              : text_chunk(meta, f->choice, "", std::move(lp), reason, usage_null));
         if (!co_await ex.write_chunk(std::move(event))) {

@@ -14,7 +14,7 @@ void wipe_logprobs(std::vector<TokenLogprobs>& v) {
 }
 
 void QueueSink::started(std::span<const Token> prompt) {
-  q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt), reasoning_});
+  q_->push(Started{choice_, static_cast<int>(prompt.size()), tee::prompt_sha256(prompt), reasoning_, tool_syntax_});
 }
 
 bool QueueSink::delta(std::string_view text) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chat/reasoning.h"
+#include "chat/tool_calls.h"
 #include "crypto/sha256.h"
 #include "runtime/completion.h"
 #include "runtime/model_registry.h"
@@ -28,6 +29,7 @@ struct Started {
   int prompt_tokens;
   crypto::Sha256Digest prompt_sha256;  // tee::prompt_sha256 of the prompt's token ids
   chat::ReasoningStart reasoning;      // chat: where a reasoning model's reply starts
+  chat::ToolCallSyntax tool_syntax;    // chat with tools: the syntax of the reply's tool calls
 };
 struct Delta {
   int choice;
@@ -58,6 +60,7 @@ class QueueSink final : public runtime::CompletionSink {
       : choice_(choice), q_(std::move(q)), cancel_(std::move(cancel)) {}
   ~QueueSink() override { wipe_logprobs(pending_); }
   void reasoning(chat::ReasoningStart r) override { reasoning_ = r; }
+  void tool_calls(chat::ToolCallSyntax s) override { tool_syntax_ = s; }
   void started(std::span<const Token> prompt) override;
   void logprobs(const TokenLogprobs& lp) override { pending_.push_back(lp); }
   bool delta(std::string_view text) override;
@@ -70,6 +73,7 @@ class QueueSink final : public runtime::CompletionSink {
   std::shared_ptr<std::atomic<bool>> cancel_;
   std::vector<TokenLogprobs> pending_;
   chat::ReasoningStart reasoning_ = chat::ReasoningStart::kNone;
+  chat::ToolCallSyntax tool_syntax_ = chat::ToolCallSyntax::kNone;
   bool first_sent_ = false;
 };
 

@@ -122,7 +122,7 @@ asio::awaitable<void> Api::count_tokens(Exchange& ex) {
   submit_model_job<int>(scheduler_, registry_, request->model, queue, cancel,
                         [request](runtime::Slot&, const std::shared_ptr<const runtime::ModelRuntime>& model) {
                           std::vector<Token> tokens =
-                              model->chat_prompt(*request->messages, request->chat_template_kwargs);
+                              model->chat_prompt(*request->messages, runtime::chat_prompt_options(*request));
                           const int n = static_cast<int>(tokens.size());
                           privacy::wipe_vector(tokens);
                           return n;

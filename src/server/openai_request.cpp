@@ -13,6 +13,7 @@
 #include "chat/messages.h"
 #include "server/api_error.h"
 #include "server/request_fields.h"
+#include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
 namespace {
@@ -35,9 +36,6 @@ constexpr int kMaxKwargsDepth = 32;
 // OpenAI features that are refused explicitly (with a reason) rather than as unknown fields.
 const std::map<std::string, std::string>& known_unsupported() {
   static const std::map<std::string, std::string> m = {
-      {"tools", "tool calling is not available"},
-      {"tool_choice", "tool calling is not available"},
-      {"parallel_tool_calls", "tool calling is not available"},
       {"functions", "function calling is not available"},
       {"function_call", "function calling is not available"},
       {"response_format", "structured output is not available"},
@@ -61,7 +59,7 @@ const std::set<std::string>& endpoint_fields() {
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
       "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort", "chat_template_kwargs",
-      "suffix", "echo"};
+      "suffix", "echo", "tools", "tool_choice", "parallel_tool_calls"};
   return names;
 }
 
@@ -73,7 +71,7 @@ void check_fields(const json& body, const std::set<std::string>& accepted) {
     if (ku != known_unsupported().end()) {
       // A feature explicitly turned off is not a request for it.
       if (it->is_null()) continue;
-      if ((k == "parallel_tool_calls" || k == "store" || k == "echo") &&
+      if ((k == "store" || k == "echo") &&
           it->is_boolean() && !it->get<bool>()) {
         continue;
       }
@@ -246,8 +244,8 @@ nlohmann::json parse_json_object(const std::string& body) {
   return j;
 }
 
-ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
-  static const std::set<std::string> accepted = {
+ParsedCompletion parse_chat_completion(const nlohmann::json& body, const std::string& raw_body) {
+  static const std::set<std::string> accepted = {"tools", "tool_choice", "parallel_tool_calls",
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
@@ -286,6 +284,23 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body) {
                                       " levels");
     }
     out.request.chat_template_kwargs = nlohmann::ordered_json(kwargs);
+  }
+  if (is_given(body, "tools") || is_given(body, "tool_choice") || is_given(body, "parallel_tool_calls")) {
+    // The tools keep the client's key order (templates print them; their schemas' property order
+    // is the order calls are generated in).
+    nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+    nlohmann::ordered_json ordered = raw_body.empty() ? nlohmann::ordered_json(body)
+                                                      : nlohmann::ordered_json::parse(raw_body, nullptr, false);
+    for (const char* k : {"tools", "tool_choice", "parallel_tool_calls"}) {
+      if (ordered.is_object() && ordered.contains(k)) fields[k] = std::move(ordered[k]);
+    }
+    privacy::wipe_json(ordered);
+    out.tools = parse_tool_request(fields);
+    if (out.tools.active()) {
+      out.request.tools = out.tools.tools;
+      out.request.parse_tool_calls = true;
+    }
+    privacy::wipe_json(fields);
   }
   return out;
 }

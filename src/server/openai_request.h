@@ -9,14 +9,14 @@
 // repeat_penalty (> 0), and (chat) chat_template_kwargs (an object of extra chat-template variables,
 // at most 32 levels of arrays and objects deep, as llama-server and vLLM take it;
 // docs/chat-templates.md), logit_bias, log probabilities (chat: logprobs true/false and
-// top_logprobs 0..20; completions: logprobs 0..20, not with echo), and (completions) echo.
-// A null value means "not given". Known OpenAI features we do not implement (tools,
-// response_format, suffix, …) and any other field are refused: Error "unsupported_field" with the
-// field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
+// top_logprobs 0..20; completions: logprobs 0..20, not with echo), (completions) echo, and (chat)
+// tools, tool_choice and parallel_tool_calls (server/tool_request.h).
+// A null value means "not given". Known OpenAI features we do not implement (response_format, …)
+// and any other field are refused: Error "unsupported_field" with the field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
 //
 // messages are parsed by chat::parse_messages under MessagePolicy::kApi (chat/messages.h): roles
-// system, user, assistant and developer (= system), content a string or text parts joined with
-// "\n", an optional name; tool messages and tool fields are refused as unsupported_field.
+// system, user, assistant, tool and developer (= system), content a string or text parts joined with
+// "\n", an optional name, tool_calls on assistant messages and tool_call_id on tool messages.
 //
 // Every error is an ApiError (HTTP 400) whose message names the field, never its value.
 #pragma once
@@ -28,6 +28,7 @@
 
 #include "runtime/completion.h"
 #include "runtime/embeddings.h"
+#include "server/tool_request.h"
 
 namespace a3s::power::server {
 
@@ -37,6 +38,7 @@ struct ParsedCompletion {
   bool include_usage = false;  // stream_options.include_usage
   bool echo = false;           // /v1/completions: the prompt, as given, precedes the completion
   int n = 1;                   // choices: each one a generation of its own (run_completion's `choice`)
+  ToolRequest tools;           // chat: tools, tool_choice, parallel_tool_calls (server/tool_request.h)
 };
 
 // POST /v1/embeddings (OpenAI "Create embeddings"): model, input (a string, an array of strings, an
@@ -52,7 +54,9 @@ ParsedEmbedding parse_embedding(const nlohmann::json& body);
 // Parses a JSON object body. Throws ApiError(codes::kInvalidJson) for malformed JSON or a non-object.
 nlohmann::json parse_json_object(const std::string& body);
 
-ParsedCompletion parse_chat_completion(const nlohmann::json& body);
+// raw_body: the body's text, when at hand: the tools are read from it in the client's key order
+// (else from `body`, in sorted key order).
+ParsedCompletion parse_chat_completion(const nlohmann::json& body, const std::string& raw_body = {});
 ParsedCompletion parse_text_completion(const nlohmann::json& body);
 
 }  // namespace a3s::power::server

@@ -31,6 +31,45 @@ std::string new_id(std::string_view prefix) {
 
 std::string new_response_id(bool chat) { return new_id(chat ? "chatcmpl-" : "cmpl-"); }
 
+std::string new_tool_call_id(chat::ToolCallSyntax syntax) {
+  if (syntax != chat::ToolCallSyntax::kMistral) return new_id("call_");
+  static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char bytes[9];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    std::random_device rd;
+    for (auto& b : bytes) b = static_cast<unsigned char>(rd());
+  }
+  std::string id;
+  for (unsigned char b : bytes) id += kAlnum[b % 62];
+  return id;
+}
+
+const char* choice_finish_reason(FinishReason finish, bool has_tool_calls) {
+  return has_tool_calls && finish == FinishReason::Stop ? "tool_calls" : runtime::finish_reason_name(finish);
+}
+
+void wipe_tool_calls(std::vector<chat::ToolCall>& calls) {
+  for (auto& c : calls) {
+    privacy::wipe_string(c.id);
+    privacy::wipe_string(c.name);
+    privacy::wipe_string(c.arguments);
+  }
+  calls.clear();
+}
+
+json tool_calls_json(std::span<const chat::ToolCall> calls, int first_index) {
+  json out = json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    json one = json::object();
+    if (first_index >= 0) one["index"] = first_index + static_cast<int>(i);
+    one["id"] = calls[i].id;
+    one["type"] = "function";
+    one["function"] = {{"name", calls[i].name}, {"arguments", calls[i].arguments}};
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 json usage_json(int prompt_tokens, int completion_tokens, int cached_tokens) {
   return {{"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
@@ -62,11 +101,12 @@ json whole(const ResponseMeta& m, std::span<const ChoiceOutput> choices, const U
     if (chat) {
       one["message"] = {{"role", "assistant"}, {"content", c.text}};
       if (!c.reasoning.empty()) one["message"]["reasoning_content"] = c.reasoning;
+      if (!c.tool_calls.empty()) one["message"]["tool_calls"] = tool_calls_json(c.tool_calls);
     } else {
       one["text"] = c.text;
     }
     one["logprobs"] = c.logprobs;
-    one["finish_reason"] = runtime::finish_reason_name(c.finish);
+    one["finish_reason"] = choice_finish_reason(c.finish, !c.tool_calls.empty());
     list.push_back(std::move(one));
   }
   j["choices"] = std::move(list);
@@ -111,10 +151,11 @@ json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null) {
 }
 
 json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, json logprobs, bool with_usage_null,
-                      std::string_view reasoning) {
+                      std::string_view reasoning, json tool_calls) {
   json delta = json::object();
   if (!reasoning.empty()) delta["reasoning_content"] = reasoning;
-  if (!text.empty() || reasoning.empty()) delta["content"] = text;
+  if (!text.empty() || (reasoning.empty() && tool_calls.is_null())) delta["content"] = text;
+  if (!tool_calls.is_null()) delta["tool_calls"] = std::move(tool_calls);
   return chat_chunk(m, index, std::move(delta), std::move(logprobs), nullptr, with_usage_null);
 }
 

@@ -47,7 +47,23 @@ struct ChoiceOutput {
   std::string reasoning;  // chat: a reasoning model's thinking (message.reasoning_content when not empty)
   FinishReason finish = FinishReason::Stop;
   nlohmann::json logprobs = nullptr;  // chat_logprobs() / text_logprobs() of the choice, or null
+  std::vector<chat::ToolCall> tool_calls;  // chat: the calls read from the reply, ids assigned
 };
+
+// A choice's finish_reason: "tool_calls" for a reply that ended by itself with tool calls, else
+// runtime::finish_reason_name.
+const char* choice_finish_reason(FinishReason finish, bool has_tool_calls);
+
+// A new tool call id for a model whose template has `syntax`: 9 letters and digits for Mistral
+// templates (which refuse any other id in the history), else "call_" + 24 hex digits.
+std::string new_tool_call_id(chat::ToolCallSyntax syntax);
+
+// Zeroes the calls' names and arguments (model output) and empties `calls`.
+void wipe_tool_calls(std::vector<chat::ToolCall>& calls);
+
+// OpenAI's tool_calls array: [{"id", "type": "function", "function": {"name", "arguments"}}];
+// with first_index >= 0 (stream deltas) each entry starts with "index": first_index + i.
+nlohmann::json tool_calls_json(std::span<const chat::ToolCall> calls, int first_index = -1);
 
 // The counts a response shows: the prompt once, the completion tokens of every choice summed.
 struct UsageCounts {
@@ -63,9 +79,12 @@ nlohmann::json text_completion(const ResponseMeta& m, std::span<const ChoiceOutp
 // Streaming chunks of choice `index`. `logprobs` is the log probabilities of the tokens the chunk
 // carries (or null). `with_usage_null` adds "usage": null (stream_options.include_usage).
 nlohmann::json chat_chunk_role(const ResponseMeta& m, int index, bool with_usage_null);
-// A delta of `text` (content), and of `reasoning` (reasoning_content) when not empty.
+// A delta of `text` (content), of `reasoning` (reasoning_content) when not empty, and of
+// `tool_calls` (tool_calls_json with indexes) when not null. "content" is left out only when the
+// delta carries something else and no text.
 nlohmann::json chat_chunk_delta(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,
-                                bool with_usage_null, std::string_view reasoning = {});
+                                bool with_usage_null, std::string_view reasoning = {},
+                                nlohmann::json tool_calls = nullptr);
 nlohmann::json chat_chunk_finish(const ResponseMeta& m, int index, const char* finish_reason, nlohmann::json logprobs,
                                  bool with_usage_null);
 nlohmann::json text_chunk(const ResponseMeta& m, int index, std::string_view text, nlohmann::json logprobs,

@@ -30,7 +30,7 @@ std::string drain(std::string& pending) {
 }  // namespace
 
 std::string StreamingDetokenizer::push(Token t) {
-  pending_ += tok_.token_to_piece(t);
+  pending_ += tok_.token_to_piece(t, special_);
   return drain(pending_);
 }
 

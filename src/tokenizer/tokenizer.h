@@ -83,13 +83,16 @@ class Tokenizer {
 // emits them as U+FFFD).
 class StreamingDetokenizer {
  public:
-  explicit StreamingDetokenizer(const Tokenizer& tok) : tok_(tok) {}
+  // special: control tokens give their text (Tokenizer::token_to_piece's `special`), as tool-call
+  // parsing needs; otherwise they give nothing.
+  explicit StreamingDetokenizer(const Tokenizer& tok, bool special = false) : tok_(tok), special_(special) {}
   std::string push(Token t);  // complete UTF-8 text that this token finished (may be empty)
   std::string flush();        // whatever is held back, invalid bytes replaced by U+FFFD
   void reset() { pending_.clear(); }
 
  private:
   const Tokenizer& tok_;
+  bool special_;
   std::string pending_;
 };
 

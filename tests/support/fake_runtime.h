@@ -96,8 +96,8 @@ class FakeRuntime final : public runtime::ModelRuntime {
 
   const runtime::ModelDescription& description() const override { return desc_; }
 
-  std::vector<Token> chat_prompt(const chat::Messages& messages, const nlohmann::ordered_json& /*template_kwargs*/,
-                                 const std::string& /*reasoning_effort*/) const override {
+  std::vector<Token> chat_prompt(const chat::Messages& messages,
+                                 const runtime::ChatPromptOptions& /*options*/) const override {
     std::string text;
     for (const auto& m : messages) {
       const std::string content = m.content.value_or("");

@@ -137,7 +137,7 @@ FieldError api_error(const char* messages) {
   return FieldError(codes::kInternal, "none", "none");
 }
 
-TEST(ParseMessages, ApiPolicyNamesTheExactFieldAndRefusesTools) {
+TEST(ParseMessages, ApiPolicyNamesTheExactField) {
   struct Case {
     const char* messages;
     const char* code;
@@ -146,10 +146,21 @@ TEST(ParseMessages, ApiPolicyNamesTheExactFieldAndRefusesTools) {
   };
   const Case cases[] = {
       {R"([])", "invalid_request_error", "messages", "'messages' must not be empty"},
-      {R"([{"role":"tool","content":"SECRET-PROMPT-TEXT","tool_call_id":"1"}])", "unsupported_field",
-       "messages[0].role", "'messages[0].role' is not supported: tool messages are not available"},
-      {R"([{"role":"assistant","content":"x","tool_calls":[]}])", "unsupported_field", "messages[0].tool_calls",
-       "'messages[0].tool_calls' is not supported: tool calling is not available"},
+      {R"([{"role":"function","content":"SECRET-PROMPT-TEXT","name":"f"}])", "unsupported_field",
+       "messages[0].role", "'messages[0].role' is not supported: the legacy function role is not available; use tool"},
+      {R"([{"role":"assistant","content":"x","function_call":{"name":"f"}}])", "unsupported_field",
+       "messages[0].function_call",
+       "'messages[0].function_call' is not supported: the legacy function_call is not available; use tool_calls"},
+      {R"([{"role":"user","content":"SECRET-PROMPT-TEXT","tool_calls":[]}])", "invalid_request_error",
+       "messages[0].tool_calls", "'messages[0].tool_calls' is only allowed on assistant messages"},
+      {R"([{"role":"user","content":"SECRET-PROMPT-TEXT","tool_call_id":"1"}])", "invalid_request_error",
+       "messages[0].tool_call_id", "'messages[0].tool_call_id' is only allowed on tool messages"},
+      {R"([{"role":"tool","content":"SECRET-PROMPT-TEXT","tool_call_id":5}])", "invalid_request_error",
+       "messages[0].tool_call_id", "'messages[0].tool_call_id' must be a string"},
+      {R"([{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"f"}}]}])", "invalid_request_error",
+       "messages[0].tool_calls[0].function.arguments", "'messages[0].tool_calls[0].function.arguments' must be a string or an object"},
+      {R"([{"role":"assistant","tool_calls":[]}])", "invalid_request_error", "messages[0].content",
+       "'messages[0].content' is required"},
       {R"([{"role":"user","content":"x","SECRET-PROMPT-TEXT":1}])", "unsupported_field", "messages[0]",
        "'messages[0]' has an unknown field"},
       {R"([{"role":"user","content":[{"type":"text","text":"a","SECRET-PROMPT-TEXT":1}]}])", "unsupported_field",
@@ -169,6 +180,23 @@ TEST(ParseMessages, ApiPolicyNamesTheExactFieldAndRefusesTools) {
     EXPECT_STREQ(e.what(), c.message);
     EXPECT_EQ(std::string(e.what()).find(kSecret), std::string::npos);
   }
+}
+
+TEST(ParseMessages, ApiPolicyTakesToolCallsAndToolResults) {
+  // A call whose arguments are not valid JSON is history as given: it does not fail the request.
+  const Messages m = parse_messages(
+      json::parse(R"([{"role":"user","content":"weather?"},)"
+                  R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",)"
+                  R"("function":{"name":"get_weather","arguments":"{not json"}}]},)"
+                  R"({"role":"tool","tool_call_id":"call_1","content":"sunny"}])"),
+      MessagePolicy::kApi);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_FALSE(m[1].content.has_value());
+  ASSERT_TRUE(m[1].tool_calls.has_value());
+  EXPECT_EQ((*m[1].tool_calls)[0]["function"]["arguments"], "{not json");
+  EXPECT_EQ(m[2].role, Role::kTool);
+  EXPECT_EQ(m[2].tool_call_id, "call_1");
+  EXPECT_EQ(m[2].content, "sunny");
 }
 
 TEST(ParseMessages, ApiPolicyTakesDeveloperAsSystemAndKeepsTheName) {

@@ -245,8 +245,13 @@ TEST_F(ApiTest, ErrorStatusesAndShapes) {
   json e = check(post("/v1/chat/completions", chat_body({{"temperature", "hot"}})), 400,
                  "invalid_request_error", "invalid_request_error");
   EXPECT_EQ(e["param"], "temperature");
-  e = check(post("/v1/chat/completions", chat_body({{"tools", json::array({{{"type", "function"}}})}})), 400,
-            "unsupported_field", "invalid_request_error");
+  e = check(post("/v1/chat/completions", chat_body({{"audio", {{"voice", "x"}}}})), 400, "unsupported_field",
+            "invalid_request_error");
+  EXPECT_EQ(e["param"], "audio");
+  // Well-formed tools for a model whose template writes no tool calls the server can read.
+  e = check(post("/v1/chat/completions",
+                 chat_body({{"tools", json::array({{{"type", "function"}, {"function", {{"name", "f"}}}}})}})),
+            400, "unsupported_field", "invalid_request_error");
   EXPECT_EQ(e["param"], "tools");
   e = check(post("/v1/chat/completions", chat_body({{"n", 9}})), 400, "invalid_request_error",
             "invalid_request_error");

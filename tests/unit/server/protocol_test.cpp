@@ -88,12 +88,76 @@ TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
 }
 
 TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
-  for (const char* f : {"tools", "tool_choice", "functions", "response_format", "audio", "modalities"}) {
+  for (const char* f : {"functions", "response_format", "audio", "modalities"}) {
     expect_error(chat_body({{f, json::array({1})}}), "unsupported_field", f);
   }
   expect_error(chat_body({{"frobnicate", 1}}), "unsupported_field", "");  // an unknown name is not echoed
   // Explicitly off is not a request for the feature.
   EXPECT_NO_THROW(chat(chat_body({{"logprobs", false}, {"tools", nullptr}})));
+}
+
+json weather_tool() {
+  return {{"type", "function"},
+          {"function",
+           {{"name", "get_weather"},
+            {"description", "Weather of a city"},
+            {"parameters", {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}}}}}};
+}
+
+TEST(OpenAIRequest, ToolsAreReadInTheClientsKeyOrder) {
+  const std::string raw =
+      R"({"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":)"
+      R"({"name":"f","parameters":{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer"}}}}}]})";
+  const ParsedCompletion p = parse_chat_completion(json::parse(raw), raw);
+  EXPECT_TRUE(p.request.parse_tool_calls);
+  EXPECT_EQ(p.tools.choice.kind, ToolChoice::Kind::kAuto);
+  EXPECT_TRUE(p.tools.parallel);
+  const auto& props = p.request.tools[0]["function"]["parameters"]["properties"];
+  ASSERT_EQ(props.size(), 2u);
+  EXPECT_EQ(props.begin().key(), "zeta");  // as sent, not sorted
+}
+
+TEST(OpenAIRequest, ToolChoiceForms) {
+  const json tools = json::array({weather_tool()});
+  EXPECT_EQ(chat(chat_body({{"tools", tools}, {"tool_choice", "required"}})).tools.choice.kind,
+            ToolChoice::Kind::kRequired);
+  const ParsedCompletion named = chat(chat_body(
+      {{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "get_weather"}}}}}}));
+  EXPECT_EQ(named.tools.choice.kind, ToolChoice::Kind::kNamed);
+  EXPECT_EQ(named.tools.choice.name, "get_weather");
+  // "none": the tools are neither rendered nor read back.
+  const ParsedCompletion none = chat(chat_body({{"tools", tools}, {"tool_choice", "none"}}));
+  EXPECT_FALSE(none.request.parse_tool_calls);
+  EXPECT_TRUE(none.request.tools.is_null());
+  EXPECT_FALSE(chat(chat_body({{"tools", tools}, {"parallel_tool_calls", false}})).tools.parallel);
+  // Without tools, "auto" and "none" mean nothing.
+  EXPECT_FALSE(chat(chat_body({{"tool_choice", "auto"}})).request.parse_tool_calls);
+}
+
+TEST(OpenAIRequest, MalformedToolsNameTheField) {
+  const json tools = json::array({weather_tool()});
+  json other = weather_tool();
+  other["type"] = "custom";
+  json dup = json::array({weather_tool(), weather_tool()});
+  json bad_params = weather_tool();
+  bad_params["function"]["parameters"] = "object";
+  json extra = weather_tool();
+  extra["function"]["SECRET"] = 1;
+  expect_error(chat_body({{"tools", json::array()}}), "invalid_request_error", "tools");
+  expect_error(chat_body({{"tools", json::object()}}), "invalid_request_error", "tools");
+  expect_error(chat_body({{"tools", json::array({1})}}), "invalid_request_error", "tools[0]");
+  expect_error(chat_body({{"tools", json::array({other})}}), "unsupported_field", "tools[0].type");
+  expect_error(chat_body({{"tools", dup}}), "invalid_request_error", "tools[1].function.name");
+  expect_error(chat_body({{"tools", json::array({bad_params})}}), "invalid_request_error", "tools[0].function.parameters");
+  expect_error(chat_body({{"tools", json::array({extra})}}), "invalid_request_error", "tools[0].function");
+  expect_error(chat_body({{"tools", tools}, {"tool_choice", "sometimes"}}), "invalid_request_error", "tool_choice");
+  expect_error(chat_body({{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "nope"}}}}}}),
+               "invalid_request_error", "tool_choice");
+  expect_error(chat_body({{"tool_choice", "required"}}), "invalid_request_error", "tool_choice");
+  expect_error(chat_body({{"tools", tools}, {"parallel_tool_calls", "yes"}}), "invalid_request_error",
+               "parallel_tool_calls");
+  // Text completions take no tools.
+  expect_error(json{{"model", "m"}, {"prompt", "p"}, {"tools", tools}}, "unsupported_field", "tools", false);
 }
 
 TEST(OpenAIRequest, LogitBiasOnBothEndpointsSortedByTokenId) {
@@ -513,7 +577,7 @@ TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
   bad_role["messages"][0]["role"] = "wizard";
   expect_error(bad_role, "invalid_request_error", "messages[0].role");
   json tool_role = chat_body();
-  tool_role["messages"][0]["role"] = "tool";
+  tool_role["messages"][0]["role"] = "function";
   expect_error(tool_role, "unsupported_field", "messages[0].role");
   json image = chat_body();
   image["messages"][0]["content"] = {{{"type", "image_url"}, {"image_url", {{"url", "x"}}}}};
@@ -522,7 +586,7 @@ TEST(OpenAIRequest, WrongTypesAndRangesAreInvalid) {
 
 TEST(OpenAIRequest, ErrorMessagesNeverEchoRequestText) {
   const std::string secret = "SECRET-PROMPT-7f3a";
-  json b = chat_body({{"tools", {{{"type", "function"}, {"function", {{"name", secret}}}}}}});
+  json b = chat_body({{"tools", {{{"type", "function"}, {"function", {{"name", secret + " !"}}}}}}});
   b["messages"][0]["content"] = secret;
   try {
     parse_chat_completion(b);
