@@ -67,6 +67,7 @@ struct FakeOptions {
   std::shared_ptr<Gate> gate;
   std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
   chat::ReasoningStart reasoning = chat::ReasoningStart::kNone;  // what reasoning_start() says
+  chat::ToolCallSyntax tool_syntax = chat::ToolCallSyntax::kNone;  // what tool_call_syntax() says
 };
 
 class FakeContext final : public runtime::RuntimeContext {
@@ -111,6 +112,7 @@ class FakeRuntime final : public runtime::ModelRuntime {
   }
 
   chat::ReasoningStart reasoning_start(std::span<const Token>) const override { return opts_.reasoning; }
+  chat::ToolCallSyntax tool_call_syntax() const override { return opts_.tool_syntax; }
 
   std::vector<Token> text_prompt(const std::string& text) const override {
     std::vector<Token> t{1};  // BOS

@@ -833,6 +833,62 @@ TEST_F(ApiTest, AReasoningModelsThinkingGoesToReasoningContent) {
   EXPECT_EQ(json::parse(t.body)["choices"][0]["text"], fo.output);
 }
 
+TEST_F(ApiTest, ToolCallsInTheReplyAreAnsweredAsToolCalls) {
+  FakeOptions fo;
+  fo.output = "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n"
+              "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>";
+  fo.tool_syntax = chat::ToolCallSyntax::kHermes;
+  fo.n_ctx = 512;
+  start({}, fo);
+  const json tools = json::array({{{"type", "function"}, {"function", {{"name", "get_weather"}}}},
+                                  {{"type", "function"}, {"function", {{"name", "get_time"}}}}});
+  HttpResult r = post("/v1/chat/completions", chat_body({{"tools", tools}}));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json choice = json::parse(r.body)["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "tool_calls");
+  EXPECT_EQ(choice["message"]["content"], "Let me look.");
+  const json calls = choice["message"]["tool_calls"];
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]["type"], "function");
+  EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
+  EXPECT_EQ(calls[0]["function"]["arguments"], "{\"city\":\"Paris\"}");
+  EXPECT_EQ(calls[1]["function"]["name"], "get_time");
+  EXPECT_EQ(calls[0]["id"].get<std::string>().rfind("call_", 0), 0u);
+  EXPECT_NE(calls[0]["id"], calls[1]["id"]);
+
+  // Streamed one byte per token: the content, then each call whole as it closes, no markup.
+  HttpResult s = post("/v1/chat/completions", chat_body({{"tools", tools}, {"stream", true}}));
+  ASSERT_EQ(s.status, 200);
+  EXPECT_EQ(s.body.find("tool_call>"), std::string::npos) << s.body;
+  std::string content;
+  std::vector<json> deltas;
+  std::string finish;
+  for (const json& c : testing::sse_json_chunks(s.body)) {
+    if (c["choices"].empty()) continue;
+    const json& d = c["choices"][0]["delta"];
+    content += d.value("content", "");
+    if (d.contains("tool_calls")) {
+      for (const json& t : d["tool_calls"]) deltas.push_back(t);
+    }
+    if (!c["choices"][0]["finish_reason"].is_null()) finish = c["choices"][0]["finish_reason"];
+  }
+  EXPECT_EQ(content, "Let me look.");
+  ASSERT_EQ(deltas.size(), 2u);
+  EXPECT_EQ(deltas[0]["index"], 0);
+  EXPECT_EQ(deltas[1]["index"], 1);
+  EXPECT_EQ(deltas[1]["function"]["name"], "get_time");
+  EXPECT_EQ(deltas[1]["function"]["arguments"], "{}");
+  EXPECT_EQ(finish, "tool_calls");
+
+  // tool_choice "none": the reply is text, as written.
+  HttpResult n = post("/v1/chat/completions", chat_body({{"tools", tools}, {"tool_choice", "none"}}));
+  EXPECT_EQ(json::parse(n.body)["choices"][0]["message"]["content"], fo.output);
+  EXPECT_EQ(json::parse(n.body)["choices"][0]["finish_reason"], "stop");
+  // Without tools nothing is read either.
+  HttpResult plain = post("/v1/chat/completions", chat_body());
+  EXPECT_FALSE(json::parse(plain.body)["choices"][0]["message"].contains("tool_calls"));
+}
+
 TEST_F(ApiTest, APromptThatOpenedTheThinkBlockStartsInIt) {
   FakeOptions fo;
   fo.output = "plan</think>done";

@@ -186,6 +186,39 @@ TEST(Receipts, ServerShapedResponsesVerifyAsBodyAndAsStream) {
   }
 }
 
+TEST(Receipts, ToolCallsVerifyAsBodyAndAsStream) {
+  Attestor a(receipt_test_config());
+  const std::string attestation = a.attest(tee::Nonce{}, receipt_test_model()).dump();
+  const ResponseMeta m = receipt_test_meta(true);
+  std::vector<ChoiceOutput> choices(1);
+  choices[0].text = "Checking.";
+  choices[0].tool_calls = {{"call_1", "get_weather", "{\"city\":\"Paris\"}"}, {"call_2", "get_time", "{}"}};
+  json body = chat_completion(m, choices, receipt_test_usage());
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "tool_calls");
+  json receipt = a.sign_receipt(receipt_test_receipt(m, "chat.completion", false, body["choices"]));
+  body["attestation_receipt"] = receipt;
+  verify::ReceiptResult v = verify::verify_receipt(attestation, receipt.dump(), json_text(body), receipt_test_policy());
+  EXPECT_TRUE(v.accepted) << v.failed_step << ": " << v.message;
+
+  std::string stream = sse_event(chat_chunk_role(m, 0, false));
+  stream += sse_event(chat_chunk_delta(m, 0, "Checking.", nullptr, false));
+  stream += sse_event(chat_chunk_delta(m, 0, "", nullptr, false, {}, tool_calls_json({&choices[0].tool_calls[0], 1}, 0)));
+  stream += sse_event(chat_chunk_delta(m, 0, "", nullptr, false, {}, tool_calls_json({&choices[0].tool_calls[1], 1}, 1)));
+  stream += sse_event(chat_chunk_finish(m, 0, "tool_calls", nullptr, false));
+  json stream_receipt = a.sign_receipt(receipt_test_receipt(m, "chat.completion.chunk", true, body["choices"]));
+  json last = receipt_chunk(m, true);
+  last["attestation_receipt"] = stream_receipt;
+  stream += sse_event(last);
+  stream += kSseDone;
+  v = verify::verify_receipt(attestation, stream_receipt.dump(), stream, receipt_test_policy());
+  EXPECT_TRUE(v.accepted) << v.failed_step << ": " << v.message;
+  // A stream that drops a call is not what was signed.
+  const std::string dropped_call = sse_event(chat_chunk_delta(m, 0, "", nullptr, false, {}, tool_calls_json({&choices[0].tool_calls[1], 1}, 1)));
+  std::string tampered = stream;
+  tampered.erase(tampered.find(dropped_call), dropped_call.size());
+  EXPECT_FALSE(verify::verify_receipt(attestation, stream_receipt.dump(), tampered, receipt_test_policy()).accepted);
+}
+
 TEST(Receipts, AReceiptOfAnotherBootFailsAgainstThisBootsAttestation) {
   Attestor first(receipt_test_config());
   Attestor second(receipt_test_config());
