@@ -10,9 +10,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <optional>
 
 #include "a3s/power/error.h"
 #include "crypto/secure_memory.h"
+#include "engine/grammar_vocab.h"
+#include "grammar/matcher.h"
 #include "tokenizer/tokenizer.h"
 
 namespace a3s::power {
@@ -175,6 +179,21 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
     for (size_t i = 0; i < top.size(); ++i) fill(lp.top[i], top[i].id, top[i].logprob);
     req.on_logprobs(lp);
   };
+  // Grammar-constrained sampling: the matcher follows the emitted bytes; `masked` is the logits row
+  // with what the grammar forbids set to -inf.
+  std::optional<grammar::Matcher> matcher;
+  const grammar::TokenTrie* trie = nullptr;
+  std::vector<uint8_t> allowed;
+  std::vector<float> masked;
+  if (req.grammar) {
+    matcher.emplace(req.grammar);
+    trie = &engine::grammar_vocabulary(model, req.render_control_tokens);
+    masked.resize(static_cast<size_t>(n_vocab));
+  }
+  struct WipeMasked {
+    std::vector<float>& v;
+    ~WipeMasked() { crypto::wipe(v.data(), v.size() * sizeof(float)); }
+  } wipe_masked{masked};
   auto deliver = [&](std::string_view text, Token t) {
     res.text.append(text);
     return on_delta ? on_delta(text, t) : true;
@@ -185,8 +204,24 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
       res.finish = FinishReason::Cancelled;
       break;
     }
-    const Token t = sampler.sample(logits);
+    std::span<const float> row = logits;
+    if (matcher) {
+      grammar::allowed_tokens(*matcher, *trie, allowed);
+      const bool can_end = matcher->can_end();
+      bool any = can_end;
+      for (int i = 0; i < n_vocab; ++i) {
+        const bool ok = allowed[static_cast<size_t>(i)] != 0 || (can_end && tok.is_eog(i));
+        masked[static_cast<size_t>(i)] = ok ? logits[static_cast<size_t>(i)] : -std::numeric_limits<float>::infinity();
+        any = any || ok;
+      }
+      if (!any) throw Error(codes::kInternal, "no token of the vocabulary continues the grammar");
+      row = masked;
+    }
+    const Token t = sampler.sample(row);
     sampler.accept(t);
+    if (matcher && !tok.is_eog(t) && !matcher->accept(tok.token_to_piece(t, req.render_control_tokens))) {
+      throw Error(codes::kInternal, "the sampled token does not continue the grammar");
+    }
     if (tok.is_eog(t)) {
       res.finish = FinishReason::Stop;
       const bool hit = stops.push(detok.flush());
@@ -207,6 +242,12 @@ GenerationResult generate(Context& ctx, const GenerationRequest& req, const Delt
     if (max_reached || ctx_full) {
       res.finish = FinishReason::Length;
       if (stops.push(detok.flush())) res.finish = FinishReason::Stop;
+      deliver(stops.take_all(), t);
+      break;
+    }
+    if (matcher && matcher->finished()) {  // the grammar admits nothing more: the output is complete
+      res.finish = FinishReason::Stop;
+      stops.push(detok.flush());
       deliver(stops.take_all(), t);
       break;
     }

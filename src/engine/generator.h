@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "a3s/power/engine.h"
+#include "grammar/grammar.h"
 #include "sampling/logprobs.h"
 #include "sampling/sampler.h"
 
@@ -52,6 +53,12 @@ struct GenerationRequest {
   // Control tokens other than end-of-generation ones are emitted as their text (e.g. "[TOOL_CALLS]",
   // "<|python_tag|>"), for a caller that parses tool calls (chat/tool_calls.h); otherwise as nothing.
   bool render_control_tokens = false;
+  // Grammar-constrained sampling (docs/grammar.md): when set, each token is drawn from the logits
+  // with every token the grammar cannot take next masked out (the sampling chain then runs on what
+  // is left), and end-of-generation tokens are allowed only where the grammar can end. Generation
+  // stops (Stop) as soon as the grammar admits no further byte. Log probabilities stay those of the
+  // model's raw logits.
+  std::shared_ptr<const grammar::Grammar> grammar;
 };
 
 struct GenerationResult {
@@ -70,7 +77,8 @@ using DeltaCallback = std::function<bool(std::string_view text, Token token)>;
 
 // Runs a generation on `ctx`, which must be fresh (n_past()==0) or hold a prefix of req.prompt
 // (only the remaining tokens are evaluated). Throws Error(codes::kContextLengthExceeded) when the
-// prompt alone does not fit in the context.
+// prompt alone does not fit in the context, and the grammar matcher's
+// Error(codes::kResourceExhausted) for a grammar too ambiguous to follow.
 GenerationResult generate(Context& ctx, const GenerationRequest& req, const DeltaCallback& on_delta = {});
 
 }  // namespace a3s::power

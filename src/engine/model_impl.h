@@ -14,6 +14,7 @@
 #include "engine/hparams.h"
 #include "engine/kv_block_pool.h"
 #include "engine/step_batcher.h"
+#include "grammar/token_mask.h"
 #include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
@@ -57,6 +58,9 @@ class ModelImpl final : public Model {
   // Largest activation row (bytes) any matmul input needs for `n_tokens` tokens.
   size_t max_act_bytes(int n_tokens) const;
 
+  // engine/grammar_vocab.h: built on first use, then kept.
+  const grammar::TokenTrie& grammar_vocabulary(bool control_tokens) const;
+
  private:
   void resolve_tensors();
   void read_rope_freqs(int id);
@@ -74,6 +78,8 @@ class ModelImpl final : public Model {
   int tok_embd_ = -1, output_norm_ = -1, output_ = -1;
   std::vector<float> rope_freqs_;
   std::unique_ptr<KvBlockPool> kv_pool_;
+  mutable std::mutex vocab_mu_;
+  mutable std::unique_ptr<grammar::TokenTrie> grammar_vocab_[2];  // [control_tokens]
   std::unique_ptr<StepBatcher> batcher_;  // last: destroyed first (its forward pass reads the rest)
 };
 
