@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint32_t kInfinite = UINT32_MAX;
 constexpr uint32_t kMaxQuantifier = 1000;
+constexpr size_t kMaxGroupNesting = 64;
 
 // ---- Syntax tree ----
 
@@ -220,6 +221,7 @@ class Parser {
     const char32_t c = peek();
     switch (c) {
       case '(': {
+        if (++depth_ > kMaxGroupNesting) unsupported("groups nested more than 64 deep");
         ++pos_;
         if (peek() == '?') {
           if (peek(1) == ':') {
@@ -248,6 +250,7 @@ class Parser {
         Node inner = parse_disjunction();
         if (at_end() || peek() != ')') invalid("unterminated group");
         ++pos_;
+        --depth_;
         return inner;
       }
       case '[':
@@ -454,6 +457,7 @@ class Parser {
 
   std::u32string s_;
   size_t pos_ = 0;
+  size_t depth_ = 0;  // groups open
 };
 
 // ---- NFA ----

@@ -528,6 +528,8 @@ TEST(JsonSchema, RefusesKeywordsItCannotEnforce) {
       {R"j({"type":"string","pattern":"a$b"})j", "pattern"},
       {R"j({"type":"string","pattern":"(^a)"})j", "pattern"},
       {R"j({"type":"string","pattern":"a{1001}"})j", "pattern"},
+      {R"j({"type":"string","pattern":"(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))"})j",
+       "pattern"},
       {R"j({"type":"string","pattern":"\\ud800"})j", "pattern"},
       {R"j({"$ref":"other.json#/a"})j", "$ref"},
       {R"j({"$ref":"https://example.com/schema"})j", "$ref"},
