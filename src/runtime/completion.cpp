@@ -1,4 +1,5 @@
 #include "runtime/completion.h"
+#include "runtime/tool_grammar.h"
 
 #include <algorithm>
 #include <exception>
@@ -117,6 +118,11 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     gen.stop = request.stop;
     gen.cancel = &cancel;
     gen.render_control_tokens = request.parse_tool_calls;
+    gen.grammar = request.grammar;
+    if (request.parse_tool_calls && request.tool_call_required) {
+      gen.grammar = tool_call_grammar(model->tool_call_syntax(), request.tools, request.tool_call_name,
+                                      request.parallel_tool_calls);
+    }
     CacheDigest scope{}, identity{};
     if (keyed) {
       const ModelDescription& d = model->description();
@@ -142,7 +148,8 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
         throw Error(codes::kQueueTimeout, "no KV cache blocks were free within the queue timeout");
       }
     }
-    if (request.messages) sink.reasoning(model->reasoning_start(gen.prompt));
+    // A reply held to a grammar is all answer: no thinking is split from it.
+    if (request.messages) sink.reasoning(gen.grammar ? chat::ReasoningStart::kNone : model->reasoning_start(gen.prompt));
     if (request.parse_tool_calls) sink.tool_calls(model->tool_call_syntax());
     sink.started(gen.prompt);
     r = model->generate(ctx, gen, [&](std::string_view text, Token) { return sink.delta(text); });

@@ -11,6 +11,7 @@
 
 #include "a3s/power/error.h"
 #include "chat/messages.h"
+#include "grammar/grammar.h"
 #include "sampling/logprobs.h"
 #include "sampling/sampler.h"
 #include "runtime/model_runtime.h"
@@ -43,6 +44,14 @@ struct CompletionRequest {
   // syntax goes to CompletionSink::tool_calls() and control tokens come as text. A model whose
   // template has none (ModelRuntime::tool_call_syntax) fails with FieldError "tools".
   bool parse_tool_calls = false;
+  // With parse_tool_calls: the reply must be tool calls (tool_choice "required"), of the function
+  // named here when it is not empty (a named tool_choice); enforced by a grammar in the model's
+  // tool-call syntax (runtime/tool_grammar.h) whose arguments follow each function's parameters.
+  bool tool_call_required = false;
+  std::string tool_call_name;
+  bool parallel_tool_calls = true;  // more than one call in a reply
+  // The grammar the reply must follow (response_format, `grammar`: server/structured_output.h).
+  std::shared_ptr<const grammar::Grammar> grammar;
   // prompt_cache_key (docs/prompt-cache.md): with cache_key set, the prompt-prefix cache is used
   // under the scope (cache_identity, cache_endpoint, the model's digest, cache_key); the key is
   // wiped once the scope is derived and with the request.

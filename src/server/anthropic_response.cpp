@@ -1,14 +1,21 @@
 #include "server/anthropic_response.h"
 
+#include "privacy/wipe_text.h"
+#include "server/openai_response.h"
+
 
 namespace a3s::power::server {
 
 using nlohmann::json;
 
 json anthropic_message(const std::string& id, const std::string& model, std::string_view text,
-                       const AnthropicStop* stop, int input_tokens, int output_tokens) {
+                       const AnthropicStop* stop, int input_tokens, int output_tokens,
+                       std::span<const chat::ToolCall> calls) {
   json content = json::array();
-  if (stop != nullptr) content.push_back({{"type", "text"}, {"text", text}});
+  if (stop != nullptr && (!text.empty() || calls.empty())) content.push_back({{"type", "text"}, {"text", text}});
+  for (const chat::ToolCall& c : calls) {
+    content.push_back({{"type", "tool_use"}, {"id", c.id}, {"name", c.name}, {"input", json::parse(c.arguments)}});
+  }
   return {{"id", id},
           {"type", "message"},
           {"role", "assistant"},
@@ -29,7 +36,20 @@ json anthropic_text_delta(std::string_view text) {
   return {{"type", "content_block_delta"}, {"index", 0}, {"delta", {{"type", "text_delta"}, {"text", text}}}};
 }
 
-json anthropic_block_stop() { return {{"type", "content_block_stop"}, {"index", 0}}; }
+json anthropic_block_stop(int index) { return {{"type", "content_block_stop"}, {"index", index}}; }
+
+std::string anthropic_tool_use_events(const chat::ToolCall& call, int index) {
+  json start = {{"type", "content_block_start"},
+                {"index", index},
+                {"content_block", {{"type", "tool_use"}, {"id", call.id}, {"name", call.name}, {"input", json::object()}}}};
+  json delta = {{"type", "content_block_delta"},
+                {"index", index},
+                {"delta", {{"type", "input_json_delta"}, {"partial_json", call.arguments}}}};
+  std::string events = sse_typed_event(start) + sse_typed_event(delta) + sse_typed_event(anthropic_block_stop(index));
+  privacy::wipe_json(start);
+  privacy::wipe_json(delta);
+  return events;
+}
 
 json anthropic_message_delta(const AnthropicStop& stop, int output_tokens) {
   return {{"type", "message_delta"},

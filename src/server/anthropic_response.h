@@ -3,32 +3,40 @@
 // and the error shape {"type": "error", "error": {"type", "message"}}.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "chat/tool_calls.h"
 #include "server/http_message.h"
 
 namespace a3s::power::server {
 
 // How a reply ended, as Anthropic names it.
 struct AnthropicStop {
-  const char* reason = "end_turn";       // "end_turn" | "max_tokens" | "stop_sequence"
+  const char* reason = "end_turn";       // "end_turn" | "max_tokens" | "stop_sequence" | "tool_use"
   nlohmann::json sequence = nullptr;     // the stop sequence that ended it, or null
 };
 
 // {"id", "type": "message", "role": "assistant", "model", "content": [{"type": "text", "text"}],
 // "stop_reason", "stop_sequence", "usage": {"input_tokens", "output_tokens"}}. Streams start with
 // the same object with empty content and a null stop_reason.
+// With tool calls, the text block (left out when empty) is followed by one
+// {"type": "tool_use", "id", "name", "input"} block per call.
 nlohmann::json anthropic_message(const std::string& id, const std::string& model, std::string_view text,
-                                 const AnthropicStop* stop, int input_tokens, int output_tokens);
+                                 const AnthropicStop* stop, int input_tokens, int output_tokens,
+                                 std::span<const chat::ToolCall> calls = {});
 
 // The stream's events around the text (the text block has index 0).
 nlohmann::json anthropic_message_start(const nlohmann::json& message);
 nlohmann::json anthropic_block_start();
 nlohmann::json anthropic_text_delta(std::string_view text);
-nlohmann::json anthropic_block_stop();
+nlohmann::json anthropic_block_stop(int index = 0);
+// A tool_use block of a stream: content_block_start (empty input), one input_json_delta carrying
+// the whole input, content_block_stop.
+std::string anthropic_tool_use_events(const chat::ToolCall& call, int index);
 nlohmann::json anthropic_message_delta(const AnthropicStop& stop, int output_tokens);
 nlohmann::json anthropic_message_stop();
 

@@ -22,10 +22,13 @@ namespace a3s::power::server {
 
 namespace {
 
-AnthropicStop stop_of(const runtime::CompletionResult& r, const std::vector<std::string>& stop_sequences) {
+AnthropicStop stop_of(const runtime::CompletionResult& r, const std::vector<std::string>& stop_sequences,
+                      bool tool_calls) {
   AnthropicStop s;
   if (r.finish == FinishReason::Length) {
     s.reason = "max_tokens";
+  } else if (tool_calls) {
+    s.reason = "tool_use";
   } else if (r.stop_index >= 0 && static_cast<size_t>(r.stop_index) < stop_sequences.size()) {
     s.reason = "stop_sequence";
     s.sequence = stop_sequences[static_cast<size_t>(r.stop_index)];  // the client's own string
@@ -39,10 +42,10 @@ std::string error_event(const Error& e) {
 }
 
 // Parses a body under the Anthropic routes' rules; the parsed JSON is wiped either way.
-ParsedMessages parse_wiping(const std::string& raw, bool count_tokens) {
+ParsedMessages parse_wiping(const std::string& raw, bool count_tokens) {  // raw: the body's text
   nlohmann::json body = parse_json_object(raw);
   try {
-    ParsedMessages p = parse_anthropic_messages(body, count_tokens);
+    ParsedMessages p = parse_anthropic_messages(body, count_tokens, raw);
     privacy::wipe_json(body);
     return p;
   } catch (...) {
@@ -55,7 +58,8 @@ ParsedMessages parse_wiping(const std::string& raw, bool count_tokens) {
 
 namespace {
 
-// The Messages API's body and events for one text block.
+// The Messages API's body and events: a text block, then a tool_use block per call. A stream opens
+// text block 0 at once; a call closes the open text block, and text after a call opens a new one.
 class AnthropicFormat final : public AnswerFormat {
  public:
   AnthropicFormat(std::string id, std::string model, const std::vector<std::string>& stop_sequences)
@@ -70,27 +74,46 @@ class AnthropicFormat final : public AnswerFormat {
   }
 
   std::string stream_delta(std::string_view text) override {
+    std::string events;
+    if (open_text_ < 0) {
+      open_text_ = next_index_++;
+      nlohmann::json start = anthropic_block_start();
+      start["index"] = open_text_;
+      events += sse_typed_event(start);
+    }
     nlohmann::json e = anthropic_text_delta(text);
-    std::string wire = sse_typed_event(e);
+    e["index"] = open_text_;
+    events += sse_typed_event(e);
     privacy::wipe_json(e);
-    return wire;
+    return events;
   }
 
-  std::string stream_end(const std::string&, const runtime::CompletionResult& r, const AnswerUsage& usage) override {
-    std::string events = sse_typed_event(anthropic_block_stop());
-    events += sse_typed_event(anthropic_message_delta(stop_of(r, stop_sequences_), usage.output_tokens));
+  std::string stream_tool_call(const chat::ToolCall& call, int) override {
+    std::string events;
+    if (open_text_ >= 0) events += sse_typed_event(anthropic_block_stop(open_text_));
+    open_text_ = -1;
+    return events + anthropic_tool_use_events(call, next_index_++);
+  }
+
+  std::string stream_end(const std::string&, std::span<const chat::ToolCall> calls, const runtime::CompletionResult& r,
+                         const AnswerUsage& usage) override {
+    std::string events = open_text_ >= 0 ? sse_typed_event(anthropic_block_stop(open_text_)) : std::string();
+    events += sse_typed_event(anthropic_message_delta(stop_of(r, stop_sequences_, !calls.empty()), usage.output_tokens));
     events += sse_typed_event(anthropic_message_stop());
     return events;
   }
 
   std::string stream_error(const Error& e) override { return error_event(e); }
 
-  nlohmann::json body(const std::string& text, const runtime::CompletionResult& r, const AnswerUsage& usage) override {
-    const AnthropicStop stop = stop_of(r, stop_sequences_);
-    return anthropic_message(id_, model_, text, &stop, usage.input_tokens, usage.output_tokens);
+  nlohmann::json body(const std::string& text, std::span<const chat::ToolCall> calls, const runtime::CompletionResult& r,
+                      const AnswerUsage& usage) override {
+    const AnthropicStop stop = stop_of(r, stop_sequences_, !calls.empty());
+    return anthropic_message(id_, model_, text, &stop, usage.input_tokens, usage.output_tokens, calls);
   }
 
  private:
+  int open_text_ = 0;   // the index of the open text block, or -1
+  int next_index_ = 1;  // the index of the next block
   std::string id_, model_;
   const std::vector<std::string>& stop_sequences_;  // the request's, which outlives the answer
 };

@@ -13,6 +13,7 @@
 #include "chat/messages.h"
 #include "server/api_error.h"
 #include "server/request_fields.h"
+#include "server/structured_output.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
@@ -38,7 +39,6 @@ const std::map<std::string, std::string>& known_unsupported() {
   static const std::map<std::string, std::string> m = {
       {"functions", "function calling is not available"},
       {"function_call", "function calling is not available"},
-      {"response_format", "structured output is not available"},
       {"audio", "audio output is not available"},
       {"modalities", "only text output is available"},
       {"prediction", "predicted outputs are not available"},
@@ -59,7 +59,7 @@ const std::set<std::string>& endpoint_fields() {
       "top_p",          "seed",     "stop",   "presence_penalty", "frequency_penalty",     "n",
       "user",           "stream",   "stream_options", "top_k",    "min_p",                 "repeat_penalty",
       "prompt_cache_key", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort", "chat_template_kwargs",
-      "suffix", "echo", "tools", "tool_choice", "parallel_tool_calls"};
+      "suffix", "echo", "tools", "tool_choice", "parallel_tool_calls", "response_format", "grammar"};
   return names;
 }
 
@@ -245,7 +245,8 @@ nlohmann::json parse_json_object(const std::string& body) {
 }
 
 ParsedCompletion parse_chat_completion(const nlohmann::json& body, const std::string& raw_body) {
-  static const std::set<std::string> accepted = {"tools", "tool_choice", "parallel_tool_calls",
+  static const std::set<std::string> accepted = {"tools", "tool_choice", "parallel_tool_calls", "response_format",
+                                                 "grammar",
       "model", "messages",      "max_tokens", "max_completion_tokens", "temperature",
       "top_p", "seed",          "stop",       "presence_penalty",      "frequency_penalty",
       "n",     "user",          "stream",     "stream_options",        "top_k",
@@ -285,22 +286,25 @@ ParsedCompletion parse_chat_completion(const nlohmann::json& body, const std::st
     }
     out.request.chat_template_kwargs = nlohmann::ordered_json(kwargs);
   }
-  if (is_given(body, "tools") || is_given(body, "tool_choice") || is_given(body, "parallel_tool_calls")) {
-    // The tools keep the client's key order (templates print them; their schemas' property order
-    // is the order calls are generated in).
-    nlohmann::ordered_json fields = nlohmann::ordered_json::object();
-    nlohmann::ordered_json ordered = raw_body.empty() ? nlohmann::ordered_json(body)
-                                                      : nlohmann::ordered_json::parse(raw_body, nullptr, false);
-    for (const char* k : {"tools", "tool_choice", "parallel_tool_calls"}) {
-      if (ordered.is_object() && ordered.contains(k)) fields[k] = std::move(ordered[k]);
-    }
-    privacy::wipe_json(ordered);
+  static constexpr const char* kOrdered[] = {"tools", "tool_choice", "parallel_tool_calls", "response_format",
+                                             "grammar"};
+  if (std::any_of(std::begin(kOrdered), std::end(kOrdered), [&](const char* k) { return is_given(body, k); })) {
+    // Tools and schemas keep the client's key order: templates print them, and a schema's property
+    // order is the order the members are generated in.
+    nlohmann::ordered_json fields =
+        ordered_fields(body, raw_body, {"tools", "tool_choice", "parallel_tool_calls", "response_format", "grammar"});
+    struct WipeFields {
+      nlohmann::ordered_json& f;
+      ~WipeFields() { privacy::wipe_json(f); }
+    } wipe_fields{fields};
     out.tools = parse_tool_request(fields);
-    if (out.tools.active()) {
-      out.request.tools = out.tools.tools;
-      out.request.parse_tool_calls = true;
+    apply_tool_request(out.tools, out.request);
+    out.request.grammar = output_grammar(fields);
+    if (out.request.grammar && out.tools.active()) {
+      bad_field(is_given(body, "grammar") ? "grammar" : "response_format",
+                "a structured reply ('response_format', 'grammar') cannot be combined with 'tools' unless "
+                "'tool_choice' is \"none\"");
     }
-    privacy::wipe_json(fields);
   }
   return out;
 }
@@ -326,10 +330,16 @@ ParsedCompletion parse_text_completion(const nlohmann::json& body) {
                                                  "logit_bias",
                                                  "echo",
                                                  "logprobs",
-                                                 "suffix"};
+                                                 "suffix",
+                                                 "grammar"};
   check_fields(body, accepted);
   ParsedCompletion out;
   parse_common(body, out, /*chat=*/false);
+  if (is_given(body, "grammar")) {
+    nlohmann::ordered_json fields = {{"grammar", body["grammar"]}};
+    out.request.grammar = output_grammar(fields);
+    privacy::wipe_json(fields);
+  }
   if (is_given(body, "echo")) out.echo = bool_of(body, "echo");
   // logprobs: the number of alternatives per token (each token's own log probability always comes).
   if (is_given(body, "logprobs")) {

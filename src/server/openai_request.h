@@ -10,9 +10,10 @@
 // at most 32 levels of arrays and objects deep, as llama-server and vLLM take it;
 // docs/chat-templates.md), logit_bias, log probabilities (chat: logprobs true/false and
 // top_logprobs 0..20; completions: logprobs 0..20, not with echo), (completions) echo, and (chat)
-// tools, tool_choice and parallel_tool_calls (server/tool_request.h).
-// A null value means "not given". Known OpenAI features we do not implement (response_format, …)
-// and any other field are refused: Error "unsupported_field" with the field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
+// tools, tool_choice and parallel_tool_calls (server/tool_request.h), (chat) response_format and
+// (both) grammar (server/structured_output.h; not together with active tools).
+// A null value means "not given". Known OpenAI features we do not implement (audio, …) and any
+// other field are refused: Error "unsupported_field" with the field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
 //
 // messages are parsed by chat::parse_messages under MessagePolicy::kApi (chat/messages.h): roles
 // system, user, assistant, tool and developer (= system), content a string or text parts joined with

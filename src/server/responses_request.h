@@ -24,8 +24,14 @@ struct ParsedResponseRequest {
   bool stream = false;
   double temperature = 1.0;  // as given (the response object repeats them)
   double top_p = 1.0;
+  nlohmann::json tools = nlohmann::json::array();  // likewise: the Responses shapes as given
+  nlohmann::json tool_choice = "auto";
+  bool parallel_tool_calls = true;
+  nlohmann::json text_format = {{"type", "text"}};
 };
 
-ParsedResponseRequest parse_response_request(const nlohmann::json& body);
+// raw_body: the body's text, when at hand: tools and schemas are read from it in the client's key
+// order (else from `body`, sorted).
+ParsedResponseRequest parse_response_request(const nlohmann::json& body, const std::string& raw_body = {});
 
 }  // namespace a3s::power::server

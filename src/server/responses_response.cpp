@@ -10,10 +10,19 @@ json response_message(const ResponseHead& h, const char* status, const std::stri
   return {{"type", "message"}, {"id", h.item_id}, {"status", status}, {"role", "assistant"}, {"content", content}};
 }
 
-json response_object(const ResponseHead& h, const char* status, const std::string* text, const ResponseUsage* usage) {
+json response_function_call(const chat::ToolCall& call, const char* status) {
+  return {{"type", "function_call"}, {"id", "fc_" + call.id}, {"call_id", call.id}, {"name", call.name},
+          {"arguments", call.arguments}, {"status", status}};
+}
+
+json response_object(const ResponseHead& h, const char* status, const std::string* text, const ResponseUsage* usage,
+                     std::span<const chat::ToolCall> calls, bool with_empty_message) {
   const std::string_view st = status;
   json output = json::array();
-  if (st != "in_progress") output.push_back(response_message(h, st == "completed" ? "completed" : "incomplete", text));
+  if (st != "in_progress" && (with_empty_message || calls.empty() || (text != nullptr && !text->empty()))) {
+    output.push_back(response_message(h, st == "completed" ? "completed" : "incomplete", text));
+  }
+  for (const chat::ToolCall& c : calls) output.push_back(response_function_call(c, "completed"));
   json u = nullptr;
   if (usage != nullptr) {
     u = {{"input_tokens", usage->input_tokens},
@@ -32,13 +41,13 @@ json response_object(const ResponseHead& h, const char* status, const std::strin
           {"max_output_tokens", h.max_output_tokens ? json(*h.max_output_tokens) : json(nullptr)},
           {"model", h.model},
           {"output", std::move(output)},
-          {"parallel_tool_calls", true},
+          {"parallel_tool_calls", h.parallel_tool_calls},
           {"previous_response_id", nullptr},
           {"store", false},
           {"temperature", h.temperature},
-          {"text", {{"format", {{"type", "text"}}}}},
-          {"tool_choice", "auto"},
-          {"tools", json::array()},
+          {"text", {{"format", h.text_format}}},
+          {"tool_choice", h.tool_choice},
+          {"tools", h.tools},
           {"top_p", h.top_p},
           {"truncation", "disabled"},
           {"usage", std::move(u)},

@@ -48,7 +48,27 @@ class ResponsesFormat final : public AnswerFormat {
     return wire;
   }
 
-  std::string stream_end(const std::string& text, const runtime::CompletionResult& r, const AnswerUsage& usage) override {
+  std::string stream_tool_call(const chat::ToolCall& call, int index) override {
+    const int output_index = index + 1;  // after the message
+    const std::string item_id = "fc_" + call.id;
+    nlohmann::json events = nlohmann::json::array();
+    events.push_back(response_event("response.output_item.added", seq_++,
+                                    {{"output_index", output_index}, {"item", response_function_call(call, "in_progress")}}));
+    events.back()["item"]["arguments"] = "";
+    events.push_back(response_event("response.function_call_arguments.delta", seq_++,
+                                    {{"item_id", item_id}, {"output_index", output_index}, {"delta", call.arguments}}));
+    events.push_back(response_event("response.function_call_arguments.done", seq_++,
+                                    {{"item_id", item_id}, {"output_index", output_index}, {"arguments", call.arguments}}));
+    events.push_back(response_event("response.output_item.done", seq_++,
+                                    {{"output_index", output_index}, {"item", response_function_call(call, "completed")}}));
+    std::string wire;
+    for (const auto& e : events) wire += sse_typed_event(e);
+    privacy::wipe_json(events);
+    return wire;
+  }
+
+  std::string stream_end(const std::string& text, std::span<const chat::ToolCall> calls, const runtime::CompletionResult& r,
+                         const AnswerUsage& usage) override {
     const bool cut = r.finish == FinishReason::Length;
     const ResponseUsage u = usage_of(usage);
     nlohmann::json events = nlohmann::json::array();
@@ -59,7 +79,7 @@ class ResponsesFormat final : public AnswerFormat {
                                     {{"output_index", 0},
                                      {"item", response_message(h_, cut ? "incomplete" : "completed", &text)}}));
     events.push_back(response_event(cut ? "response.incomplete" : "response.completed", seq_++,
-                                    {{"response", response_object(h_, cut ? "incomplete" : "completed", &text, &u)}}));
+                                    {{"response", response_object(h_, cut ? "incomplete" : "completed", &text, &u, calls)}}));
     std::string wire;
     for (const auto& e : events) wire += sse_typed_event(e);
     privacy::wipe_json(events);
@@ -70,9 +90,11 @@ class ResponsesFormat final : public AnswerFormat {
     return sse_typed_event(response_event("error", seq_++, nlohmann::json::parse(error_response(e).body)["error"]));
   }
 
-  nlohmann::json body(const std::string& text, const runtime::CompletionResult& r, const AnswerUsage& usage) override {
+  nlohmann::json body(const std::string& text, std::span<const chat::ToolCall> calls, const runtime::CompletionResult& r,
+                      const AnswerUsage& usage) override {
     const ResponseUsage u = usage_of(usage);
-    return response_object(h_, r.finish == FinishReason::Length ? "incomplete" : "completed", &text, &u);
+    return response_object(h_, r.finish == FinishReason::Length ? "incomplete" : "completed", &text, &u, calls,
+                            /*with_empty_message=*/false);
   }
 
  private:
@@ -95,7 +117,7 @@ asio::awaitable<void> Api::responses(Exchange& ex, std::string identity) {
   {
     nlohmann::json body = parse_json_object(ex.request().body);
     try {
-      p = parse_response_request(body);
+      p = parse_response_request(body, ex.request().body);
     } catch (...) {
       privacy::wipe_json(body);
       throw;
@@ -114,6 +136,10 @@ asio::awaitable<void> Api::responses(Exchange& ex, std::string identity) {
   head.max_output_tokens = request->max_tokens;
   head.temperature = p.temperature;
   head.top_p = p.top_p;
+  head.tools = std::move(p.tools);
+  head.tool_choice = std::move(p.tool_choice);
+  head.parallel_tool_calls = p.parallel_tool_calls;
+  head.text_format = std::move(p.text_format);
   ResponsesFormat format(std::move(head));
   co_await single_answer(ex, std::move(request), p.stream, format);
 }

@@ -27,8 +27,45 @@ asio::awaitable<void> Api::single_answer(Exchange& ex, std::shared_ptr<runtime::
   bool streaming = false;
   chat::ReasoningStart reasoning_start = chat::ReasoningStart::kNone;
   std::optional<chat::ReasoningSplitter> splitter;  // drops a reasoning model's thinking
+  chat::ToolCallSyntax tool_syntax = chat::ToolCallSyntax::kNone;
+  std::optional<chat::ToolCallStream> tool_stream;  // streams with tools: reads the calls
   std::string text;                                 // the answer (streams: what the deltas carried)
   privacy::WipeOnExit wipe_text(text);
+  std::vector<chat::ToolCall> calls;
+  struct WipeCalls {
+    std::vector<chat::ToolCall>& c;
+    ~WipeCalls() { wipe_tool_calls(c); }
+  } wipe_calls{calls};
+  // Streams: the events of the answer text `content` makes final (through the tool-call reader when
+  // there are tools), and of the calls completed with it; `end`: the reply is over.
+  auto stream_events = [&](std::string content, bool end) {
+    std::string events;
+    if (tool_stream) {
+      chat::ParsedReply r = tool_stream->push(content);
+      if (end) {
+        chat::ParsedReply rest = tool_stream->finish();
+        r.content += rest.content;
+        for (auto& c : rest.calls) r.calls.push_back(std::move(c));
+        privacy::wipe_string(rest.content);
+        privacy::wipe_string(rest.reasoning);
+      }
+      privacy::wipe_string(content);
+      content = std::move(r.content);
+      privacy::wipe_string(r.reasoning);
+      if (!content.empty()) events += format.stream_delta(content);
+      text += content;
+      for (auto& c : r.calls) {
+        c.id = new_tool_call_id(tool_syntax);
+        events += format.stream_tool_call(c, static_cast<int>(calls.size()));
+        calls.push_back(std::move(c));
+      }
+    } else {
+      if (!content.empty()) events += format.stream_delta(content);
+      text += content;
+    }
+    privacy::wipe_string(content);
+    return events;
+  };
   for (;;) {
     std::optional<GenEvent> ev = co_await queue->pop();
     if (!ev) {
@@ -41,6 +78,8 @@ asio::awaitable<void> Api::single_answer(Exchange& ex, std::shared_ptr<runtime::
       ex.record().prompt_tokens = usage.input_tokens;
       reasoning_start = st->reasoning;
       splitter.emplace(reasoning_start);
+      tool_syntax = st->tool_syntax;
+      if (tool_syntax != chat::ToolCallSyntax::kNone) tool_stream.emplace(tool_syntax);
       if (stream) {
         streaming = true;
         bool ok = co_await begin_event_stream(ex);
@@ -61,9 +100,8 @@ asio::awaitable<void> Api::single_answer(Exchange& ex, std::shared_ptr<runtime::
       chat::ReasoningSplitter::Parts parts = splitter->push(d->text);
       privacy::wipe_string(parts.reasoning);
       if (parts.content.empty()) continue;
-      std::string event = format.stream_delta(parts.content);
-      text += parts.content;
-      privacy::wipe_string(parts.content);
+      std::string event = stream_events(std::move(parts.content), /*end=*/false);
+      if (event.empty()) continue;
       if (!co_await ex.write_chunk(std::move(event))) {
         cancel->store(true);
         co_return;
@@ -95,20 +133,23 @@ asio::awaitable<void> Api::single_answer(Exchange& ex, std::shared_ptr<runtime::
         }
         chat::ReasoningSplitter::Parts parts = chat::ReasoningSplitter::split(text, reasoning_start);
         privacy::wipe_string(parts.reasoning);
-        HttpResponse res = json_response(format.body(parts.content, r, usage));
+        if (tool_syntax != chat::ToolCallSyntax::kNone) {
+          chat::ParsedReply reply = chat::parse_tool_calls(parts.content, tool_syntax);
+          privacy::wipe_string(parts.content);
+          privacy::wipe_string(reply.reasoning);
+          parts.content = std::move(reply.content);
+          calls = std::move(reply.calls);
+          for (auto& c : calls) c.id = new_tool_call_id(tool_syntax);
+        }
+        HttpResponse res = json_response(format.body(parts.content, calls, r, usage));
         privacy::wipe_string(parts.content);
         co_await ex.respond(std::move(res));
         co_return;
       }
       chat::ReasoningSplitter::Parts rest = splitter->finish();
       privacy::wipe_string(rest.reasoning);
-      std::string events;
-      if (!rest.content.empty()) {
-        events += format.stream_delta(rest.content);
-        text += rest.content;
-      }
-      privacy::wipe_string(rest.content);
-      events += format.stream_end(text, r, usage);
+      std::string events = stream_events(std::move(rest.content), /*end=*/true);
+      events += format.stream_end(text, calls, r, usage);
       co_await ex.write_chunk(std::move(events));
       co_await ex.end_stream();
       co_return;

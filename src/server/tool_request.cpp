@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "privacy/wipe_text.h"
 #include "server/api_error.h"
 #include "server/request_fields.h"
 
@@ -121,6 +122,26 @@ ToolRequest parse_tool_request(const ojson& body) {
     }
   }
   return out;
+}
+
+void apply_tool_request(const ToolRequest& tools, runtime::CompletionRequest& request) {
+  if (!tools.active()) return;
+  request.tools = tools.tools;
+  request.parse_tool_calls = true;
+  request.tool_call_required =
+      tools.choice.kind == ToolChoice::Kind::kRequired || tools.choice.kind == ToolChoice::Kind::kNamed;
+  request.tool_call_name = tools.choice.name;
+  request.parallel_tool_calls = tools.parallel;
+}
+
+ojson ordered_fields(const nlohmann::json& body, const std::string& raw_body, std::initializer_list<const char*> keys) {
+  ojson fields = ojson::object();
+  ojson ordered = raw_body.empty() ? ojson(body) : ojson::parse(raw_body, nullptr, /*allow_exceptions=*/false);
+  for (const char* k : keys) {
+    if (ordered.is_object() && ordered.contains(k)) fields[k] = std::move(ordered[k]);
+  }
+  privacy::wipe_json(ordered);
+  return fields;
 }
 
 const ojson& tool_parameters(const ToolRequest& tools, const std::string& name) {

@@ -12,9 +12,12 @@
 // Errors: ApiError (HTTP 400) naming the field; never a value from the request.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "runtime/completion.h"
 
 namespace a3s::power::server {
 
@@ -36,6 +39,15 @@ struct ToolRequest {
 // parallel_tool_calls without tools are accepted and mean nothing; "required" or a named function
 // without tools is an error.
 ToolRequest parse_tool_request(const nlohmann::ordered_json& body);
+
+// Hands the tools to a request: when active(), the tools (rendered by the template), the reading of
+// tool calls and, for "required" or a named function, the call the reply must be.
+void apply_tool_request(const ToolRequest& tools, runtime::CompletionRequest& request);
+
+// The fields that come in the client's key order (tools and schemas): `keys` of the body, parsed
+// again from its text when at hand, else taken from `body` (sorted keys).
+nlohmann::ordered_json ordered_fields(const nlohmann::json& body, const std::string& raw_body,
+                                      std::initializer_list<const char*> keys);
 
 // The `parameters` schema of the named tool (an object; {} when the tool has none).
 const nlohmann::ordered_json& tool_parameters(const ToolRequest& tools, const std::string& name);

@@ -604,6 +604,84 @@ TEST_F(ApiTest, AnthropicStreamsAndStopSequences) {
   EXPECT_EQ(types.back(), "message_stop");
 }
 
+// A reply of text, then a call (Hermes syntax), then more text: what the Anthropic and Responses
+// routes make of it, whole and streamed.
+FakeOptions tool_reply() {
+  FakeOptions fo;
+  fo.output = "Checking.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
+  fo.tool_syntax = chat::ToolCallSyntax::kHermes;
+  fo.n_ctx = 512;
+  return fo;
+}
+
+TEST_F(ApiTest, AnthropicToolUseBlocksWholeAndStreamed) {
+  start({}, tool_reply());
+  json body = {{"model", "fake"}, {"max_tokens", 200}, {"messages", {{{"role", "user"}, {"content", "hi"}}}},
+               {"tools", {{{"name", "get_weather"}, {"input_schema", {{"type", "object"}}}}}}};
+  HttpResult r = post("/v1/messages", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json m = json::parse(r.body);
+  EXPECT_EQ(m["stop_reason"], "tool_use");
+  ASSERT_EQ(m["content"].size(), 2u);
+  EXPECT_EQ(m["content"][0]["text"], "Checking.");
+  EXPECT_EQ(m["content"][1]["type"], "tool_use");
+  EXPECT_EQ(m["content"][1]["name"], "get_weather");
+  EXPECT_EQ(m["content"][1]["input"]["city"], "Oslo");
+  body["stream"] = true;
+  HttpResult s = post("/v1/messages", body);
+  ASSERT_EQ(s.status, 200);
+  std::string text, input_json, stop_reason;
+  std::vector<int> started, stopped;
+  for (const json& e : testing::sse_typed_events(s.body)) {
+    if (e["type"] == "content_block_start") started.push_back(e["index"]);
+    if (e["type"] == "content_block_stop") stopped.push_back(e["index"]);
+    if (e["type"] == "content_block_delta" && e["delta"]["type"] == "text_delta") text += e["delta"]["text"].get<std::string>();
+    if (e["type"] == "content_block_delta" && e["delta"]["type"] == "input_json_delta") {
+      EXPECT_EQ(e["index"], 1);
+      input_json += e["delta"]["partial_json"].get<std::string>();
+    }
+    if (e["type"] == "content_block_start" && e["index"] == 1) {
+      EXPECT_EQ(e["content_block"]["type"], "tool_use");
+      EXPECT_EQ(e["content_block"]["name"], "get_weather");
+    }
+    if (e["type"] == "message_delta") stop_reason = e["delta"]["stop_reason"];
+  }
+  EXPECT_EQ(text, "Checking.");
+  EXPECT_EQ(json::parse(input_json)["city"], "Oslo");
+  EXPECT_EQ(started, (std::vector<int>{0, 1}));
+  EXPECT_EQ(stopped, (std::vector<int>{0, 1}));  // each block closed once, in order
+  EXPECT_EQ(stop_reason, "tool_use");
+}
+
+TEST_F(ApiTest, ResponsesFunctionCallItemsWholeAndStreamed) {
+  start({}, tool_reply());
+  json body = {{"model", "fake"}, {"input", "hi"}, {"tools", {{{"type", "function"}, {"name", "get_weather"}}}}};
+  HttpResult r = post("/v1/responses", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  ASSERT_EQ(j["output"].size(), 2u);
+  EXPECT_EQ(j["output"][0]["content"][0]["text"], "Checking.");
+  EXPECT_EQ(j["output"][1]["type"], "function_call");
+  EXPECT_EQ(j["output"][1]["name"], "get_weather");
+  EXPECT_EQ(json::parse(j["output"][1]["arguments"].get<std::string>())["city"], "Oslo");
+  EXPECT_EQ(j["tools"][0]["name"], "get_weather");  // repeated as given
+  body["stream"] = true;
+  HttpResult s = post("/v1/responses", body);
+  ASSERT_EQ(s.status, 200);
+  std::string args;
+  json completed;
+  for (const json& e : testing::sse_typed_events(s.body)) {
+    if (e["type"] == "response.function_call_arguments.delta") {
+      EXPECT_EQ(e["output_index"], 1);
+      args += e["delta"].get<std::string>();
+    }
+    if (e["type"] == "response.completed") completed = e["response"];
+  }
+  EXPECT_EQ(json::parse(args)["city"], "Oslo");
+  ASSERT_EQ(completed["output"].size(), 2u);
+  EXPECT_EQ(completed["output"][1]["call_id"].get<std::string>().rfind("call_", 0), 0u);
+}
+
 TEST_F(ApiTest, ResponsesCompleteAndStreamInOrder) {
   start();
   const json body = {{"model", "fake"}, {"input", "hi"}};

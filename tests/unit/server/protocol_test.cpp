@@ -88,7 +88,7 @@ TEST(OpenAIRequest, MaxCompletionTokensAndContentParts) {
 }
 
 TEST(OpenAIRequest, UnsupportedFeaturesAreRefusedByName) {
-  for (const char* f : {"functions", "response_format", "audio", "modalities"}) {
+  for (const char* f : {"functions", "prediction", "audio", "modalities"}) {
     expect_error(chat_body({{f, json::array({1})}}), "unsupported_field", f);
   }
   expect_error(chat_body({{"frobnicate", 1}}), "unsupported_field", "");  // an unknown name is not echoed
@@ -158,6 +158,80 @@ TEST(OpenAIRequest, MalformedToolsNameTheField) {
                "parallel_tool_calls");
   // Text completions take no tools.
   expect_error(json{{"model", "m"}, {"prompt", "p"}, {"tools", tools}}, "unsupported_field", "tools", false);
+}
+
+TEST(OpenAIRequest, ResponseFormatAndGrammarBecomeTheReplysGrammar) {
+  EXPECT_EQ(chat(chat_body()).request.grammar, nullptr);
+  EXPECT_EQ(chat(chat_body({{"response_format", {{"type", "text"}}}})).request.grammar, nullptr);
+  EXPECT_NE(chat(chat_body({{"response_format", {{"type", "json_object"}}}})).request.grammar, nullptr);
+  const json schema = {{"type", "object"},
+                       {"properties", {{"answer", {{"type", "string"}, {"maxLength", 8}}}}},
+                       {"required", {"answer"}},
+                       {"additionalProperties", false}};
+  const ParsedCompletion p = chat(chat_body(
+      {{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "a"}, {"schema", schema}, {"strict", true}}}}}}));
+  ASSERT_NE(p.request.grammar, nullptr);
+  EXPECT_NE(chat(chat_body({{"grammar", "root ::= \"yes\" | \"no\""}})).request.grammar, nullptr);
+  EXPECT_NE(parse_text_completion({{"model", "m"}, {"prompt", "p"}, {"grammar", "root ::= [0-9]+"}}).request.grammar,
+            nullptr);
+  // With tool_choice "none" the tools are off, and a structured reply is fine.
+  const json tools = json::array({weather_tool()});
+  EXPECT_NE(chat(chat_body({{"tools", tools}, {"tool_choice", "none"}, {"response_format", {{"type", "json_object"}}}}))
+                .request.grammar,
+            nullptr);
+}
+
+TEST(OpenAIRequest, StructuredOutputErrorsNameTheFieldAndKeyword) {
+  const std::string secret = "SECRET-SCHEMA-TEXT";
+  auto error_of = [](const json& body) -> ApiError {
+    try {
+      chat(body);
+    } catch (const ApiError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "accepted: " << body.dump();
+    return ApiError(codes::kInternal, "none");
+  };
+  // A keyword the grammar cannot enforce is refused by name, never ignored.
+  const json multiple = {{"type", "object"}, {"properties", {{secret, {{"type", "integer"}, {"multipleOf", 3}}}}}};
+  ApiError e = error_of(chat_body({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "n"}, {"schema", multiple}}}}}}));
+  EXPECT_EQ(e.code(), "unsupported_field");
+  EXPECT_EQ(e.param(), "response_format");
+  EXPECT_NE(std::string(e.what()).find("multipleOf"), std::string::npos) << e.what();
+  const json bad_enum = {{"enum", secret}};
+  e = error_of(chat_body({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"schema", bad_enum}}}}}}));
+  EXPECT_EQ(e.code(), "invalid_request_error");
+  EXPECT_EQ(std::string(e.what()).find(secret), std::string::npos) << e.what();
+  e = error_of(chat_body({{"grammar", "root ::= \"" + secret}}));
+  EXPECT_EQ(e.param(), "grammar");
+  EXPECT_NE(std::string(e.what()).find("grammar:1:"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find(secret), std::string::npos) << e.what();
+  expect_error(chat_body({{"response_format", {{"type", "xml"}}}}), "invalid_request_error", "response_format.type");
+  expect_error(chat_body({{"response_format", "json"}}), "invalid_request_error", "response_format");
+  expect_error(chat_body({{"response_format", {{"type", "json_schema"}}}}), "invalid_request_error",
+               "response_format.json_schema");
+  expect_error(chat_body({{"response_format", {{"type", "json_schema"}, {"json_schema", {{"name", "n"}}}}}}),
+               "invalid_request_error", "response_format.json_schema.schema");
+  expect_error(chat_body({{"response_format", {{"type", "json_object"}}}, {"grammar", "root ::= \"x\""}}),
+               "invalid_request_error", "grammar");
+  expect_error(chat_body({{"grammar", 5}}), "invalid_request_error", "grammar");
+  expect_error(chat_body({{"tools", json::array({weather_tool()})}, {"response_format", {{"type", "json_object"}}}}),
+               "invalid_request_error", "response_format");
+  expect_error(json{{"model", "m"}, {"prompt", "p"}, {"response_format", {{"type", "json_object"}}}}, "unsupported_field",
+               "response_format", false);
+}
+
+TEST(OpenAIRequest, RequiredAndNamedToolChoicesAskForACall) {
+  const json tools = json::array({weather_tool()});
+  const ParsedCompletion r = chat(chat_body({{"tools", tools}, {"tool_choice", "required"}, {"parallel_tool_calls", false}}));
+  EXPECT_TRUE(r.request.tool_call_required);
+  EXPECT_EQ(r.request.tool_call_name, "");
+  EXPECT_FALSE(r.request.parallel_tool_calls);
+  const ParsedCompletion n = chat(chat_body(
+      {{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "get_weather"}}}}}}));
+  EXPECT_TRUE(n.request.tool_call_required);
+  EXPECT_EQ(n.request.tool_call_name, "get_weather");
+  EXPECT_FALSE(chat(chat_body({{"tools", tools}})).request.tool_call_required);
 }
 
 TEST(OpenAIRequest, LogitBiasOnBothEndpointsSortedByTokenId) {
@@ -418,9 +492,13 @@ TEST(AnthropicRequest, RefusalsNameTheFieldAndEchoNothing) {
   refused({{"messages", {{{"role", "user"}, {"content", {{{"type", "image"}, {"source", "SECRET"}}}}}}}},
           "unsupported_field", "messages[0].content[0].type");
   refused({{"messages", {{{"role", "user"}, {"content", {{{"type", "tool_result"}, {"content", "SECRET"}}}}}}}},
+          "invalid_request_error", "messages[0].content[0].tool_use_id");
+  refused({{"messages", {{{"role", "user"}, {"content", {{{"type", "tool_use"}, {"id", "SECRET"}}}}}}}},
           "unsupported_field", "messages[0].content[0].type");
+  refused({{"tools", {{{"type", "web_search_20250305"}, {"name", "SECRET"}}}}}, "unsupported_field", "tools[0].type");
+  refused({{"tool_choice", {{"type", "SECRET"}}}}, "invalid_request_error", "tool_choice");
   refused({{"messages", {{{"role", "user"}, {"content", "x"}, {"SECRET", 1}}}}}, "unsupported_field", "messages[0]");
-  refused({{"tools", {{{"name", "SECRET"}}}}}, "unsupported_field", "tools");
+  refused({{"tools", {{{"name", "SECRET"}}}}}, "invalid_request_error", "tools[0].input_schema");
   refused({{"thinking", {{"type", "enabled"}}}}, "unsupported_field", "thinking");
   json no_thinking = ok;
   no_thinking["thinking"] = {{"type", "disabled"}};
@@ -491,6 +569,73 @@ TEST(ResponsesRequest, InputFormsInstructionsAndSampling) {
   EXPECT_FALSE(b.request.max_tokens.has_value());
 }
 
+TEST(ResponsesRequest, ToolsCallsResultsAndTextFormat) {
+  const std::string raw = R"({"model": "m", "input": [
+      {"role": "user", "content": "weather?"},
+      {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"},
+      {"type": "function_call", "call_id": "call_2", "name": "get_time", "arguments": "{}"},
+      {"type": "function_call_output", "call_id": "call_1", "output": "cold"}],
+    "tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "string"}}}},
+              {"type": "function", "name": "get_time"}],
+    "tool_choice": {"type": "function", "name": "get_weather"}, "parallel_tool_calls": false})";
+  const ParsedResponseRequest p = parse_response_request(json::parse(raw), raw);
+  const chat::Messages& m = *p.request.messages;
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[1].role, chat::Role::kAssistant);
+  ASSERT_EQ(m[1].tool_calls->size(), 2u);  // consecutive calls: one assistant turn
+  EXPECT_EQ((*m[1].tool_calls)[0]["id"], "call_1");
+  EXPECT_EQ(m[2].role, chat::Role::kTool);
+  EXPECT_EQ(m[2].tool_call_id, "call_1");
+  EXPECT_TRUE(p.request.parse_tool_calls);
+  EXPECT_TRUE(p.request.tool_call_required);
+  EXPECT_EQ(p.request.tool_call_name, "get_weather");
+  EXPECT_FALSE(p.request.parallel_tool_calls);
+  EXPECT_EQ(p.request.tools[0]["function"]["parameters"]["properties"].begin().key(), "z");  // client order
+  EXPECT_EQ(p.tools.size(), 2u);  // repeated in the response as given
+  EXPECT_EQ(p.tool_choice["name"], "get_weather");
+
+  const ParsedResponseRequest f = parse_response_request(
+      {{"model", "m"}, {"input", "x"}, {"text", {{"format", {{"type", "json_schema"}, {"name", "n"}, {"schema", {{"type", "object"}}}}}}}});
+  EXPECT_NE(f.request.grammar, nullptr);
+  EXPECT_EQ(f.text_format["type"], "json_schema");
+  EXPECT_EQ(parse_response_request({{"model", "m"}, {"input", "x"}, {"text", {{"format", {{"type", "text"}}}}}}).request.grammar,
+            nullptr);
+}
+
+TEST(AnthropicRequest, ToolsToolUseAndToolResultBlocks) {
+  const std::string raw = R"({"model": "m", "max_tokens": 8,
+    "tools": [{"name": "get_weather", "description": "d", "input_schema": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "string"}}}}],
+    "tool_choice": {"type": "any", "disable_parallel_tool_use": true},
+    "messages": [{"role": "user", "content": "weather?"},
+                 {"role": "assistant", "content": [{"type": "text", "text": "Checking."},
+                                                   {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"z": "1", "a": "2"}}]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "cold"}]},
+                                              {"type": "text", "text": "And tomorrow?"}]}]})";
+  const ParsedMessages p = parse_anthropic_messages(json::parse(raw), false, raw);
+  const chat::Messages& m = *p.request.messages;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[1].content, "Checking.");
+  ASSERT_TRUE(m[1].tool_calls.has_value());
+  EXPECT_EQ((*m[1].tool_calls)[0]["function"]["arguments"].begin().key(), "z");  // the client's order
+  EXPECT_EQ(m[2].role, chat::Role::kTool);
+  EXPECT_EQ(m[2].tool_call_id, "toolu_1");
+  EXPECT_EQ(m[2].content, "cold");
+  EXPECT_EQ(m[3].role, chat::Role::kUser);
+  EXPECT_EQ(m[3].content, "And tomorrow?");
+  EXPECT_TRUE(p.request.tool_call_required);  // "any"
+  EXPECT_FALSE(p.request.parallel_tool_calls);
+  EXPECT_EQ(p.request.tools[0]["function"]["parameters"]["properties"].begin().key(), "z");
+  // A named tool; "none" leaves the tools out; count_tokens takes the tools too.
+  json named = json::parse(raw);
+  named["tool_choice"] = {{"type", "tool"}, {"name", "get_weather"}};
+  EXPECT_EQ(parse_anthropic_messages(named).request.tool_call_name, "get_weather");
+  named["tool_choice"] = {{"type", "none"}};
+  EXPECT_FALSE(parse_anthropic_messages(named).request.parse_tool_calls);
+  json counting = json::parse(raw);
+  counting.erase("max_tokens");
+  EXPECT_FALSE(parse_anthropic_messages(counting, true).request.tools.is_null());
+}
+
 TEST(ResponsesRequest, RefusalsNameTheFieldAndEchoNothing) {
   const json ok = {{"model", "m"}, {"input", "SECRET"}};
   auto refused = [&](const json& patch, const std::string& code, const std::string& param) {
@@ -507,9 +652,12 @@ TEST(ResponsesRequest, RefusalsNameTheFieldAndEchoNothing) {
   };
   refused({{"previous_response_id", "resp_SECRET"}}, "unsupported_field", "previous_response_id");
   refused({{"store", true}}, "unsupported_field", "store");
-  refused({{"text", {{"format", {{"type", "json_schema"}, {"schema", "SECRET"}}}}}}, "unsupported_field", "text.format");
-  refused({{"tools", {{{"type", "function"}, {"name", "SECRET"}}}}}, "unsupported_field", "tools");
-  refused({{"tool_choice", "required"}}, "unsupported_field", "tool_choice");
+  refused({{"text", {{"format", {{"type", "json_schema"}, {"schema", "SECRET"}}}}}}, "invalid_request_error", "text.format");
+  refused({{"text", {{"format", {{"type", "json_schema"}, {"schema", {{"type", "array"}, {"uniqueItems", true}}}}}}}},
+          "unsupported_field", "text.format");
+  refused({{"tools", {{{"type", "web_search"}, {"name", "SECRET"}}}}}, "unsupported_field", "tools[0].type");
+  refused({{"tools", {{{"type", "function"}, {"name", "SECRET-!"}}}}}, "invalid_request_error", "tools[0].function.name");
+  refused({{"tool_choice", "required"}}, "invalid_request_error", "tool_choice");
   refused({{"reasoning", {{"effort", "high"}}}}, "unsupported_field", "reasoning");
   refused({{"truncation", "auto"}}, "unsupported_field", "truncation");
   refused({{"max_output_tokens", 0}}, "invalid_request_error", "max_output_tokens");
@@ -517,7 +665,9 @@ TEST(ResponsesRequest, RefusalsNameTheFieldAndEchoNothing) {
   refused({{"input", json::array()}}, "invalid_request_error", "input");
   refused({{"input", 7}}, "invalid_request_error", "input");
   refused({{"input", {{{"role", "wizard"}, {"content", "SECRET"}}}}}, "invalid_request_error", "input[0].role");
-  refused({{"input", {{{"type", "function_call_output"}, {"output", "SECRET"}}}}}, "unsupported_field", "input[0].type");
+  refused({{"input", {{{"type", "function_call_output"}, {"output", "SECRET"}}}}}, "invalid_request_error",
+          "input[0].call_id");
+  refused({{"input", {{{"type", "reasoning"}, {"summary", "SECRET"}}}}}, "unsupported_field", "input[0].type");
   refused({{"input", {{{"role", "user"}, {"content", {{{"type", "input_image"}, {"image_url", "SECRET"}}}}}}}},
           "unsupported_field", "input[0].content[0].type");
   refused({{"input", {{{"role", "user"}}}}}, "invalid_request_error", "input[0].content");
