@@ -1,6 +1,6 @@
 // Starts the real `a3s-power serve` binary for the Node client tests (tests/e2e/openai,
-// tests/e2e/anthropic): a fresh A3S_POWER_HOME, an ephemeral loopback port, the stories260K model,
-// an optional HCL config. `stop()` sends SIGTERM and checks the graceful exit (status 0).
+// tests/e2e/anthropic): a fresh A3S_POWER_HOME, an ephemeral loopback port, the stories260K model
+// (or another), an optional HCL config. `stop()` sends SIGTERM and checks the graceful exit (status 0).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,9 +15,10 @@ assert.ok(testdata, 'A3S_TESTDATA must be set');
 export const model = join(testdata, 'models', 'stories260K.gguf');
 
 // config: HCL text, or a function of the server's home directory giving it; null for none.
-export async function startServer({ name = 'a3s-node', config = null } = {}) {
+// modelPath: the GGUF to serve (stories260K by default).
+export async function startServer({ name = 'a3s-node', config = null, modelPath = model } = {}) {
   const home = mkdtempSync(join(tmpdir(), `${name}-`));
-  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--model', model];
+  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--model', modelPath];
   if (config !== null) {
     const file = join(home, 'power.hcl');
     writeFileSync(file, typeof config === 'function' ? config(home) : config);
