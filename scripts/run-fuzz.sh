@@ -13,7 +13,7 @@
 # to build-fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="gguf tdx_quote canonical_json sse config tdx_collateral attestation_response sev_snp openai_request tokenizer jinja grammar"
+TARGETS="gguf tdx_quote canonical_json sse config tdx_collateral attestation_response sev_snp openai_request tokenizer jinja grammar json_schema"
 
 if [ "${1:-}" = list ]; then
   echo "$TARGETS"; exit 0
