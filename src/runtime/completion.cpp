@@ -93,7 +93,8 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     }
     if (request.parse_tool_calls && model->tool_call_syntax() == chat::ToolCallSyntax::kNone) {
       throw chat::FieldError(codes::kUnsupportedField, "tools",
-                             "this model's chat template writes no tool calls the server can read");
+                             "'tools' cannot be used with this model: its chat template writes no tool calls the "
+                             "server can read");
     }
     if (request.messages) {
       gen.prompt = model->chat_prompt(*request.messages, chat_prompt_options(request));

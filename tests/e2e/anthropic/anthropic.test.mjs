@@ -1,6 +1,7 @@
 // End-to-end: the official Anthropic TypeScript client against the real `a3s-power serve` binary
 // serving the real stories260K model on an ephemeral loopback port, with an API key configured (the
-// client sends it as x-api-key): messages.create, messages.stream, countTokens, stop sequences, and
+// client sends it as x-api-key): messages.create, messages.stream, countTokens, stop sequences, tools
+// (on tiny-qwen2 with the Qwen 2.5 template), and
 // errors in Anthropic's shape.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,4 +107,68 @@ test('errors surface as the SDK error classes with Anthropic error types', async
     anonymous.messages.create(params),
     (e) => e instanceof Anthropic.AuthenticationError && e.error?.error?.type === 'authentication_error',
   );
+});
+
+// Tools: tiny-qwen2 (random weights) with the Qwen 2.5 template, whose tool calls the server reads
+// back; tool_choice "any" or a named tool holds the reply to a call whose input follows the schema.
+test('tools: tool_use blocks, whole and streamed, and a tool_result turn', async () => {
+  const { join } = await import('node:path');
+  const testdata = process.env.A3S_TESTDATA;
+  const template = join(testdata, 'chat-templates', 'Qwen-Qwen2.5-7B-Instruct.jinja');
+  const tools_server = await startServer({
+    name: 'a3s-anthropic-tools',
+    modelPath: join(testdata, 'models', 'tiny-qwen2-f32.gguf'),
+    config: `chat_template_file = "${template}"\n`,
+  });
+  try {
+    const c = new Anthropic({ baseURL: tools_server.url, apiKey: 'unused', maxRetries: 0 });
+    const tools = [{
+      name: 'get_weather',
+      description: 'Current weather of a city',
+      input_schema: {
+        type: 'object',
+        properties: { city: { type: 'string', minLength: 1, maxLength: 12 }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+        required: ['city', 'days'],
+        additionalProperties: false,
+      },
+    }];
+    const base = { model: 'tiny-qwen2-f32', max_tokens: 300, tools, messages: [{ role: 'user', content: 'Weather in Oslo?' }] };
+    const checkInput = (input) => {
+      assert.deepEqual(Object.keys(input).sort(), ['city', 'days']);
+      assert.equal(typeof input.city, 'string');
+      assert.ok([...input.city].length >= 1 && [...input.city].length <= 12);
+      assert.ok(Number.isInteger(input.days) && input.days >= 1 && input.days <= 7);
+    };
+    const r = await c.messages.create({ ...base, tool_choice: { type: 'any', disable_parallel_tool_use: true } });
+    assert.equal(r.stop_reason, 'tool_use');
+    const uses = r.content.filter((b) => b.type === 'tool_use');
+    assert.equal(uses.length, 1);
+    assert.equal(uses[0].name, 'get_weather');
+    assert.match(uses[0].id, /^call_/);
+    checkInput(uses[0].input);
+
+    const stream = c.messages.stream({ ...base, tool_choice: { type: 'tool', name: 'get_weather' } });
+    const final = await stream.finalMessage();
+    assert.equal(final.stop_reason, 'tool_use');
+    const streamed = final.content.filter((b) => b.type === 'tool_use');
+    assert.ok(streamed.length >= 1);
+    for (const u of streamed) checkInput(u.input);
+
+    // The call and its result in the history: the conversation is rendered and answered.
+    const next = await c.messages.create({
+      ...base,
+      max_tokens: 8,
+      messages: [
+        ...base.messages,
+        { role: 'assistant', content: uses },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: uses[0].id, content: 'Sunny, 21 C' }] },
+      ],
+    });
+    assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(next.stop_reason));
+    const counted = await c.messages.countTokens({ model: base.model, tools, messages: base.messages });
+    const without = await c.messages.countTokens({ model: base.model, messages: base.messages });
+    assert.ok(counted.input_tokens > without.input_tokens, 'the tools are part of the prompt');
+  } finally {
+    await tools_server.stop();
+  }
 });

@@ -214,3 +214,46 @@ test('an unsupported schema keyword is a 400 that names it', async () => {
     (e) => e instanceof OpenAI.APIError && e.status === 400 && e.param === 'response_format' && /multipleOf/.test(e.message),
   );
 });
+
+test('the Responses API: function tools, function_call items streamed, and text.format json_schema', async () => {
+  const rtools = tools.map((t) => ({ type: 'function', ...t.function }));
+  const r = await client.responses.create({
+    model: MODEL,
+    input: 'What is the weather in Paris?',
+    tools: rtools,
+    tool_choice: 'required',
+    parallel_tool_calls: false,
+    max_output_tokens: 300,
+  });
+  const calls = r.output.filter((o) => o.type === 'function_call');
+  assert.equal(calls.length, 1);
+  assert.ok(ajv.validate(paramsOf[calls[0].name], JSON.parse(calls[0].arguments)), calls[0].arguments);
+
+  const stream = client.responses.stream({
+    model: MODEL,
+    input: 'Add numbers.',
+    tools: rtools,
+    tool_choice: { type: 'function', name: 'add' },
+    max_output_tokens: 300,
+  });
+  let args = '';
+  stream.on('response.function_call_arguments.delta', (e) => { args += e.delta; });
+  const final = await stream.finalResponse();
+  const fc = final.output.filter((o) => o.type === 'function_call');
+  assert.ok(fc.length >= 1);
+  assert.equal(fc[0].name, 'add');
+  assert.ok(ajv.validate(paramsOf.add, JSON.parse(fc[0].arguments)), fc[0].arguments);
+  assert.ok(args.startsWith(fc[0].arguments));
+
+  const s = schemas[0];
+  const validate = ajv.compile(s.schema);
+  const j = await client.responses.create({
+    model: MODEL,
+    input: 'JSON please',
+    text: { format: { type: 'json_schema', name: s.name, schema: s.schema, strict: true } },
+    max_output_tokens: 400,
+  });
+  assert.equal(j.status, 'completed');
+  const text = j.output[0].content[0].text;
+  assert.ok(validate(JSON.parse(text)), text);
+});
