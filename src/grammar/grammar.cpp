@@ -8,6 +8,7 @@
 #include "a3s/power/error.h"
 #include "base/printable.h"
 #include "base/utf8.h"
+#include "crypto/secure_memory.h"
 
 namespace a3s::power::grammar {
 
@@ -697,6 +698,18 @@ bool CharClass::intersects(char32_t lo, char32_t hi) const {
   auto it = std::lower_bound(ranges.begin(), ranges.end(), lo,
                              [](const std::pair<char32_t, char32_t>& r, char32_t v) { return r.second < v; });
   return it != ranges.end() && it->first <= hi;
+}
+
+Grammar::~Grammar() {
+  for (Rule& r : rules) {
+    crypto::wipe(r.name.data(), r.name.size());
+    crypto::wipe(r.alternatives.data(), r.alternatives.size() * sizeof(uint32_t));
+  }
+  for (CharClass& c : classes) {
+    crypto::wipe(c.ranges.data(), c.ranges.size() * sizeof(c.ranges[0]));
+    crypto::wipe(c.ascii.data(), sizeof(c.ascii));
+  }
+  crypto::wipe(elements.data(), elements.size() * sizeof(Element));
 }
 
 const Rule* Grammar::find_rule(std::string_view name) const {

@@ -89,7 +89,16 @@ struct Rule {
   std::vector<uint32_t> alternatives;
 };
 
+// A grammar may come from a request (a schema's names and values are in its classes): its memory is
+// zeroed when it is destroyed.
 struct Grammar {
+  Grammar() = default;
+  Grammar(const Grammar&) = default;
+  Grammar(Grammar&&) = default;
+  Grammar& operator=(const Grammar&) = default;
+  Grammar& operator=(Grammar&&) = default;
+  ~Grammar();
+
   std::vector<Rule> rules;
   std::vector<Element> elements;
   std::vector<CharClass> classes;

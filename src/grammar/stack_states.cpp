@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "a3s/power/error.h"
+#include "crypto/secure_memory.h"
 #include "grammar/matcher.h"
 
 namespace a3s::power::grammar::detail {
@@ -72,6 +73,28 @@ int completions(uint32_t p, char32_t lo[2], char32_t hi[2]) {
 
 StackStates::StackStates(std::shared_ptr<const Grammar> g) : g_(std::move(g)) {
   clear();
+}
+
+namespace {
+template <typename T>
+void wipe_all(std::vector<T>& v) {
+  crypto::wipe(v.data(), v.size() * sizeof(T));
+}
+}  // namespace
+
+StackStates::~StackStates() {
+  wipe_all(nodes_);
+  wipe_all(node_slots_);
+  wipe_all(heads_);
+  wipe_all(states_);
+  wipe_all(state_slots_);
+  wipe_all(transitions_);
+  wipe_all(step_calls_);
+  wipe_all(row_of_);
+  wipe_all(rows_);
+  wipe_all(out_);
+  wipe_all(work_);
+  wipe_all(marks_);
 }
 
 void StackStates::clear() {

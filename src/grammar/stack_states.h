@@ -25,6 +25,10 @@ inline constexpr StateId kDeadState = 0xFFFFFFFFu;
 class StackStates {
  public:
   explicit StackStates(std::shared_ptr<const Grammar> g);
+  StackStates(const StackStates&) = default;
+  StackStates& operator=(const StackStates&) = default;
+  // The states and transitions follow one generation's output: zeroed when destroyed.
+  ~StackStates();
 
   // The state before any input (computed again after a rebuild).
   StateId start();
