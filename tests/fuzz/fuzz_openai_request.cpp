@@ -5,7 +5,10 @@
 // refuse with ApiError carrying a non-empty message; no other exception may escape. Properties:
 //   - a refusal's message and param do not depend on the content of the body's string values of 12
 //     bytes or more (replaced by other bytes of the same length, the same refusal): errors name
-//     fields, never echo or describe their values;
+//     fields, never echo or describe their values. Values that are syntax rather than content are
+//     kept: those of the members "type", "name", "tool_choice", "grammar", "pattern", "format" and
+//     "$ref" (a grammar's or a pattern's error names the line and column of the fault, and a tag or a
+//     function name decides what the rest of the item is);
 //   - the same body parsed twice gives the same outcome (the parsers keep no state);
 //   - an accepted request has finite sampling parameters inside the documented ranges (logit_bias
 //     sorted by unique ids, biases in [-100, 100]; echo only on completions; n in 1..8; logprobs
@@ -112,8 +115,14 @@ Outcome parse(Route route, const std::string& body) {
   return out;
 }
 
+// Members whose string values are syntax, not content (kept by replace_long_strings).
+bool syntax_member(const std::string& key) {
+  return key == "type" || key == "name" || key == "tool_choice" || key == "grammar" || key == "pattern" ||
+         key == "format" || key == "$ref";
+}
+
 // The document with every string value of 12 bytes or more replaced by other ASCII bytes of the same
-// length (member names kept).
+// length (member names kept, and the values of syntax members).
 void replace_long_strings(json& j, int depth) {
   if (depth > 64) return;
   if (j.is_string()) {
@@ -121,7 +130,12 @@ void replace_long_strings(json& j, int depth) {
     if (s.size() >= kMinEchoBytes) {
       for (char& c : s) c = c == 'q' ? 'w' : 'q';
     }
-  } else if (j.is_structured()) {
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it->is_string() && syntax_member(it.key())) continue;
+      replace_long_strings(it.value(), depth + 1);
+    }
+  } else if (j.is_array()) {
     for (auto& e : j) replace_long_strings(e, depth + 1);
   }
 }
