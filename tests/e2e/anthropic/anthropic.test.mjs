@@ -132,7 +132,7 @@ test('tools: tool_use blocks, whole and streamed, and a tool_result turn', async
         additionalProperties: false,
       },
     }];
-    const base = { model: 'tiny-qwen2-f32', max_tokens: 300, tools, messages: [{ role: 'user', content: 'Weather in Oslo?' }] };
+    const base = { model: 'tiny-qwen2-f32', max_tokens: 600, tools, messages: [{ role: 'user', content: 'Weather in Oslo?' }] };
     const checkInput = (input) => {
       assert.deepEqual(Object.keys(input).sort(), ['city', 'days']);
       assert.equal(typeof input.city, 'string');
@@ -147,7 +147,10 @@ test('tools: tool_use blocks, whole and streamed, and a tool_result turn', async
     assert.match(uses[0].id, /^call_/);
     checkInput(uses[0].input);
 
-    const stream = c.messages.stream({ ...base, tool_choice: { type: 'tool', name: 'get_weather' } });
+    const stream = c.messages.stream({
+      ...base,
+      tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true },
+    });
     const final = await stream.finalMessage();
     assert.equal(final.stop_reason, 'tool_use');
     const streamed = final.content.filter((b) => b.type === 'tool_use');

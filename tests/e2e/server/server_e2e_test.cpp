@@ -337,12 +337,21 @@ TEST_F(E2E, RequestErrors) {
   HttpResult bad_type = post(*server_, "/v1/chat/completions", chat_body({{"max_tokens", "ten"}}));
   EXPECT_EQ(bad_type.status, 400);
   EXPECT_EQ(err(bad_type)["param"], "max_tokens");
-  for (const char* f : {"tools", "response_format"}) {
+  for (const char* f : {"tools", "response_format"}) {  // malformed: named, never ignored
     HttpResult r = post(*server_, "/v1/chat/completions", chat_body({{f, {{"x", 1}}}}));
     EXPECT_EQ(r.status, 400);
-    EXPECT_EQ(err(r)["code"], "unsupported_field");
+    EXPECT_EQ(err(r)["code"], "invalid_request_error");
     EXPECT_EQ(err(r)["param"], f);
   }
+  // Well-formed tools for a model without a chat template (no tool-call syntax to read back).
+  HttpResult tools = post(*server_, "/v1/chat/completions",
+                          chat_body({{"tools", {{{"type", "function"}, {"function", {{"name", "f"}}}}}}}));
+  EXPECT_EQ(tools.status, 400);
+  EXPECT_EQ(err(tools)["code"], "unsupported_field");
+  EXPECT_EQ(err(tools)["param"], "tools");
+  HttpResult audio = post(*server_, "/v1/chat/completions", chat_body({{"audio", {{"x", 1}}}}));
+  EXPECT_EQ(err(audio)["code"], "unsupported_field");
+  EXPECT_EQ(err(audio)["param"], "audio");
   HttpResult unknown = post(*server_, "/v1/chat/completions", chat_body({{"model", "no-such-model"}}));
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(err(unknown)["code"], "model_not_found");
