@@ -1,10 +1,11 @@
-// Decoding one UTF-8 sequence. The decoder only reports what the bytes are; each caller decides what
+// Decoding one UTF-8 sequence, and encoding one code point. The decoder only reports what the bytes are; each caller decides what
 // an invalid or truncated sequence means for it (a replacement character, an error, a byte copied
 // through unchanged).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace a3s::power {
@@ -40,5 +41,9 @@ struct Utf8Char {
 // Under kStrict, kTruncated means the remaining bytes are a valid prefix of some sequence; under
 // kShapeOnly it means the input ends before the length the lead announces (whatever those bytes are).
 Utf8Char decode_utf8(std::string_view s, size_t pos, Utf8Rules rules = Utf8Rules::kStrict);
+
+// Appends the UTF-8 encoding of `cp` (1..4 bytes); values above U+10FFFF are written as U+FFFD.
+// Surrogates are encoded as their three bytes (callers that must not produce them check first).
+void append_utf8(std::string& out, char32_t cp);
 
 }  // namespace a3s::power

@@ -121,7 +121,8 @@ bool is_specified_format(std::string_view name) {
 }
 
 // Keywords that assert something the compiler does not enforce (drafts 4 to 2020-12).
-bool is_refused_keyword(std::string_view key) {
+// The keyword as the table spells it (a name that never comes from the schema), or nullopt.
+std::optional<std::string_view> refused_keyword(std::string_view key) {
   static const std::set<std::string_view> names = {"multipleOf",
                                                    "patternProperties",
                                                    "propertyNames",
@@ -143,7 +144,9 @@ bool is_refused_keyword(std::string_view key) {
                                                    "$dynamicAnchor",
                                                    "$recursiveRef",
                                                    "$recursiveAnchor"};
-  return names.contains(key);
+  auto it = names.find(key);
+  if (it == names.end()) return std::nullopt;
+  return *it;
 }
 
 struct Keywords {
@@ -337,30 +340,8 @@ Keywords read_keywords(const Json& node, const std::string& ptr, bool is_root) {
       if (!v.is_object()) malformed(ptr, "'" + key + "' must be an object of schemas");
     } else if (key == "$id") {
       if (!is_root) unsupported("$id", ptr, "an identifier inside a subschema");
-    } else if (is_refused_keyword(key)) {
-      // The name comes from the table above, never from the schema.
-      static const std::set<std::string_view> names = {"multipleOf",
-                                                       "patternProperties",
-                                                       "propertyNames",
-                                                       "dependentRequired",
-                                                       "dependentSchemas",
-                                                       "dependencies",
-                                                       "if",
-                                                       "then",
-                                                       "else",
-                                                       "not",
-                                                       "maxProperties",
-                                                       "contains",
-                                                       "minContains",
-                                                       "maxContains",
-                                                       "unevaluatedProperties",
-                                                       "unevaluatedItems",
-                                                       "additionalItems",
-                                                       "$dynamicRef",
-                                                       "$dynamicAnchor",
-                                                       "$recursiveRef",
-                                                       "$recursiveAnchor"};
-      unsupported(*names.find(key), ptr);
+    } else if (const auto refused = refused_keyword(key)) {
+      unsupported(*refused, ptr);  // the table's spelling, never the schema's text
     }
     // Anything else is an annotation (title, description, default, examples, $schema, $comment,
     // $anchor, deprecated, readOnly, writeOnly, content*, vendor extensions): it asserts nothing.

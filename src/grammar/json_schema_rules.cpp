@@ -6,28 +6,12 @@
 #include <utility>
 
 #include "a3s/power/error.h"
+#include "base/utf8.h"
+#include "grammar/compose.h"
 
 namespace a3s::power::grammar::schema {
 
 namespace {
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
 
 // One class member: printable ASCII as itself (except the class syntax characters), other ASCII as
 // \xHH, the rest of the BMP as \uHHHH, code points above it as their UTF-8 (no escape reaches them).
@@ -76,38 +60,6 @@ std::string class_text(const CodeSet& set) {
   return "[" + positive + "]";
 }
 
-std::string literal_text(std::string_view utf8) {
-  std::string out = "\"";
-  for (unsigned char c : utf8) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
 
 Item Item::lit(std::string text) {
   Item it;
@@ -497,13 +449,13 @@ std::string Rules::render(int root, size_t max_bytes) const {
         first_item = false;
         switch (it.kind) {
           case Item::Kind::kLiteral:
-            line += literal_text(it.literal);
+            line += grammar_literal(it.literal);
             break;
           case Item::Kind::kSet:
             if (it.set.ranges().size() == 1 && it.set.ranges()[0].lo == it.set.ranges()[0].hi) {
               std::string one;
               append_utf8(one, it.set.ranges()[0].lo);
-              line += literal_text(one);
+              line += grammar_literal(one);
             } else {
               line += class_text(it.set);
             }

@@ -71,7 +71,5 @@ class Rules {
 
 // A code point class in grammar syntax ([...] or [^...], whichever is shorter).
 std::string class_text(const CodeSet& set);
-// A literal in grammar syntax ("...").
-std::string literal_text(std::string_view utf8);
 
 }  // namespace a3s::power::grammar::schema

@@ -91,5 +91,21 @@ TEST(Utf8, ShapeOnlyTruncationIsDecidedByTheAnnouncedLength) {
   expect_status(shape("\xC0"), Utf8Status::kTruncated, 1);
 }
 
+TEST(Utf8, EncodesEveryLengthAndDecodesBack) {
+  for (char32_t cp : {char32_t{0x24}, char32_t{0x7F}, char32_t{0x80}, char32_t{0xE9}, char32_t{0x7FF},
+                      char32_t{0x800}, char32_t{0x20AC}, char32_t{0xFFFF}, char32_t{0x10000}, char32_t{0x1F999},
+                      char32_t{0x10FFFF}}) {
+    std::string s;
+    append_utf8(s, cp);
+    const Utf8Char c = strict(s);
+    EXPECT_EQ(c.status, Utf8Status::kOk) << static_cast<uint32_t>(cp);
+    EXPECT_EQ(c.code_point, cp);
+    EXPECT_EQ(c.length, s.size());
+  }
+  std::string beyond;
+  append_utf8(beyond, char32_t{0x110000});
+  EXPECT_EQ(beyond, "\xEF\xBF\xBD");  // U+FFFD
+}
+
 }  // namespace
 }  // namespace a3s::power
