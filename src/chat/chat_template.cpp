@@ -62,6 +62,7 @@ class BuiltinTemplate final : public ChatTemplate {
   std::string family() const override { return info_.family; }
   std::string variant() const override { return info_.name; }
   bool supports_tools() const override { return info_.presents_tools; }
+  ArgumentsStyle tool_call_arguments() const override { return info_.arguments; }
 
   using ChatTemplate::render;
 

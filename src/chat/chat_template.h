@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "a3s/power/error.h"
+#include "chat/conversation.h"
 #include "chat/field_error.h"
 #include "chat/jinja/template.h"
 #include "chat/messages.h"
@@ -42,9 +43,10 @@ struct RenderOptions {
   std::string today;
   // OpenAI sends tool-call `arguments` as a JSON string, while templates either serialise them with
   // `tojson` (expecting an object) or concatenate them (expecting a string). false (default):
-  // pass them to the template exactly as given (what transformers does). true: convert them to what
-  // the family expects (a string that parses as a JSON object becomes that object for `tojson`
-  // families; an object becomes its `json.dumps` text for concatenating families).
+  // pass them to the template exactly as given (what transformers does). true (what the server
+  // asks for): convert them to what the template expects (tool_call_arguments(): a string that
+  // parses as a JSON object becomes that object for `tojson` templates; an object becomes its
+  // `json.dumps` text for concatenating ones).
   bool adapt_tool_call_arguments = false;
   // chat_template_kwargs: extra template variables (a JSON object, not owned; nullptr, null or {} →
   // none), as
@@ -81,6 +83,10 @@ class ChatTemplate {
   virtual std::string variant() const { return family(); }
   // Whether this variant reproduces the template's tool rendering (tools, tool_calls, tool role).
   virtual bool supports_tools() const { return false; }
+  // How the template prints tool-call arguments (what RenderOptions::adapt_tool_call_arguments
+  // converts them to): a built-in family's from its table, an interpreter-run template's found by
+  // rendering a probe call once when it is created.
+  virtual ArgumentsStyle tool_call_arguments() const { return ArgumentsStyle::kAsGiven; }
 
   // messages: the parsed conversation (chat/messages.h); the renderer reads it through to_json.
   // Throws FieldError(codes::kInvalidRequest, "messages") when it is empty,

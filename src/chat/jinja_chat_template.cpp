@@ -14,7 +14,7 @@ bool server_set(const std::string& name) {
 
 class JinjaChatTemplate final : public ChatTemplate {
  public:
-  explicit JinjaChatTemplate(jinja::Template t) : template_(std::move(t)) {}
+  explicit JinjaChatTemplate(jinja::Template t) : template_(std::move(t)) { arguments_ = probe_arguments_style(); }
 
   std::string family() const override { return "jinja"; }
   // Tools reach the template as given; the request layer decides whether a request may carry them.
@@ -33,8 +33,9 @@ class JinjaChatTemplate final : public ChatTemplate {
     }
     validate_tools(opts.tools);
     nlohmann::ordered_json view = to_json(messages);
-    // Tool-call arguments go to the template as given, as transformers passes them
-    // (RenderOptions::adapt_tool_call_arguments is for the built-in families).
+    // Tool-call arguments go to the template as given, as transformers passes them, unless the
+    // caller asks for them in the form this template was found to print (probe_arguments_style).
+    if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(view, arguments_);
     jinja::Context ctx = jinja::chat_context(view, opts.tools.is_null() ? nullptr : &opts.tools,
                                              opts.add_generation_prompt, opts.bos_token, opts.eos_token);
     if (opts.template_kwargs != nullptr && opts.template_kwargs->is_object()) {
@@ -55,8 +56,52 @@ class JinjaChatTemplate final : public ChatTemplate {
     return template_.render(ctx);
   }
 
+  ArgumentsStyle tool_call_arguments() const override { return arguments_; }
+
  private:
+  // How the template prints an assistant's tool-call arguments, found by rendering a probe call
+  // once: an object whose members appear as JSON → kObject (the template serialises them, as with
+  // `tojson`); a string that appears as is while an object does not render → kString (the template
+  // concatenates); otherwise kAsGiven.
+  ArgumentsStyle probe_arguments_style() const {
+    // The call goes with no content, then with empty content (templates print calls in one case or
+    // the other).
+    auto renders = [&](const nlohmann::ordered_json& arguments, std::string_view expect) {
+      return renders_with(arguments, expect, nullptr) || renders_with(arguments, expect, "");
+    };
+    const nlohmann::ordered_json object = {{"probe_key", "probe_value"}};
+    if (renders(object, "\"probe_key\": \"probe_value\"") || renders(object, "\"probe_key\":\"probe_value\"")) {
+      return ArgumentsStyle::kObject;
+    }
+    if (renders("{\"probe_key\": \"probe_value\"}", "{\"probe_key\": \"probe_value\"}")) return ArgumentsStyle::kString;
+    return ArgumentsStyle::kAsGiven;
+  }
+
+  bool renders_with(const nlohmann::ordered_json& arguments, std::string_view expect,
+                    const nlohmann::ordered_json& content) const {
+    {
+      nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+      messages.push_back({{"role", "user"}, {"content", "probe"}});
+      messages.push_back({{"role", "assistant"},
+                          {"content", content},
+                          {"tool_calls",
+                           {{{"id", "probe0001"},
+                             {"type", "function"},
+                             {"function", {{"name", "probe_function"}, {"arguments", arguments}}}}}}});
+      const nlohmann::ordered_json tools = nlohmann::ordered_json::parse(
+          R"([{"type": "function", "function": {"name": "probe_function", "description": "probe",
+              "parameters": {"type": "object", "properties": {"probe_key": {"type": "string"}}}}}])");
+      try {
+        jinja::Context ctx = jinja::chat_context(messages, &tools, false, "", "");
+        return template_.render(ctx).text.find(expect) != std::string::npos;
+      } catch (const std::exception&) {
+        return false;
+      }
+    }
+  }
+
   jinja::Template template_;
+  ArgumentsStyle arguments_ = ArgumentsStyle::kAsGiven;
 };
 
 }  // namespace

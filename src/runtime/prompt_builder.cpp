@@ -70,6 +70,8 @@ PromptBuilder::PromptBuilder(const Tokenizer& tokenizer, const chat::ChatTemplat
   if (tokenizer_.bos() >= 0) render_.bos_token = tokenizer_.token_text(tokenizer_.bos());
   if (tokenizer_.eos() >= 0) render_.eos_token = tokenizer_.token_text(tokenizer_.eos());
   render_.add_generation_prompt = true;
+  // API clients send tool-call arguments as JSON text; each template gets them in the form it prints.
+  render_.adapt_tool_call_arguments = true;
 }
 
 std::vector<Token> PromptBuilder::chat(const chat::Messages& messages, const ChatPromptOptions& options) const {

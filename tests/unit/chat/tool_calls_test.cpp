@@ -2,6 +2,9 @@
 // (every split of a reply gives what parsing it whole gives).
 #include "chat/tool_calls.h"
 
+#include "chat/jinja_chat_template.h"
+#include "chat/messages.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -220,6 +223,44 @@ TEST(ToolCalls, GptOssHarmony) {
   auto alt = parse_checked(" to=functions.f<|channel|>commentary json<|message|>{}<|call|>", ToolCallSyntax::kGptOss);
   ASSERT_EQ(alt.calls.size(), 1u);
   EXPECT_EQ(alt.calls[0].name, "f");
+}
+
+}  // namespace
+}  // namespace a3s::power::chat
+
+namespace a3s::power::chat {
+namespace {
+
+// The interpreter finds how each real template prints tool-call arguments, and the server's
+// conversion gives every template the form it prints: API clients send arguments as JSON text.
+TEST(ToolCallArguments, EachTemplatesFormIsFoundByAProbe) {
+  const std::pair<const char*, ArgumentsStyle> cases[] = {
+      {"Qwen-Qwen2.5-7B-Instruct", ArgumentsStyle::kObject},
+      {"NousResearch-Hermes-3-Llama-3.1-8B-tool_use", ArgumentsStyle::kObject},
+      {"meta-llama-Llama-3.1-8B-Instruct", ArgumentsStyle::kObject},
+      {"mistralai-Mistral-Nemo-Instruct-2407", ArgumentsStyle::kObject},
+      {"meetkai-functionary-medium-v3.2", ArgumentsStyle::kString},
+      {"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", ArgumentsStyle::kString},
+  };
+  for (const auto& [name, style] : cases) {
+    const auto t = make_jinja_chat_template(read_template(name));
+    EXPECT_EQ(static_cast<int>(t->tool_call_arguments()), static_cast<int>(style)) << name;
+  }
+}
+
+TEST(ToolCallArguments, AdaptedArgumentsArePrintedOnceNotAsAnEscapedString) {
+  const auto t = make_jinja_chat_template(read_template("Qwen-Qwen2.5-7B-Instruct"));
+  const Messages m = parse_messages(
+      nlohmann::json::parse(R"([{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":)"
+                            R"([{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]}])"),
+      MessagePolicy::kApi);
+  RenderOptions o;
+  o.add_generation_prompt = false;
+  const std::string as_given = t->render(m, o);
+  EXPECT_NE(as_given.find(R"("arguments": "{\"city\": \"Paris\"}")"), std::string::npos) << as_given;
+  o.adapt_tool_call_arguments = true;
+  const std::string adapted = t->render(m, o);
+  EXPECT_NE(adapted.find(R"("arguments": {"city": "Paris"})"), std::string::npos) << adapted;
 }
 
 }  // namespace
