@@ -526,7 +526,7 @@ TEST(E2EConfig, FullQueueAnswers429) {
   ServerProcess s({"--config", cfg, "--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
   int n429 = 0, n200 = 0, other = 0;
-  for (int round = 0; round < 5 && n429 == 0; ++round) {
+  for (int round = 0; round < 20 && (n429 == 0 || n200 == 0); ++round) {
     for (long st : burst(s, 12, 400)) (st == 429 ? n429 : st == 200 ? n200 : other)++;
   }
   EXPECT_GT(n429, 0);
@@ -549,8 +549,10 @@ TEST(E2EConfig, QueueTimeoutAnswers503) {
       dir.write("power.hcl", "max_concurrent_requests = 1\nmax_queue = 64\nqueue_timeout = 0.001\n");
   ServerProcess s({"--config", cfg, "--model", stories_model()});
   ASSERT_TRUE(s.ready()) << s.log();
+  // A burst waits behind one slot with a 1 ms queue timeout: the requests behind the first time out.
+  // On a loaded machine even the first may wait past 1 ms, so rounds go on until both outcomes came.
   int n503 = 0, n200 = 0, other = 0;
-  for (int round = 0; round < 5 && n503 == 0; ++round) {
+  for (int round = 0; round < 20 && (n503 == 0 || n200 == 0); ++round) {
     for (long st : burst(s, 8, 400)) (st == 503 ? n503 : st == 200 ? n200 : other)++;
   }
   EXPECT_GT(n503, 0);
