@@ -117,11 +117,15 @@ std::unique_ptr<ChatTemplate> ChatTemplate::create(const std::optional<std::stri
       throw Error(codes::kInvalidArgument, "unknown chat template family (see known_families())");
   }
   if (!template_source || blank(*template_source)) {
-    return std::make_unique<BuiltinTemplate>(*variant_by_name("plain"));
+    return std::make_unique<BuiltinTemplate>(fallback ? *fallback : *variant_by_name("plain"));
   }
   if (auto d = detect_template(*template_source)) return std::make_unique<BuiltinTemplate>(*d);
-  if (fallback) return std::make_unique<BuiltinTemplate>(*fallback);
-  return make_jinja_chat_template(*template_source);
+  try {
+    return make_jinja_chat_template(*template_source);
+  } catch (const Error&) {
+    if (fallback) return std::make_unique<BuiltinTemplate>(*fallback);
+    throw;
+  }
 }
 
 std::vector<std::string> ChatTemplate::known_families() {

@@ -2,11 +2,10 @@
 //
 // The template comes from the GGUF key `tokenizer.chat_template` (Jinja source). We recognise the
 // common families by signature (ChatML/Qwen, Llama-2, Llama-3, Mistral, Gemma, Phi-3, DeepSeek, …)
-// and render them exactly as Python Jinja2 does with transformers' environment. A model without a
-// template uses the documented plain fallback. An unrecognised template is run by the Jinja
-// interpreter (chat/jinja_chat_template.h), unless a fallback family is configured, which then
-// takes its place; a source the interpreter cannot parse is an error (Error
-// "unsupported_chat_template") without a fallback.
+// and render them exactly as Python Jinja2 does with transformers' environment. An unrecognised
+// template is run by the Jinja interpreter (chat/jinja_chat_template.h). A configured fallback family
+// is used for a model without a template (else the documented plain format) and for a source the
+// interpreter cannot parse (else Error "unsupported_chat_template").
 //
 // Families, signatures, the plain fallback and the exactness status of every case are listed in
 // docs/chat-templates.md. Reference behaviour: Python Jinja2 3.1 with the environment of
@@ -64,10 +63,10 @@ struct RenderOptions {
 // Instances are immutable after create(): render() may be called concurrently from any thread.
 class ChatTemplate {
  public:
-  // template_source: tokenizer.chat_template, or nullopt when the model has none (→ plain fallback;
-  // an empty or all-whitespace source counts as none).
-  // fallback_family: used when the source is not recognised (e.g. "chatml"); empty → the source is
-  // run by the Jinja interpreter (family "jinja").
+  // template_source: tokenizer.chat_template, or nullopt when the model has none (an empty or
+  // all-whitespace source counts as none).
+  // fallback_family (e.g. "chatml"; empty: none): used when there is no source (else the plain
+  // format) and when the interpreter cannot parse an unrecognised source.
   // Throws Error(codes::kUnsupportedChatTemplate) for an unrecognised source that the interpreter
   // cannot parse, without a fallback, and Error(codes::kInvalidArgument) for an unknown fallback
   // name (see known_families()).

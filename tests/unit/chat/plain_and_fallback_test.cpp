@@ -150,12 +150,20 @@ const VariantCase kVariantCases[] = {
 
 INSTANTIATE_TEST_SUITE_P(Variants, VariantTest, ::testing::ValuesIn(kVariantCases));
 
-TEST(Fallback, AppliesOnlyToUnrecognisedTemplates) {
-  const auto t = ChatTemplate::create(std::string("{{ messages }}"), "llama2");
-  EXPECT_EQ(t->variant(), "llama2");
-  EXPECT_EQ(t->render(conv(kUserOnly), opts()), "<s>[INST] Hello! [/INST]");
-  EXPECT_EQ(ChatTemplate::create(std::string("{{ messages }}"), "plain")->render(conv(kUserOnly), opts()),
-            " Hello! ");
+TEST(Fallback, AppliesToModelsWithoutATemplateAndToTemplatesTheInterpreterCannotRun) {
+  // No template: the fallback instead of the plain format.
+  const auto none = ChatTemplate::create(std::nullopt, "llama2");
+  EXPECT_EQ(none->variant(), "llama2");
+  EXPECT_EQ(none->render(conv(kUserOnly), opts()), "<s>[INST] Hello! [/INST]");
+  EXPECT_EQ(ChatTemplate::create(std::string("  \n"), "chatml")->family(), "chatml");
+  // A template the interpreter cannot parse: the fallback instead of an error.
+  const std::string broken = "{% for m in messages %}{{ m.content }";
+  EXPECT_EQ(ChatTemplate::create(broken, "plain")->render(conv(kUserOnly), opts()), " Hello! ");
+  EXPECT_THROW(ChatTemplate::create(broken), Error);
+  // An unrecognised template the interpreter runs: the model's own, fallback or not.
+  EXPECT_EQ(ChatTemplate::create(std::string("{{ messages[0].content }}"), "llama2")->family(), "jinja");
+  // A recognised one is its family.
+  EXPECT_EQ(ChatTemplate::create(testing::template_source("Qwen-Qwen2.5-7B-Instruct"), "llama2")->family(), "chatml");
 }
 
 TEST(Dates, Llama32PrintsTheGivenOrCurrentDate) {
