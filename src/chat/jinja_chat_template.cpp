@@ -14,7 +14,15 @@ bool server_set(const std::string& name) {
 
 class JinjaChatTemplate final : public ChatTemplate {
  public:
-  explicit JinjaChatTemplate(jinja::Template t) : template_(std::move(t)) { arguments_ = probe_arguments_style(); }
+  explicit JinjaChatTemplate(jinja::Template t) : template_(std::move(t)) {
+    arguments_ = probe_arguments_style();
+    // A template that fails on an assistant turn without content (it calls string methods on it)
+    // but renders it with empty content gets "" where the content is missing.
+    const nlohmann::ordered_json args = arguments_ == ArgumentsStyle::kString
+                                            ? nlohmann::ordered_json("{\"probe_key\": \"probe_value\"}")
+                                            : nlohmann::ordered_json{{"probe_key", "probe_value"}};
+    null_content_ok_ = renders_with(args, "", nullptr) || !renders_with(args, "", "");
+  }
 
   std::string family() const override { return "jinja"; }
   // Tools reach the template as given; the request layer decides whether a request may carry them.
@@ -36,6 +44,11 @@ class JinjaChatTemplate final : public ChatTemplate {
     // Tool-call arguments go to the template as given, as transformers passes them, unless the
     // caller asks for them in the form this template was found to print (probe_arguments_style).
     if (opts.adapt_tool_call_arguments) adapt_tool_call_arguments(view, arguments_);
+    if (!null_content_ok_) {
+      for (auto& m : view) {
+        if (m.contains("content") && m["content"].is_null()) m["content"] = "";
+      }
+    }
     jinja::Context ctx = jinja::chat_context(view, opts.tools.is_null() ? nullptr : &opts.tools,
                                              opts.add_generation_prompt, opts.bos_token, opts.eos_token);
     if (opts.template_kwargs != nullptr && opts.template_kwargs->is_object()) {
@@ -77,31 +90,34 @@ class JinjaChatTemplate final : public ChatTemplate {
     return ArgumentsStyle::kAsGiven;
   }
 
+  // Renders a probe conversation — a user turn, an assistant turn with `content` calling
+  // probe_function with `arguments`, the call's result, and the generation prompt — and says whether
+  // it renders and its text contains `expect`.
   bool renders_with(const nlohmann::ordered_json& arguments, std::string_view expect,
                     const nlohmann::ordered_json& content) const {
-    {
-      nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-      messages.push_back({{"role", "user"}, {"content", "probe"}});
-      messages.push_back({{"role", "assistant"},
-                          {"content", content},
-                          {"tool_calls",
-                           {{{"id", "probe0001"},
-                             {"type", "function"},
-                             {"function", {{"name", "probe_function"}, {"arguments", arguments}}}}}}});
-      const nlohmann::ordered_json tools = nlohmann::ordered_json::parse(
-          R"([{"type": "function", "function": {"name": "probe_function", "description": "probe",
-              "parameters": {"type": "object", "properties": {"probe_key": {"type": "string"}}}}}])");
-      try {
-        jinja::Context ctx = jinja::chat_context(messages, &tools, false, "", "");
-        return template_.render(ctx).text.find(expect) != std::string::npos;
-      } catch (const std::exception&) {
-        return false;
-      }
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    messages.push_back({{"role", "user"}, {"content", "probe"}});
+    messages.push_back({{"role", "assistant"},
+                        {"content", content},
+                        {"tool_calls",
+                         {{{"id", "probe0001"},
+                           {"type", "function"},
+                           {"function", {{"name", "probe_function"}, {"arguments", arguments}}}}}}});
+    messages.push_back({{"role", "tool"}, {"tool_call_id", "probe0001"}, {"content", "probe result"}});
+    const nlohmann::ordered_json tools = nlohmann::ordered_json::parse(
+        R"([{"type": "function", "function": {"name": "probe_function", "description": "probe",
+            "parameters": {"type": "object", "properties": {"probe_key": {"type": "string"}}}}}])");
+    try {
+      jinja::Context ctx = jinja::chat_context(messages, &tools, true, "", "");
+      return template_.render(ctx).text.find(expect) != std::string::npos;
+    } catch (const std::exception&) {
+      return false;
     }
   }
 
   jinja::Template template_;
   ArgumentsStyle arguments_ = ArgumentsStyle::kAsGiven;
+  bool null_content_ok_ = true;
 };
 
 }  // namespace

@@ -39,6 +39,8 @@ constexpr int kMaxDocumentDepth = 256;        // JSON nesting of the schema docu
 constexpr size_t kMaxAutomatonStates = 5000;  // each state becomes a rule; parse_grammar takes 4096
 constexpr size_t kMaxBuiltRules = 200000;     // before render() prunes and counts
 constexpr uint64_t kMaxValidationSteps = 200000;
+constexpr size_t kMaxSchemaBytes = 64 * 1024;  // the schema as compact JSON text
+constexpr size_t kMaxEnumValues = 1024;
 
 // ---- Messages ----
 
@@ -239,6 +241,9 @@ Keywords read_keywords(const Json& node, const std::string& ptr, bool is_root) {
       if (first_typed.empty() && k.nullable) first_typed = "nullable";
     } else if (key == "enum") {
       if (!v.is_array()) malformed(ptr, "'enum' must be an array");
+      if (v.size() > kMaxEnumValues) {
+        malformed(ptr, "'enum' lists more than " + std::to_string(kMaxEnumValues) + " values");
+      }
       k.enum_values = &v;
     } else if (key == "const") {
       k.const_value = &v;
@@ -1373,14 +1378,29 @@ class Compiler {
 
 }  // namespace
 
+namespace {
+
+// The schema as compact JSON text is at most kMaxSchemaBytes (compiling is linear in it at best).
+template <typename J>
+void check_schema_size(const J& schema) {
+  if (schema.dump(-1, ' ', false, J::error_handler_t::replace).size() > kMaxSchemaBytes) {
+    throw Error(codes::kInvalidRequest,
+                "the schema is larger than " + std::to_string(kMaxSchemaBytes / 1024) + " KiB of JSON");
+  }
+}
+
+}  // namespace
+
 std::string json_schema_to_grammar(const nlohmann::ordered_json& schema) {
   check_document_depth(schema);
+  check_schema_size(schema);
   Compiler compiler(schema);
   return compiler.run();
 }
 
 std::string json_schema_to_grammar(const nlohmann::json& schema) {
   const Json ordered = to_ordered(schema, 0);
+  check_schema_size(ordered);
   Compiler compiler(ordered);
   return compiler.run();
 }

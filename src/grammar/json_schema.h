@@ -17,7 +17,8 @@
 // document, …) throws Error(kUnsupportedField) naming the keyword and its location as a JSON
 // pointer; a malformed schema (a keyword of the wrong type, an unresolvable $ref, minItems above
 // maxItems, a schema that accepts nothing, a $ref cycle that consumes no input, subschemas nested
-// more than 64 deep, a grammar over 256 KiB or over parse_grammar's 4096 rules) throws
+// more than 64 deep, a schema over 64 KiB of compact JSON, an `enum` of more than 1024 values, a
+// grammar over 256 KiB or over parse_grammar's 4096 rules) throws
 // Error(kInvalidRequest). Messages never quote a string value of the schema; property and $defs
 // names in pointers are printable ASCII (\xNN escapes), each cut at 64 bytes.
 #pragma once

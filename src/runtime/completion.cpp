@@ -123,6 +123,7 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     if (request.parse_tool_calls && request.tool_call_required) {
       gen.grammar = tool_call_grammar(model->tool_call_syntax(), request.tools, request.tool_call_name,
                                       request.parallel_tool_calls);
+      gen.stop.clear();  // a stop string must not cut a call the grammar is writing
     }
     CacheDigest scope{}, identity{};
     if (keyed) {

@@ -60,7 +60,7 @@ std::shared_ptr<const grammar::Grammar> tool_call_grammar(ToolCallSyntax syntax,
     if (!only_name.empty() && name != only_name) continue;
     static const ojson kAnyObject = {{"type", "object"}};
     auto p = fn.find("parameters");
-    const ojson& params = p == fn.end() || p->is_null() ? kAnyObject : *p;
+    const ojson& params = p == fn.end() || p->is_null() || (p->is_object() && p->empty()) ? kAnyObject : *p;
     std::string args;
     try {
       args = grammar::json_schema_to_grammar(params);
@@ -79,7 +79,9 @@ std::shared_ptr<const grammar::Grammar> tool_call_grammar(ToolCallSyntax syntax,
   if (alternatives.empty()) {
     throw chat::FieldError(codes::kInvalidRequest, "tool_choice", "'tool_choice' names a function that is not in 'tools'");
   }
-  const bool many = parallel && syntax != ToolCallSyntax::kGptOss;
+  // Llama 3.x templates refuse more than one call per turn in the history, and a harmony message
+  // carries one call: those syntaxes get one call.
+  const bool many = parallel && syntax != ToolCallSyntax::kGptOss && syntax != ToolCallSyntax::kLlama3;
   std::string root = "root ::= ";
   if (!shape.open.empty()) root += grammar::grammar_literal(shape.open) + " ";
   root += "call";

@@ -9,7 +9,8 @@
 // "parameters": A}, …]<|END_ACTION|>; kDeepseekR1 <｜tool▁calls▁begin｜> then per call
 // <｜tool▁call▁begin｜>function<｜tool▁sep｜>N\n```json\nA\n```<｜tool▁call▁end｜>, then
 // <｜tool▁calls▁end｜>; kGptOss <|channel|>commentary to=functions.N <|constrain|>json<|message|>A
-// (one call). At most 8 calls with `parallel`, else one.
+// (one call). At most 8 calls with `parallel` (one for kLlama3, whose templates take one call per
+// turn), else one.
 //
 // Errors: chat::FieldError(codes::kUnsupportedField, "tool_choice") for a syntax a grammar cannot
 // write (kNone, kDeepseekDsml); a parameters schema the compiler refuses →

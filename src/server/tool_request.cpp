@@ -68,6 +68,12 @@ ojson validated_tools(const ojson& tools) {
     if (params != fn->end() && !params->is_null() && !params->is_object()) {
       bad_field(here + ".function.parameters", "'" + here + ".function.parameters' must be a JSON Schema object");
     }
+    // A call's arguments are an object: a schema that allows anything else cannot describe them.
+    if (params != fn->end() && params->is_object() && !params->empty() &&
+        (params->value("type", ojson()) != "object" || params->value("nullable", false) == true)) {
+      bad_field(here + ".function.parameters",
+                "'" + here + ".function.parameters' must be a JSON Schema of type \"object\"");
+    }
     auto strict = fn->find("strict");
     if (strict != fn->end() && !strict->is_null() && !strict->is_boolean()) {
       bad_field(here + ".function.strict", "'" + here + ".function.strict' must be a boolean");

@@ -4,7 +4,8 @@
 //
 //   tools                an array of 1..128 {"type": "function", "function": {"name", "description"?,
 //                        "parameters"?, "strict"?}}; names are 1..64 of [A-Za-z0-9_-] and unique;
-//                        "parameters" is a JSON Schema object (how far it is enforced: docs/grammar.md).
+//                        "parameters" is a JSON Schema of type "object" ({} or absent: any object; how
+//                        far it is enforced: docs/grammar.md).
 //                        Other tool types are refused as unsupported_field.
 //   tool_choice          "auto" (default with tools) | "none" | "required" |
 //                        {"type": "function", "function": {"name"}} naming one of the tools.

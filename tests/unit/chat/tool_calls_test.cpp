@@ -265,3 +265,30 @@ TEST(ToolCallArguments, AdaptedArgumentsArePrintedOnceNotAsAnEscapedString) {
 
 }  // namespace
 }  // namespace a3s::power::chat
+
+namespace a3s::power::chat {
+namespace {
+
+// gpt-oss and QwQ call string methods on an assistant's content: a turn that only calls tools (content
+// null, as OpenAI clients send it) renders with empty content instead of failing.
+TEST(ToolCallHistory, ATurnWithOnlyCallsRendersOnTemplatesThatNeedContent) {
+  const Messages m = parse_messages(
+      nlohmann::json::parse(R"([{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":)"
+                            R"([{"id":"abcdefghi","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]},)"
+                            R"({"role":"tool","tool_call_id":"abcdefghi","content":"sunny"}])"),
+      MessagePolicy::kApi);
+  RenderOptions o;
+  o.adapt_tool_call_arguments = true;
+  o.tools = nlohmann::ordered_json::parse(
+      R"([{"type":"function","function":{"name":"get_weather","description":"Weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}])");
+  for (const char* name : {"openai-gpt-oss-120b", "Qwen-QwQ-32B", "Qwen-Qwen2.5-7B-Instruct", "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B",
+                           "meetkai-functionary-medium-v3.2", "meta-llama-Llama-3.1-8B-Instruct", "mistralai-Mistral-Nemo-Instruct-2407"}) {
+    const auto t = make_jinja_chat_template(read_template(name));
+    std::string out;
+    EXPECT_NO_THROW(out = t->render(m, o)) << name;
+    EXPECT_NE(out.find("Paris"), std::string::npos) << name << ": " << out;
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::chat

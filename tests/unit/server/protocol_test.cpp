@@ -150,6 +150,15 @@ TEST(OpenAIRequest, MalformedToolsNameTheField) {
   expect_error(chat_body({{"tools", dup}}), "invalid_request_error", "tools[1].function.name");
   expect_error(chat_body({{"tools", json::array({bad_params})}}), "invalid_request_error", "tools[0].function.parameters");
   expect_error(chat_body({{"tools", json::array({extra})}}), "invalid_request_error", "tools[0].function");
+  for (const char* not_object : {R"({"type": "string"})", R"({"type": ["object", "null"]})",
+                                 R"({"type": "object", "nullable": true})", R"({"enum": [1, 2]})"}) {
+    json t = weather_tool();
+    t["function"]["parameters"] = json::parse(not_object);
+    expect_error(chat_body({{"tools", json::array({t})}}), "invalid_request_error", "tools[0].function.parameters");
+  }
+  json empty_params = weather_tool();
+  empty_params["function"]["parameters"] = json::object();  // any object
+  EXPECT_NO_THROW(chat(chat_body({{"tools", json::array({empty_params})}})));
   expect_error(chat_body({{"tools", tools}, {"tool_choice", "sometimes"}}), "invalid_request_error", "tool_choice");
   expect_error(chat_body({{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "nope"}}}}}}),
                "invalid_request_error", "tool_choice");
