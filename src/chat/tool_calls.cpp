@@ -66,12 +66,67 @@ std::optional<ojson> parse_json(std::string_view text) {
   return j;
 }
 
-// Arguments as compact JSON object text: an object, or a string holding one's text.
-std::optional<std::string> arguments_text(const ojson& v) {
-  if (v.is_object()) return v.dump(-1, ' ', false, ojson::error_handler_t::replace);
+// The end (one past) of the JSON value that starts at text[i] in valid JSON.
+size_t value_end(std::string_view text, size_t i) {
+  if (i >= text.size()) return text.size();
+  if (text[i] == '{' || text[i] == '[') {
+    const size_t e = json_extent(text, i);
+    return e == npos ? text.size() : e;
+  }
+  if (text[i] == '"') {
+    for (size_t k = i + 1; k < text.size(); ++k) {
+      if (text[k] == '\\') {
+        ++k;
+      } else if (text[k] == '"') {
+        return k + 1;
+      }
+    }
+    return text.size();
+  }
+  while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && !is_space(text[i])) ++i;
+  return i;
+}
+
+// The text of each top-level element of the valid JSON object or array `text`, in order: an
+// object's member values, an array's items.
+std::vector<std::string_view> raw_elements(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  auto skip_space = [&] {
+    while (i < text.size() && is_space(text[i])) ++i;
+  };
+  skip_space();
+  if (i >= text.size() || (text[i] != '{' && text[i] != '[')) return out;
+  const bool object = text[i] == '{';
+  ++i;
+  while (true) {
+    skip_space();
+    if (i >= text.size() || text[i] == '}' || text[i] == ']') break;
+    if (object) {
+      i = value_end(text, i);  // the key
+      skip_space();
+      ++i;  // ':'
+      skip_space();
+    }
+    const size_t start = i;
+    i = value_end(text, i);
+    out.push_back(text.substr(start, i - start));
+    skip_space();
+    if (i < text.size() && text[i] == ',') ++i;
+  }
+  return out;
+}
+
+// Arguments as the model wrote them: an object (its text `raw` when known, else compact JSON), or
+// a string holding an object's text (that text).
+std::optional<std::string> arguments_text(const ojson& v, std::string_view raw = {}) {
+  if (v.is_object()) {
+    if (!raw.empty()) return std::string(trim(raw));
+    return v.dump(-1, ' ', false, ojson::error_handler_t::replace);
+  }
   if (v.is_string()) {
     auto inner = parse_json(v.get_ref<const std::string&>());
-    if (inner && inner->is_object()) return inner->dump(-1, ' ', false, ojson::error_handler_t::replace);
+    if (inner && inner->is_object()) return std::string(trim(v.get_ref<const std::string&>()));
   }
   return std::nullopt;
 }
@@ -83,18 +138,22 @@ std::optional<std::string> string_field(const ojson& o, const char* key) {
 }
 
 // A call object: a name under `name_key` and arguments under one of `args_keys` (absent → {}).
-std::optional<ToolCall> call_of(const ojson& o, const char* name_key, std::initializer_list<const char*> args_keys,
-                                const char* id_key = nullptr) {
+// `raw`: the object's text, so that the arguments keep the model's own writing (numbers included).
+std::optional<ToolCall> call_of(const ojson& o, std::string_view raw, const char* name_key,
+                                std::initializer_list<const char*> args_keys, const char* id_key = nullptr) {
   if (!o.is_object()) return std::nullopt;
   auto name = string_field(o, name_key);
   if (!name) return std::nullopt;
   ToolCall call;
   call.name = std::move(*name);
   call.arguments = "{}";
+  const std::vector<std::string_view> values = raw_elements(raw);
   for (const char* k : args_keys) {
     auto it = o.find(k);
     if (it == o.end()) continue;
-    auto args = arguments_text(*it);
+    std::string_view value_raw;
+    if (values.size() == o.size()) value_raw = values[static_cast<size_t>(std::distance(o.begin(), it))];
+    auto args = arguments_text(*it, value_raw);
     if (!args) return std::nullopt;
     call.arguments = std::move(*args);
     break;
@@ -113,9 +172,11 @@ std::optional<std::vector<ToolCall>> calls_of_array(std::string_view text, const
                                                     const char* id_key) {
   auto j = parse_json(text);
   if (!j || !j->is_array() || j->empty()) return std::nullopt;
+  const std::vector<std::string_view> items = raw_elements(text);
   std::vector<ToolCall> calls;
-  for (const ojson& item : *j) {
-    auto c = call_of(item, name_key, args_keys, id_key);
+  for (size_t i = 0; i < j->size(); ++i) {
+    const ojson& item = (*j)[i];
+    auto c = call_of(item, items.size() == j->size() ? items[i] : std::string_view(), name_key, args_keys, id_key);
     if (!c) return std::nullopt;
     calls.push_back(std::move(*c));
   }
@@ -190,7 +251,7 @@ void scan_hermes(std::string_view text, Builder& b) {
   scan_blocks(text, "<tool_call>", "</tool_call>", b, [](std::string_view body) -> std::optional<std::vector<ToolCall>> {
     auto j = parse_json(trim(body));
     if (!j) return std::nullopt;
-    auto c = call_of(*j, "name", {"arguments", "parameters"});
+    auto c = call_of(*j, trim(body), "name", {"arguments", "parameters"});
     if (!c) return std::nullopt;
     return std::vector<ToolCall>{std::move(*c)};
   });
@@ -222,7 +283,7 @@ void scan_llama3(std::string_view text, Builder& b) {
       break;
     }
     auto j = parse_json(t.substr(pos, end - pos));
-    auto c = j ? call_of(*j, "name", {"parameters", "arguments"}) : std::nullopt;
+    auto c = j ? call_of(*j, t.substr(pos, end - pos), "name", {"parameters", "arguments"}) : std::nullopt;
     if (!c) {
       ok = false;
       break;
@@ -267,7 +328,7 @@ void scan_mistral(std::string_view text, Builder& b) {
         end = json_extent(text, brace);
         if (end != npos) {
           auto j = parse_json(text.substr(brace, end - brace));
-          auto args = j ? arguments_text(*j) : std::nullopt;
+          auto args = j ? arguments_text(*j, text.substr(brace, end - brace)) : std::nullopt;
           const std::string_view name = trim(text.substr(p, a - p));
           if (args && !name.empty()) calls = std::vector<ToolCall>{ToolCall{"", std::string(name), std::move(*args)}};
         }
@@ -311,7 +372,7 @@ void scan_functionary(std::string_view text, Builder& b) {
       if (end == npos && !b.final()) return;
       const std::string_view args = trim(text.substr(body, (end == npos ? text.size() : end) - body));
       auto j = parse_json(args);
-      auto a = j ? arguments_text(*j) : std::nullopt;
+      auto a = j ? arguments_text(*j, args) : std::nullopt;
       if (a && !recipient.empty()) {
         b.call(ToolCall{"", std::string(recipient), std::move(*a)});
       } else {
@@ -423,7 +484,7 @@ void scan_deepseek_r1(std::string_view text, Builder& b) {
         args = trim(args);
         if (args.size() >= 3 && args.substr(args.size() - 3) == "```") args.remove_suffix(3);
         auto j = parse_json(trim(args));
-        auto a = j ? arguments_text(*j) : std::nullopt;
+        auto a = j ? arguments_text(*j, trim(args)) : std::nullopt;
         if (a && !name.empty()) call = ToolCall{"", std::string(name), std::move(*a)};
       }
       if (call) {
@@ -561,7 +622,7 @@ void scan_gpt_oss(std::string_view text, Builder& b) {
     if (!recipient.empty()) {
       if (e == npos && !b.final()) return;
       auto j = parse_json(trim(part));
-      auto a = j ? arguments_text(*j) : std::nullopt;
+      auto a = j ? arguments_text(*j, trim(part)) : std::nullopt;
       if (a) {
         b.call(ToolCall{"", recipient, std::move(*a)});
       } else {

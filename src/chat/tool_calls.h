@@ -58,7 +58,7 @@ ToolCallSyntax tool_call_syntax_of(std::string_view template_source);
 struct ToolCall {
   std::string id;         // the id the model wrote (Command R, Mistral), else "" (the server assigns one)
   std::string name;
-  std::string arguments;  // a JSON object's text, compact
+  std::string arguments;  // a JSON object's text, as the model wrote it (numbers and spacing kept)
 };
 
 struct ParsedReply {

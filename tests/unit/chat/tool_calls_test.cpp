@@ -79,7 +79,7 @@ TEST(ToolCalls, Hermes) {
   EXPECT_EQ(r.content, "Let me check.");
   ASSERT_EQ(r.calls.size(), 2u);
   EXPECT_EQ(r.calls[0].name, "get_weather");
-  EXPECT_EQ(r.calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"city\": \"Paris\"}");
   EXPECT_EQ(r.calls[1].name, "get_time");
   EXPECT_EQ(r.calls[1].arguments, "{}");
   EXPECT_TRUE(r.calls[0].id.empty());
@@ -89,14 +89,27 @@ TEST(ToolCalls, HermesUnclosedAtTheEndIsStillACall) {
   auto r = parse_checked("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}\n", ToolCallSyntax::kHermes);
   EXPECT_EQ(r.content, "");
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].arguments, "{\"a\":[1,2]}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"a\": [1, 2]}");
 }
 
 TEST(ToolCalls, HermesArgumentsAsAStringOfJson) {
   auto r = parse_checked("<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"x\\\": 1}\"}</tool_call>",
                          ToolCallSyntax::kHermes);
   ASSERT_EQ(r.calls.size(), 1u);
-  EXPECT_EQ(r.calls[0].arguments, "{\"x\":1}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"x\": 1}");
+}
+
+TEST(ToolCalls, ArgumentsKeepTheModelsOwnWriting) {
+  // A number no double holds exactly stays as written (re-serialised it would be 1.0000000000000001e+23).
+  auto r = parse_checked("<tool_call>{\"name\": \"f\", \"arguments\": {\"n\": 100000000000000000000001, \"x\": 0.1}}</tool_call>",
+                         ToolCallSyntax::kHermes);
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].arguments, "{\"n\": 100000000000000000000001, \"x\": 0.1}");
+  auto m = parse_checked("[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {\"n\": 1.00000000000000000001e300}}, {\"arguments\": {\"k\":[ 1 ]}, \"name\": \"b\"}]",
+                         ToolCallSyntax::kMistral);
+  ASSERT_EQ(m.calls.size(), 2u);
+  EXPECT_EQ(m.calls[0].arguments, "{\"n\": 1.00000000000000000001e300}");
+  EXPECT_EQ(m.calls[1].arguments, "{\"k\":[ 1 ]}");
 }
 
 TEST(ToolCalls, MalformedCallsStayContent) {
@@ -131,13 +144,13 @@ TEST(ToolCalls, Llama3Json) {
   EXPECT_EQ(r.content, "");
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].name, "get_weather");
-  EXPECT_EQ(r.calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"city\": \"Paris\"}");
 
   auto two = parse_checked("<|python_tag|>{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"arguments\": {\"k\": true}}",
                            ToolCallSyntax::kLlama3);
   ASSERT_EQ(two.calls.size(), 2u);
   EXPECT_EQ(two.calls[1].name, "b");
-  EXPECT_EQ(two.calls[1].arguments, "{\"k\":true}");
+  EXPECT_EQ(two.calls[1].arguments, "{\"k\": true}");
 
   // A JSON answer that is not a call is content, whole.
   auto json_answer = parse_checked("{\"answer\": 42}", ToolCallSyntax::kLlama3);
@@ -151,7 +164,7 @@ TEST(ToolCalls, MistralArrayAndArgsForms) {
       ToolCallSyntax::kMistral);
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].id, "abcdef123");
-  EXPECT_EQ(r.calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"city\": \"Paris\"}");
 
   auto v11 = parse_checked("Sure.[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Oslo\"}[TOOL_CALLS]now[ARGS]{}",
                            ToolCallSyntax::kMistral);
@@ -193,7 +206,7 @@ TEST(ToolCalls, DeepseekR1) {
       ToolCallSyntax::kDeepseekR1);
   EXPECT_EQ(r.content, "Calling.");
   ASSERT_EQ(r.calls.size(), 2u);
-  EXPECT_EQ(r.calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"city\": \"Paris\"}");
   EXPECT_EQ(r.calls[1].name, "get_time");
 }
 
@@ -216,7 +229,7 @@ TEST(ToolCalls, GptOssHarmony) {
   EXPECT_EQ(r.reasoning, "Need weather.");
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].name, "get_weather");
-  EXPECT_EQ(r.calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.calls[0].arguments, "{\"city\": \"Paris\"}");
   auto answer = parse_checked("<|channel|>final<|message|>Sunny.", ToolCallSyntax::kGptOss);
   EXPECT_EQ(answer.content, "Sunny.");
   // The template's own form: the recipient before the channel.

@@ -929,7 +929,7 @@ TEST_F(ApiTest, ToolCallsInTheReplyAreAnsweredAsToolCalls) {
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0]["type"], "function");
   EXPECT_EQ(calls[0]["function"]["name"], "get_weather");
-  EXPECT_EQ(calls[0]["function"]["arguments"], "{\"city\":\"Paris\"}");
+  EXPECT_EQ(calls[0]["function"]["arguments"], "{\"city\": \"Paris\"}");  // as the model wrote it
   EXPECT_EQ(calls[1]["function"]["name"], "get_time");
   EXPECT_EQ(calls[0]["id"].get<std::string>().rfind("call_", 0), 0u);
   EXPECT_NE(calls[0]["id"], calls[1]["id"]);
