@@ -27,14 +27,28 @@ constexpr std::array<LayerTensorSpec, kLayerRoles> llama_block(Presence qkv_bias
       {"attn_qkv.weight", fused_qkv},
       {"post_attention_norm.weight", post_norms},
       {"post_ffw_norm.weight", post_norms},
+      {"ffn_gate_inp.weight", Presence::Optional},
+      {"ffn_gate_exps.weight", Presence::Optional},
+      {"ffn_up_exps.weight", Presence::Optional},
+      {"ffn_down_exps.weight", Presence::Optional},
   }};
 }
 
 ArchSpec llama() {
   // LLaMA 1/2/3, Mistral, TinyLlama, …: QKV biases when the file has them (as llama.cpp), and the
   // Llama 3.1+ rope_freqs tensor.
+  // Mixtral-layout experts (stacked *_exps tensors and a router) when llama.expert_count > 0.
   ArchSpec a{"llama", RopeStyle::Norm, 10000.0f, llama_block(Presence::Optional)};
   a.rope_freqs = "rope_freqs.weight";
+  a.experts = Presence::Optional;
+  return a;
+}
+
+ArchSpec qwen3moe() {
+  // Qwen3-MoE: qwen3's attention (per-head Q/K norms, no biases) and routed experts in every block
+  // (softmax router, top-k experts with renormalised weights, no shared expert).
+  ArchSpec a{"qwen3moe", RopeStyle::Neox, 10000.0f, llama_block(Presence::Absent, Presence::Required)};
+  a.experts = Presence::Required;
   return a;
 }
 
@@ -68,6 +82,7 @@ const ArchSpec kArchs[] = {
     {"qwen2", RopeStyle::Neox, 10000.0f, llama_block(Presence::Required)},
     // Qwen3 (dense): no QKV biases; RMSNorm over each query and key head before RoPE; NEOX RoPE.
     {"qwen3", RopeStyle::Neox, 10000.0f, llama_block(Presence::Absent, Presence::Required)},
+    qwen3moe(),
     phi3(),
     gemma3(),
 };
@@ -80,6 +95,6 @@ const ArchSpec* find_arch(std::string_view name) {
   return nullptr;
 }
 
-std::string_view supported_archs() { return "llama, qwen2, qwen3, phi3, gemma3"; }
+std::string_view supported_archs() { return "llama, qwen2, qwen3, qwen3moe, phi3, gemma3"; }
 
 }  // namespace a3s::power::engine

@@ -4,7 +4,7 @@
 // each is required), the RoPE style, and defaults for metadata the file may omit. The forward pass
 // (forward.cpp) is written once against these roles, so adding an architecture that reuses the
 // pre-norm attention + gated FFN block shape (qwen3, phi3, gemma2, …) is a new row plus, at most, a
-// new role. Names and rope styles follow llama.cpp's `src/llama-arch.cpp` / `src/llama-model.cpp`.
+// new role. Mixture-of-experts models replace the gated FFN by routed experts (ArchSpec::experts). Names and rope styles follow llama.cpp's `src/llama-arch.cpp` / `src/llama-model.cpp`.
 #pragma once
 
 #include <array>
@@ -35,6 +35,12 @@ enum class LayerRole : int {
   Wqkv,          // [n_embd, n_head*head_dim + 2*n_head_kv*head_dim] Q, K and V rows in one tensor (phi3)
   AttnPostNorm,  // [n_embd] RMSNorm weight on the attention output before the residual add (gemma3)
   FfnPostNorm,   // [n_embd] RMSNorm weight on the FFN output before the residual add (gemma3)
+  // Mixture of experts (qwen3moe; llama files with experts, the Mixtral layout), in place of
+  // FfnGate/FfnUp/FfnDown. The stacked expert tensors are 3-D: plane e (ne[1] rows) is expert e.
+  FfnGateInp,    // [n_embd, n_expert] the router
+  FfnGateExps,   // [n_embd, n_ff_exp, n_expert]
+  FfnUpExps,     // [n_embd, n_ff_exp, n_expert]
+  FfnDownExps,   // [n_ff_exp, n_embd, n_expert]
   Count
 };
 inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);
@@ -70,7 +76,19 @@ struct ArchSpec {
   // gemma3: token embeddings are multiplied by sqrt(n_embd); sliding-window layers with their own
   // RoPE base (HParams::n_swa, swa_period, rope_base_swa); final logit soft-capping when the file sets it.
   bool gemma = false;
+  // Mixture-of-experts FFN: Absent (dense only), Optional (llama: experts when expert_count > 0),
+  // Required (qwen3moe). A block has either the dense FFN or the experts, never both (HParams::n_expert).
+  Presence experts = Presence::Absent;
 };
+
+// The FFN roles a block of a dense model has, and those of a mixture-of-experts model.
+inline bool is_dense_ffn_role(LayerRole r) {
+  return r == LayerRole::FfnGate || r == LayerRole::FfnUp || r == LayerRole::FfnDown;
+}
+inline bool is_expert_role(LayerRole r) {
+  return r == LayerRole::FfnGateInp || r == LayerRole::FfnGateExps || r == LayerRole::FfnUpExps ||
+         r == LayerRole::FfnDownExps;
+}
 
 // The spec for an architecture name, or nullptr when unsupported.
 const ArchSpec* find_arch(std::string_view name);

@@ -41,8 +41,17 @@ Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
   v_.resize(nb * hp.n_embd_kv());
   att_.resize(nb * hp.n_embd_q());
   o_.resize(nb * hp.n_embd);
-  gate_.resize(nb * hp.n_ff);
-  up_.resize(nb * hp.n_ff);
+  gate_.resize(nb * hp.ffn_width());
+  up_.resize(nb * hp.ffn_width());
+  if (hp.n_expert > 0) {
+    const size_t k = static_cast<size_t>(hp.n_expert_used);
+    router_.resize(nb * hp.n_expert);
+    chosen_.resize(nb * k);
+    chosen_w_.resize(nb * k);
+    expert_in_.resize(nb * hp.n_embd);
+    expert_out_.resize(nb * k * hp.n_embd);
+    routed_.reserve(nb);
+  }
   const size_t vec = static_cast<size_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.n_embd_kv()}));
   vec_a_.resize(vec);
   vec_b_.resize(vec);
@@ -134,7 +143,7 @@ void Forward::layer(int il, int n) {
   auto desc = [&](LayerRole r) -> const weights::TensorDesc& { return ws.desc(lt[r]); };
   auto data = [&](LayerRole r) { return lease.data(lt[r]); };
   const size_t n_embd = static_cast<size_t>(hp.n_embd), n_q = static_cast<size_t>(hp.n_embd_q()),
-               n_kv = static_cast<size_t>(hp.n_embd_kv()), n_ff = static_cast<size_t>(hp.n_ff);
+               n_kv = static_cast<size_t>(hp.n_embd_kv()), n_ff = static_cast<size_t>(hp.ffn_width());
 
   // Attention block.
   const float* w_norm = small_vector(data(LayerRole::AttnNorm), lt[LayerRole::AttnNorm], vec_a_.data());
@@ -192,28 +201,104 @@ void Forward::layer(int il, int n) {
   post_norm(lt, LayerRole::AttnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
 
-  // Feed-forward block (SwiGLU).
+  // Feed-forward block (SwiGLU or GeGLU; routed experts for a mixture of experts).
   const float* f_norm = small_vector(data(LayerRole::FfnNorm), lt[LayerRole::FfnNorm], vec_a_.data());
   for (int t = 0; t < n; ++t) rms_norm(&x_[t * n_embd], &xn_[t * n_embd], hp.n_embd, hp.rms_eps, f_norm);
   act_.invalidate();
-  if (m_.arch().fused_gate_up) {
-    // ffn_up holds the gate rows, then the up rows (phi3).
-    linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
-    linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
+  if (hp.n_expert > 0) {
+    moe_ffn(lt, lease, n);
   } else {
-    linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
-    linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+    if (m_.arch().fused_gate_up) {
+      // ffn_up holds the gate rows, then the up rows (phi3).
+      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
+      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
+    } else {
+      linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
+      linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+    }
+    if (m_.arch().ffn_act == FfnActivation::GeluTanh) {
+      geglu(gate_.data(), up_.data(), n, n_ff);
+    } else {
+      swiglu(gate_.data(), up_.data(), n, n_ff);
+    }
+    act_.invalidate();
+    linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
   }
-  if (m_.arch().ffn_act == FfnActivation::GeluTanh) {
-    geglu(gate_.data(), up_.data(), n, n_ff);
-  } else {
-    swiglu(gate_.data(), up_.data(), n, n_ff);
-  }
-  act_.invalidate();
-  linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
   post_norm(lt, LayerRole::FfnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
   act_.invalidate();
+}
+
+void Forward::moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n) {
+  // As llama.cpp's build_moe_ffn with softmax gating and normalised weights: probabilities =
+  // softmax(router logits); the k most probable experts, best first; their probabilities divided by
+  // their sum (at least 2^-14); each expert's SwiGLU FFN output times its weight; the k outputs
+  // added in that order. Each expert runs once for all the batch rows routed to it, and its weights
+  // are read (a streaming source reads just its plane) only when some row is.
+  const HParams& hp = m_.hparams();
+  weights::WeightSource& ws = m_.weights();
+  ThreadPool& pool = m_.pool();
+  const size_t n_embd = static_cast<size_t>(hp.n_embd), n_ff = static_cast<size_t>(hp.n_ff_exp),
+               n_exp = static_cast<size_t>(hp.n_expert), k = static_cast<size_t>(hp.n_expert_used);
+  const int router = lt[LayerRole::FfnGateInp];
+  linear(ws.desc(router), lease.data(router), xn_.data(), n, router_.data(), act_, pool);
+  act_.invalidate();
+  for (size_t t = 0; t < static_cast<size_t>(n); ++t) {
+    float* p = &router_[t * n_exp];
+    softmax_scaled(p, static_cast<int64_t>(n_exp), 1.0f);
+    int* chosen = &chosen_[t * k];
+    float* w = &chosen_w_[t * k];
+    // Top k by probability, ties to the lower expert index.
+    for (size_t j = 0; j < k; ++j) {
+      int best = -1;
+      for (size_t e = 0; e < n_exp; ++e) {
+        if (std::find(chosen, chosen + j, static_cast<int>(e)) != chosen + j) continue;
+        if (best < 0 || p[e] > p[static_cast<size_t>(best)]) best = static_cast<int>(e);
+      }
+      chosen[j] = best;
+      w[j] = p[static_cast<size_t>(best)];
+    }
+    double sum = 0.0;  // ggml's sum_rows accumulates in double
+    for (size_t j = 0; j < k; ++j) sum += w[j];
+    const float denom = std::max(static_cast<float>(sum), 6.103515625e-5f);
+    for (size_t j = 0; j < k; ++j) w[j] /= denom;
+  }
+  auto part = [&](LayerRole r) {
+    weights::TensorDesc d = ws.desc(lt[r]);
+    d.ne[2] = d.ne[3] = 1;  // one expert's matrix
+    return d;
+  };
+  const weights::TensorDesc gate = part(LayerRole::FfnGateExps), up = part(LayerRole::FfnUpExps),
+                            down = part(LayerRole::FfnDownExps);
+  for (size_t e = 0; e < n_exp; ++e) {
+    routed_.clear();  // (row, slot) pairs as row * k + slot, in batch order
+    for (size_t i = 0; i < static_cast<size_t>(n) * k; ++i)
+      if (chosen_[i] == static_cast<int>(e)) routed_.push_back(static_cast<int>(i));
+    if (routed_.empty()) continue;
+    const int64_t m = static_cast<int64_t>(routed_.size());
+    for (size_t r = 0; r < routed_.size(); ++r)
+      std::memcpy(&expert_in_[r * n_embd], &xn_[static_cast<size_t>(routed_[r]) / k * n_embd], n_embd * sizeof(float));
+    act_.invalidate();
+    const int64_t plane = static_cast<int64_t>(e);
+    linear(gate, lease.plane(lt[LayerRole::FfnGateExps], plane), expert_in_.data(), m, gate_.data(), act_, pool);
+    linear(up, lease.plane(lt[LayerRole::FfnUpExps], plane), expert_in_.data(), m, up_.data(), act_, pool);
+    swiglu(gate_.data(), up_.data(), m, static_cast<int64_t>(n_ff));
+    act_.invalidate();
+    linear(down, lease.plane(lt[LayerRole::FfnDownExps], plane), gate_.data(), m, expert_in_.data(), act_, pool);
+    for (size_t r = 0; r < routed_.size(); ++r) {
+      const size_t slot = static_cast<size_t>(routed_[r]);
+      const float w = chosen_w_[slot];
+      const float* y = &expert_in_[r * n_embd];
+      float* dst = &expert_out_[slot * n_embd];
+      for (size_t i = 0; i < n_embd; ++i) dst[i] = y[i] * w;
+    }
+  }
+  act_.invalidate();
+  for (size_t t = 0; t < static_cast<size_t>(n); ++t) {
+    float* o = &o_[t * n_embd];
+    std::memcpy(o, &expert_out_[t * k * n_embd], n_embd * sizeof(float));
+    for (size_t j = 1; j < k; ++j) add_inplace(o, &expert_out_[(t * k + j) * n_embd], static_cast<int64_t>(n_embd));
+  }
 }
 
 void Forward::head(std::span<const Segment> segments) {
@@ -309,8 +394,14 @@ void Forward::wipe() noexcept {
   wipe_rows(att_, static_cast<size_t>(hp.n_embd_q()));
   wipe_rows(k_, static_cast<size_t>(hp.n_embd_kv()));
   wipe_rows(v_, static_cast<size_t>(hp.n_embd_kv()));
-  wipe_rows(gate_, static_cast<size_t>(hp.n_ff));
-  wipe_rows(up_, static_cast<size_t>(hp.n_ff));
+  wipe_rows(gate_, static_cast<size_t>(hp.ffn_width()));
+  wipe_rows(up_, static_cast<size_t>(hp.ffn_width()));
+  wipe_rows(router_, static_cast<size_t>(hp.n_expert));
+  wipe_rows(chosen_w_, static_cast<size_t>(hp.n_expert_used));
+  wipe_rows(expert_in_, static_cast<size_t>(hp.n_embd));
+  wipe_rows(expert_out_, static_cast<size_t>(hp.n_expert_used) * static_cast<size_t>(hp.n_embd));
+  for (int& c : chosen_) c = 0;
+  routed_.clear();
   wipe_rows(head_out_, static_cast<size_t>(head_chunk_));
   for (auto* v : {&vec_a_, &vec_b_, &logits_}) crypto::wipe_allocation(*v);
   if (!act_buf_.empty()) crypto::wipe(act_buf_.data(), std::min(act_buf_.size(), m_.max_act_bytes(used_rows_)));

@@ -3,7 +3,9 @@
 //   x = embed(tokens)
 //   per block: h = RMSNorm(x)·w_attn_norm; q,k,v = h·Wq,Wk,Wv (+biases); RoPE(q,k); cache k,v;
 //              x += Attention(q, K, V)·Wo;  h = RMSNorm(x)·w_ffn_norm;
-//              x += (silu(h·Wgate) ⊙ h·Wup)·Wdown
+//              x += (silu(h·Wgate) ⊙ h·Wup)·Wdown, or with experts (mixture of experts):
+//              x += Σ_j w_j·FFN_{e_j}(h) over the top-k experts e_j of softmax(h·Wrouter),
+//              w renormalised over the k
 //   logits = RMSNorm(x)·w_out_norm · Woutᵀ   (only for the rows asked for)
 // Weights come only through the model's WeightSource (one layer leased at a time). Buffers are
 // sized once for n_batch tokens; a forward call allocates nothing (except when a step asks for more
@@ -73,6 +75,8 @@ class Forward {
   void post_norm(const LayerTensors& lt, LayerRole role, const weights::LayerLease& lease, int n);
   // y [n, rows] = xn_ [n, n_embd] · (rows [row0, row0 + rows) of w)ᵀ: part of a fused tensor as its own matrix.
   void linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n, float* y);
+  // o_ [n, n_embd] = the mixture-of-experts FFN of xn_ (router, top-k experts, weighted sum).
+  void moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n);
 
   const ModelImpl& m_;
   int n_batch_;
@@ -82,6 +86,13 @@ class Forward {
   ActivationCache act_;
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, gate_, up_;
   std::vector<float> vec_a_, vec_b_;     // dequantized norm weights / biases
+  // Mixture of experts (empty for dense models).
+  std::vector<float> router_;            // [n_batch, n_expert] router probabilities
+  std::vector<int> chosen_;              // [n_batch, n_expert_used] each token's experts, best first
+  std::vector<float> chosen_w_;          // [n_batch, n_expert_used] their normalised weights
+  std::vector<float> expert_in_;         // [n_batch, n_embd] the input rows routed to one expert
+  std::vector<float> expert_out_;        // [n_batch, n_expert_used, n_embd] weighted expert outputs
+  std::vector<int> routed_;              // [n_batch] batch rows routed to the current expert
   std::vector<float> rope_cache_;        // [n_rot]
   std::vector<uint8_t> act_buf_;         // converted activations
   std::vector<uint8_t> row_scratch_;     // embedding / head rows for copying weight sources

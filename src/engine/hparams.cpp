@@ -122,6 +122,32 @@ void read_rope_scaling(KeyReader& keys, HParams& hp) {
     throw Error(codes::kInvalidModel, "metadata key " + hp.arch + ".rope.scaling.attn_factor must be positive");
 }
 
+// Expert counts (llama.cpp: LLM_KV_EXPERT_COUNT, LLM_KV_EXPERT_USED_COUNT, and for qwen3moe
+// LLM_KV_EXPERT_FEED_FORWARD_LENGTH). Other expert keys (shared experts, gating functions, weight
+// scales, groups) change the math and stay unread: refused by refuse_unread.
+void read_experts(KeyReader& keys, const ArchSpec& arch, HParams& hp) {
+  constexpr int kMaxExperts = 512;  // llama.cpp's LLAMA_MAX_EXPERTS
+  const bool required = arch.experts == Presence::Required;
+  hp.n_expert = keys.get_int("expert_count", required ? std::nullopt : std::optional<int>(0), required ? 1 : 0);
+  if (hp.n_expert > kMaxExperts)
+    throw Error(codes::kInvalidModel, "metadata key " + hp.arch + ".expert_count is above " + std::to_string(kMaxExperts));
+  hp.n_expert_used = keys.get_int("expert_used_count", hp.n_expert > 0 ? std::nullopt : std::optional<int>(0), 0);
+  if (hp.n_expert == 0) {
+    if (hp.n_expert_used != 0)
+      throw Error(codes::kInvalidModel, "metadata key " + hp.arch + ".expert_used_count is set without experts");
+    return;
+  }
+  if (hp.n_expert_used < 1 || hp.n_expert_used > hp.n_expert)
+    throw Error(codes::kInvalidModel, "metadata key " + hp.arch + ".expert_used_count must be in 1.." +
+                                          std::to_string(hp.n_expert));
+  if (arch.name == "qwen3moe") {
+    hp.n_ff_exp = keys.get_int("expert_feed_forward_length", hp.n_ff / hp.n_expert_used, 0);
+    if (hp.n_ff_exp < 1) throw Error(codes::kInvalidModel, "expert_feed_forward_length must be positive");
+  } else {
+    hp.n_ff_exp = hp.n_ff;  // llama (Mixtral): every expert has the dense FFN's width
+  }
+}
+
 }  // namespace
 
 HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
@@ -177,10 +203,14 @@ HParams read_hparams(const gguf::File& f, const ArchSpec& arch, int n_vocab) {
     keys.get_int("attention.sliding_window", 0, 0);
   }
 
-  // Dense models written by converters that always emit the expert counts.
-  keys.allow_if("expert_count", f.get_i64(hp.arch + ".expert_count").value_or(-1) == 0, "mixture of experts");
-  keys.allow_if("expert_used_count", f.get_i64(hp.arch + ".expert_used_count").value_or(-1) == 0,
-                "mixture of experts");
+  if (arch.experts == Presence::Absent) {
+    // Dense models written by converters that always emit the expert counts.
+    keys.allow_if("expert_count", f.get_i64(hp.arch + ".expert_count").value_or(-1) == 0, "mixture of experts");
+    keys.allow_if("expert_used_count", f.get_i64(hp.arch + ".expert_used_count").value_or(-1) == 0,
+                  "mixture of experts");
+  } else {
+    read_experts(keys, arch, hp);
+  }
   keys.refuse_unread();
   return hp;
 }

@@ -43,6 +43,13 @@ struct HParams {
   // <arch>.pooling_type, how embeddings pool token states (llama.cpp's enum llama_pooling_type):
   // 0 none (absent), 1 mean, 2 cls (first token), 3 last, 4 rank (a reranker's score).
   int pooling_type = 0;
+  // Mixture of experts (ArchSpec::experts): every block routes each token to n_expert_used of its
+  // n_expert experts (FFNs of width n_ff_exp). 0 experts: a dense FFN of width n_ff.
+  int n_expert = 0;        // <arch>.expert_count
+  int n_expert_used = 0;   // <arch>.expert_used_count
+  int n_ff_exp = 0;        // <arch>.expert_feed_forward_length (qwen3moe; default n_ff / n_expert_used), n_ff for llama
+  // Width of the FFN activations one token has at a time: an expert's or the dense FFN's.
+  int ffn_width() const { return n_expert > 0 ? n_ff_exp : n_ff; }
   bool is_swa(int il) const { return n_swa > 0 && (swa_period == 0 || il % swa_period < swa_period - 1); }
   float rope_base = 10000.0f;   // <arch>.rope.freq_base
   // RoPE scaling. Llama 3.1+ scaling is not a type: it comes as the `rope_freqs.weight` tensor

@@ -18,21 +18,28 @@ std::string mib(uint64_t b) { return std::to_string((b + kMiB - 1) / kMiB) + " M
 }  // namespace
 
 uint64_t activation_bytes_per_token(const HParams& hp, bool stream) {
-  const uint64_t floats = 3ull * hp.n_embd + 2ull * hp.n_embd_q() + 2ull * hp.n_embd_kv() + 2ull * hp.n_ff;
-  // Quantized activation rows are at most ~1.1 bytes per value of the widest input (n_ff).
-  const uint64_t act = static_cast<uint64_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.n_ff})) * 2;
+  uint64_t floats = 3ull * hp.n_embd + 2ull * hp.n_embd_q() + 2ull * hp.n_embd_kv() + 2ull * hp.ffn_width();
+  // Mixture of experts: router logits, each token's expert outputs, the gathered input rows.
+  if (hp.n_expert > 0) floats += static_cast<uint64_t>(hp.n_expert) + (hp.n_expert_used + 1ull) * hp.n_embd;
+  // Quantized activation rows are at most ~1.1 bytes per value of the widest input (the FFN's).
+  const uint64_t act = static_cast<uint64_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.ffn_width()})) * 2;
   return floats * 4 + act + (stream ? static_cast<uint64_t>(kHeadChunkRows) * 4 : 0);
 }
 
 MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>& tensors, int output_id,
                        int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes) {
-  uint64_t all = 0, largest_block = 0;
+  // Streaming holds two of the largest block tensor, and one plane (one expert) of stacked ones.
+  uint64_t all = 0, largest_block = 0, largest_plane = 0;
   for (const weights::TensorDesc& d : tensors) {
     all += d.size_bytes;
-    if (d.layer >= 0) largest_block = std::max(largest_block, d.size_bytes);
+    if (d.layer < 0) continue;
+    if (d.stacked())
+      largest_plane = std::max(largest_plane, d.plane_bytes());
+    else
+      largest_block = std::max(largest_block, d.size_bytes);
   }
   const weights::TensorDesc& out = tensors.at(static_cast<size_t>(output_id));
-  const uint64_t streamed = 2 * largest_block +
+  const uint64_t streamed = 2 * largest_block + largest_plane +
                             out.row_bytes * static_cast<uint64_t>(std::min<int64_t>(kHeadChunkRows, out.n_rows())) +
                             tensors.at(static_cast<size_t>(tok_embd_id)).row_bytes;
   const uint64_t per_position =

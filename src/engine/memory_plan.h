@@ -1,7 +1,7 @@
 // Memory accounting of a loaded model under a memory budget (docs/layer-streaming.md):
 //   budget ≥ baseline (process RSS before loading + a margin)
 //          + weights in memory (resident: every tensor; stream: two block-tensor buffers + one
-//            output-head chunk + one embedding row)
+//            expert plane (mixture of experts) + one output-head chunk + one embedding row)
 //          + activations (n_batch × per-token buffers of the forward pass)
 //          + n_ctx × per-position cost (fp16 K and V of every layer + attention scratch).
 // From this the plan picks the residency (for Auto), the prefill batch (stream mode keeps the

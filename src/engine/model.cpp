@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <span>
 
 #include "a3s/power/error.h"
 #include "base/printable.h"
@@ -61,14 +62,21 @@ bool is_matmul_type(TensorType t) {
 // What a tensor is used for decides which types are acceptable.
 enum class Use { Matmul, Rows /* dequantized rows: embeddings, norms, biases */ };
 
-void check_tensor(const weights::TensorDesc& d, std::array<int64_t, 2> shape, Use use) {
-  const bool one_d = shape[1] == 1;
-  const bool shape_ok = d.ne[0] == shape[0] && d.ne[1] == shape[1] && d.ne[2] == 1 && d.ne[3] == 1 &&
-                        (one_d ? d.n_dims >= 1 : d.n_dims == 2);
+// shape: [ne0, ne1, ne2]; ne1 = 1 for a vector, ne2 = 1 (or left out) for a matrix, ne2 > 1 for
+// stacked matrices (experts).
+void check_tensor(const weights::TensorDesc& d, std::array<int64_t, 3> shape, Use use) {
+  if (shape[2] == 0) shape[2] = 1;
+  const int dims = shape[2] > 1 ? 3 : shape[1] > 1 ? 2 : 1;
+  const bool shape_ok = d.ne[0] == shape[0] && d.ne[1] == shape[1] && d.ne[2] == shape[2] && d.ne[3] == 1 &&
+                        (dims == 1 ? d.n_dims >= 1 : d.n_dims == dims);
   if (!shape_ok) {
-    throw Error(codes::kInvalidModel, "tensor " + d.name + " has shape [" + std::to_string(d.ne[0]) + ", " +
-                                          std::to_string(d.ne[1]) + "], expected [" +
-                                          std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + "]");
+    auto shown = [](std::span<const int64_t> ne, int n) {
+      std::string s = "[";
+      for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(ne[static_cast<size_t>(i)]);
+      return s + "]";
+    };
+    throw Error(codes::kInvalidModel, "tensor " + d.name + " has shape " + shown(d.ne, std::max(2, d.n_dims)) +
+                                          ", expected " + shown(shape, std::max(2, dims)));
   }
   auto ti = type_info(static_cast<uint32_t>(d.type));
   if (!ti || !ti->weight_type) unsupported_type(d);
@@ -97,11 +105,12 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
   if (opts_.n_batch <= 0) throw Error(codes::kInvalidArgument, "n_batch must be positive");
   if (opts_.n_threads < 0) throw Error(codes::kInvalidArgument, "n_threads must not be negative");
   resolve_tensors();
-  // One forward pass asks for block tensors layer by layer, in LayerRole order (forward.cpp).
+  // One forward pass asks for block tensors layer by layer, in LayerRole order (forward.cpp). The
+  // stacked experts are not in it: the pass reads only the planes of the experts it routes to.
   std::vector<int> order;
   for (const LayerTensors& lt : layers_)
     for (int id : lt.id)
-      if (id >= 0) order.push_back(id);
+      if (id >= 0 && !weights_->desc(id).stacked()) order.push_back(id);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
   kv_pool_ = std::make_unique<KvBlockPool>(hp_.n_layer, hp_.n_embd_kv(), 0);
@@ -151,7 +160,8 @@ void ModelImpl::resolve_tensors() {
   }
   check_tensor(w.desc(output_), {n_embd, n_vocab}, Use::Matmul);
 
-  auto shape_of = [&](LayerRole r) -> std::pair<std::array<int64_t, 2>, Use> {
+  const int64_t n_ff_exp = hp_.n_ff_exp, n_expert = hp_.n_expert;
+  auto shape_of = [&](LayerRole r) -> std::pair<std::array<int64_t, 3>, Use> {
     switch (r) {
       case LayerRole::AttnNorm:
       case LayerRole::FfnNorm:
@@ -170,6 +180,10 @@ void ModelImpl::resolve_tensors() {
       case LayerRole::AttnQNorm:
       case LayerRole::AttnKNorm: return {{hp_.head_dim, 1}, Use::Rows};
       case LayerRole::Wqkv: return {{n_embd, n_q + 2 * n_kv}, Use::Matmul};
+      case LayerRole::FfnGateInp: return {{n_embd, n_expert}, Use::Matmul};
+      case LayerRole::FfnGateExps:
+      case LayerRole::FfnUpExps: return {{n_embd, n_ff_exp, n_expert}, Use::Matmul};
+      case LayerRole::FfnDownExps: return {{n_ff_exp, n_embd, n_expert}, Use::Matmul};
       case LayerRole::Count: break;
     }
     throw Error(codes::kInternal, "bad layer role");
@@ -196,11 +210,18 @@ void ModelImpl::resolve_tensors() {
     for (int r = 0; r < kLayerRoles; ++r) {
       lt.id[static_cast<size_t>(r)] = -1;
       const LayerTensorSpec& spec = arch_.layer[static_cast<size_t>(r)];
-      if (spec.presence == Presence::Absent) continue;
+      Presence presence = spec.presence;
+      // A block has the dense FFN or the experts (hp_.n_expert), and a tensor of the other form is
+      // left unused (refused below).
+      if (is_expert_role(static_cast<LayerRole>(r)))
+        presence = hp_.n_expert > 0 ? Presence::Required : Presence::Absent;
+      else if (is_dense_ffn_role(static_cast<LayerRole>(r)) && hp_.n_expert > 0)
+        presence = Presence::Absent;
+      if (presence == Presence::Absent) continue;
       const std::string name = "blk." + std::to_string(il) + "." + spec.suffix;
       auto id = w.find(name);
       if (!id) {
-        if (spec.presence == Presence::Required) throw Error(codes::kInvalidModel, "missing tensor " + name);
+        if (presence == Presence::Required) throw Error(codes::kInvalidModel, "missing tensor " + name);
         continue;
       }
       auto [shape, how] = shape_of(static_cast<LayerRole>(r));
@@ -253,7 +274,8 @@ size_t ModelImpl::max_act_bytes(int n_tokens) const {
   consider(output_);
   for (const LayerTensors& lt : layers_)
     for (LayerRole r : {LayerRole::Wq, LayerRole::Wk, LayerRole::Wv, LayerRole::Wqkv, LayerRole::Wo,
-                        LayerRole::FfnGate, LayerRole::FfnUp, LayerRole::FfnDown})
+                        LayerRole::FfnGate, LayerRole::FfnUp, LayerRole::FfnDown, LayerRole::FfnGateInp,
+                        LayerRole::FfnGateExps, LayerRole::FfnUpExps, LayerRole::FfnDownExps})
       consider(lt[r]);
   return best;
 }

@@ -12,10 +12,15 @@ StreamingWeights::StreamingWeights(std::vector<TensorDesc> descs, std::vector<ui
   if (!reader_ || offsets_.size() != descs.size() || read_chunk_ == 0)
     throw Error(codes::kInternal, "streaming weights: bad setup");
   for (const TensorDesc& d : descs) {
-    if (d.name.rfind("blk.", 0) == 0) buffer_bytes_ = std::max<size_t>(buffer_bytes_, d.size_bytes);
+    if (d.name.rfind("blk.", 0) != 0) continue;
+    if (d.stacked())
+      plane_bytes_ = std::max<size_t>(plane_bytes_, d.plane_bytes());
+    else
+      buffer_bytes_ = std::max<size_t>(buffer_bytes_, d.size_bytes);
   }
   set_tensors(std::move(descs));
   for (Slot& s : slots_) s.bytes = crypto::LockedBuffer(std::max<size_t>(buffer_bytes_, 1), "streamed weights");
+  if (plane_bytes_ > 0) plane_ = crypto::LockedBuffer(plane_bytes_, "streamed expert weights");
   position_.assign(tensors().size(), -1);
   io_ = std::thread([this] { io_loop(); });
 }
@@ -134,6 +139,15 @@ const uint8_t* StreamingWeights::layer_data(int, int id) {
     }
   }
   return slots_[s].bytes.data();
+}
+
+const uint8_t* StreamingWeights::layer_plane(int, int id, int64_t plane) {
+  const TensorDesc& d = desc(id);
+  const size_t n = static_cast<size_t>(d.plane_bytes());
+  if (n > plane_bytes_) throw Error(codes::kInternal, "plane buffer too small for " + d.name);
+  reader_->read(offsets_[static_cast<size_t>(id)] + static_cast<uint64_t>(plane) * n, {plane_.data(), n});
+  bytes_read_.fetch_add(n, std::memory_order_relaxed);
+  return plane_.data();
 }
 
 const uint8_t* StreamingWeights::read_rows(int id, int64_t row0, int64_t n_rows, std::span<uint8_t> scratch) {

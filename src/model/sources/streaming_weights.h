@@ -6,7 +6,12 @@
 // waiting, so when storage is the bottleneck two threads copy at once. Global tensors are read by rows into the caller's
 // scratch: the token embeddings one row per token, the output head in row chunks.
 //
-// Memory: two buffers of the largest block tensor (plus the caller's row scratch), locked when
+// Stacked (3-D) block tensors, a mixture-of-experts layer's experts, are never read whole: a
+// lease's plane() reads one plane (one expert) into a third buffer, when the forward pass routes a
+// token to it.
+//
+// Memory: two buffers of the largest block tensor that is not stacked, one of the largest plane of
+// a stacked one (plus the caller's row scratch), locked when
 // RLIMIT_MEMLOCK allows, excluded from core dumps and wiped when the source is destroyed. A pointer from a
 // lease stays valid until the next lease data() call (the buffer it points into is then refilled).
 // Errors: Error(codes::kIo) from the reader (rethrown on the thread that asks for the tensor).
@@ -41,13 +46,15 @@ class StreamingWeights final : public WeightSource {
   void set_access_order(std::vector<int> ids) override;
   uint64_t bytes_read() const override { return bytes_read_.load(std::memory_order_relaxed); }
 
-  // Bytes of each of the two tensor buffers.
+  // Bytes of each of the two tensor buffers, and of the plane buffer (0 without stacked tensors).
   size_t buffer_bytes() const { return buffer_bytes_; }
+  size_t plane_buffer_bytes() const { return plane_bytes_; }
 
  protected:
   void do_acquire_layer(int) override {}
   void do_release_layer(int) override {}
   const uint8_t* layer_data(int il, int id) override;
+  const uint8_t* layer_plane(int il, int id, int64_t plane) override;
 
  private:
   struct Slot {
@@ -83,6 +90,8 @@ class StreamingWeights final : public WeightSource {
   std::vector<int> order_;     // access order of block tensors
   std::vector<int> position_;  // per tensor id: index in order_, or -1
   Slot slots_[2];
+  size_t plane_bytes_ = 0;
+  crypto::LockedBuffer plane_;  // the plane handed out last (read on the calling thread)
   int last_slot_ = 1;          // slot of the most recently handed-out tensor
   std::atomic<uint64_t> bytes_read_{0};
 

@@ -1,5 +1,6 @@
 #include "model/sources/weight_source.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "a3s/power/error.h"
@@ -25,8 +26,35 @@ const uint8_t* LayerLease::data(int id) const {
   if (!src_) throw Error(codes::kInternal, "layer lease is empty");
   const TensorDesc& d = src_->desc(id);
   if (d.layer != layer_) throw Error(codes::kInvalidArgument, "tensor " + d.name + " is not in the leased layer");
+  if (d.stacked()) throw Error(codes::kInternal, "tensor " + d.name + " is read by plane");
   return src_->layer_data(layer_, id);
 }
+
+const uint8_t* LayerLease::plane(int id, int64_t plane) const {
+  if (!src_) throw Error(codes::kInternal, "layer lease is empty");
+  const TensorDesc& d = src_->desc(id);
+  if (d.layer != layer_) throw Error(codes::kInvalidArgument, "tensor " + d.name + " is not in the leased layer");
+  if (plane < 0 || plane >= d.ne[2] * d.ne[3])
+    throw Error(codes::kInvalidArgument, "plane out of range for tensor " + d.name);
+  return src_->layer_plane(layer_, id, plane);
+}
+
+const uint8_t* WeightSource::layer_plane(int il, int id, int64_t plane) {
+  return layer_data(il, id) + static_cast<uint64_t>(plane) * desc(id).plane_bytes();
+}
+
+namespace {
+// The block index of "blk.<il>.<rest>", or -1 for a global tensor.
+int layer_of(std::string_view n) {
+  constexpr std::string_view kPrefix = "blk.";
+  if (n.substr(0, kPrefix.size()) != kPrefix) return -1;
+  n.remove_prefix(kPrefix.size());
+  int il = -1;
+  auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), il);
+  if (ec == std::errc() && p != n.data() + n.size() && *p == '.' && il >= 0 && il < (1 << 20)) return il;
+  return -1;
+}
+}  // namespace
 
 std::vector<TensorDesc> tensor_descs(const gguf::File& file) {
   std::vector<TensorDesc> descs;
@@ -41,6 +69,7 @@ std::vector<TensorDesc> tensor_descs(const gguf::File& file) {
     if (!rb) throw Error(codes::kInvalidModel, "tensor " + t.name + ": row length is not a multiple of the block size");
     d.row_bytes = *rb;
     d.size_bytes = t.size_bytes;
+    d.layer = layer_of(d.name);
     descs.push_back(std::move(d));
   }
   return descs;
@@ -77,18 +106,8 @@ void WeightSource::set_tensors(std::vector<TensorDesc> tensors) {
   n_layers_ = 0;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     TensorDesc& d = tensors_[i];
-    d.layer = -1;
-    constexpr std::string_view kPrefix = "blk.";
-    std::string_view n = d.name;
-    if (n.substr(0, kPrefix.size()) == kPrefix) {
-      n.remove_prefix(kPrefix.size());
-      int il = -1;
-      auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), il);
-      if (ec == std::errc() && p != n.data() + n.size() && *p == '.' && il >= 0 && il < (1 << 20)) {
-        d.layer = il;
-        if (il + 1 > n_layers_) n_layers_ = il + 1;
-      }
-    }
+    d.layer = layer_of(d.name);
+    n_layers_ = std::max(n_layers_, d.layer + 1);
     index_.emplace(d.name, static_cast<int>(i));
   }
 }

@@ -3,8 +3,9 @@
 // The graph never touches a file mapping directly. It names tensors once (at load) and then reads
 // their bytes through this interface in two ways:
 //   * per layer: `acquire_layer(il)` returns a LayerLease; while the lease lives, `lease.data(id)`
-//     gives the bytes of every tensor of block il ("blk.<il>.*"). A streaming source reads the layer
-//     into one of two buffers here (and may prefetch il+1); a resident source just hands out pointers.
+//     gives the bytes of every tensor of block il ("blk.<il>.*"), and `lease.plane(id, e)` one plane
+//     of a stacked (3-D) tensor such as expert e of a mixture-of-experts layer. A streaming source
+//     reads each tensor (or plane) when asked; a resident source just hands out pointers.
 //   * by rows: `read_rows(id, row0, n_rows, scratch)` gives `n_rows` consecutive rows of a global
 //     tensor (token embeddings, the output head, the final norm), either pointing into resident
 //     memory or copied into `scratch` (which must hold n_rows * row_bytes bytes).
@@ -39,6 +40,9 @@ struct TensorDesc {
   uint64_t size_bytes = 0;
   int layer = -1;         // block index parsed from "blk.<il>.", -1 for global tensors
   int64_t n_rows() const { return ne[1] * ne[2] * ne[3]; }
+  // Stacked matrices (ne[2] > 1: a mixture-of-experts layer's experts, one plane of ne[1] rows each).
+  bool stacked() const { return ne[2] > 1 || ne[3] > 1; }
+  uint64_t plane_bytes() const { return static_cast<uint64_t>(ne[1]) * row_bytes; }
 };
 
 class WeightSource;
@@ -59,10 +63,13 @@ class LayerLease {
   ~LayerLease();
 
   int layer() const { return layer_; }
-  // Bytes of tensor `id`, which must belong to this layer.
+  // Bytes of tensor `id`, which must belong to this layer and not be stacked (TensorDesc::stacked).
   // A streaming source may reuse the memory of earlier tensors: the pointer stays valid until the
   // next data() call on any lease of the same source.
   const uint8_t* data(int id) const;
+  // Bytes of plane `plane` (ne[1] rows; one expert) of the stacked tensor `id` of this layer. A
+  // streaming source reads just that plane; the pointer stays valid until the next plane() call.
+  const uint8_t* plane(int id, int64_t plane) const;
 
  private:
   WeightSource* src_ = nullptr;
@@ -100,6 +107,8 @@ class WeightSource {
   virtual void do_acquire_layer(int il) = 0;
   virtual void do_release_layer(int il) = 0;
   virtual const uint8_t* layer_data(int il, int id) = 0;
+  // Plane `plane` of a stacked tensor; the default points into layer_data (resident sources).
+  virtual const uint8_t* layer_plane(int il, int id, int64_t plane);
 
   void check_rows(int id, int64_t row0, int64_t n_rows) const;
 

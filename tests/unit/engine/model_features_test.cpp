@@ -89,11 +89,28 @@ TEST(ModelFeatures, AnUnknownArchitectureKeyIsRefusedByName) {
   }
 }
 
-TEST(ModelFeatures, ExpertsAreRefusedUnlessZero) {
+TEST(ModelFeatures, ExpertCountsNeedTheirTensorsAndStayRefusedWhereNoGraphHasExperts) {
   TempDir dir;
+  // llama reads experts (the Mixtral layout): the count alone is incomplete, and a dense file that
+  // claims experts lacks their tensors.
   auto [code, msg] = load_error(derive(dir, {.base = "tiny-llama-f32", .keys = {{"llama.expert_count", testing::u32_value(8)}}}));
+  EXPECT_EQ(code, code_string(codes::kInvalidModel));
+  EXPECT_NE(msg.find("llama.expert_used_count"), std::string::npos) << msg;
+  std::tie(code, msg) = load_error(derive(dir, {.name = "claims", .base = "tiny-llama-f32",
+                                                .keys = {{"llama.expert_count", testing::u32_value(8)},
+                                                         {"llama.expert_used_count", testing::u32_value(2)}}}));
+  EXPECT_EQ(code, code_string(codes::kInvalidModel));
+  EXPECT_NE(msg.find("missing tensor blk.0.ffn_gate_inp.weight"), std::string::npos) << msg;
+  std::tie(code, msg) = load_error(derive(dir, {.name = "too-many", .base = "tiny-llama-f32",
+                                                .keys = {{"llama.expert_count", testing::u32_value(2)},
+                                                         {"llama.expert_used_count", testing::u32_value(3)}}}));
+  EXPECT_EQ(code, code_string(codes::kInvalidModel));
+  EXPECT_NE(msg.find("llama.expert_used_count must be in 1..2"), std::string::npos) << msg;
+  // qwen2 has no mixture-of-experts graph here.
+  std::tie(code, msg) = load_error(derive(dir, {.name = "qwen2-moe", .base = "tiny-qwen2-f32",
+                                                .keys = {{"qwen2.expert_count", testing::u32_value(8)}}}));
   EXPECT_EQ(code, code_string(codes::kUnsupportedModelFeature));
-  EXPECT_NE(msg.find("llama.expert_count"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("qwen2.expert_count"), std::string::npos) << msg;
   const std::string dense = derive(dir, {.name = "dense",
                                          .base = "tiny-llama-f32",
                                          .keys = {{"llama.expert_count", testing::u32_value(0)},
