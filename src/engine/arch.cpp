@@ -87,6 +87,17 @@ const ArchSpec kArchs[] = {
     gemma3(),
 };
 
+// Every role once in the forward pass's use order.
+constexpr bool use_order_is_complete() {
+  for (int r = 0; r < kLayerRoles; ++r) {
+    int seen = 0;
+    for (LayerRole u : kLayerUseOrder) seen += static_cast<int>(u) == r ? 1 : 0;
+    if (seen != 1) return false;
+  }
+  return true;
+}
+static_assert(use_order_is_complete(), "kLayerUseOrder must name every LayerRole once");
+
 }  // namespace
 
 const ArchSpec* find_arch(std::string_view name) {

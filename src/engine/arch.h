@@ -45,6 +45,17 @@ enum class LayerRole : int {
 };
 inline constexpr int kLayerRoles = static_cast<int>(LayerRole::Count);
 
+// The order in which the forward pass (forward.cpp) reads a block's tensors: a streaming source
+// prefetches each next one in this order, so the two must agree.
+inline constexpr std::array<LayerRole, kLayerRoles> kLayerUseOrder = {
+    LayerRole::AttnNorm,    LayerRole::Wqkv,      LayerRole::Wq,          LayerRole::Wk,
+    LayerRole::Wv,          LayerRole::Bq,        LayerRole::Bk,          LayerRole::Bv,
+    LayerRole::AttnQNorm,   LayerRole::AttnKNorm, LayerRole::Wo,          LayerRole::AttnPostNorm,
+    LayerRole::FfnNorm,     LayerRole::FfnGateInp, LayerRole::FfnGateExps, LayerRole::FfnUpExps,
+    LayerRole::FfnDownExps, LayerRole::FfnGate,   LayerRole::FfnUp,       LayerRole::FfnDown,
+    LayerRole::FfnPostNorm,
+};
+
 enum class Presence { Absent, Optional, Required };
 
 // The gated FFN's activation: silu(gate) * up (SwiGLU) or gelu_tanh(gate) * up (GeGLU, gemma).

@@ -105,12 +105,12 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
   if (opts_.n_batch <= 0) throw Error(codes::kInvalidArgument, "n_batch must be positive");
   if (opts_.n_threads < 0) throw Error(codes::kInvalidArgument, "n_threads must not be negative");
   resolve_tensors();
-  // One forward pass asks for block tensors layer by layer, in LayerRole order (forward.cpp). The
-  // stacked experts are not in it: the pass reads only the planes of the experts it routes to.
+  // One forward pass asks for block tensors layer by layer, in kLayerUseOrder. The stacked experts
+  // are not in it: the pass reads only the planes of the experts it routes to.
   std::vector<int> order;
   for (const LayerTensors& lt : layers_)
-    for (int id : lt.id)
-      if (id >= 0 && !weights_->desc(id).stacked()) order.push_back(id);
+    for (LayerRole r : kLayerUseOrder)
+      if (lt[r] >= 0 && !weights_->desc(lt[r]).stacked()) order.push_back(lt[r]);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
   kv_pool_ = std::make_unique<KvBlockPool>(hp_.n_layer, hp_.n_embd_kv(), 0);
