@@ -65,6 +65,13 @@ TensorType mixed_type(FileType t, const TensorSlot& s) {
   const TensorType base = row(t).base;
   if (s.is_head) return t == FileType::Q8_0 ? TensorType::Q8_0 : TensorType::Q6_K;
   const int i = s.layer, n = s.n_layer;
+  if (s.n_expert == 8) {  // llama-quant: "for the 8-expert model, bumping this to Q8_0 trades just ~128MB"
+    if (s.kind == WeightKind::AttnK || s.kind == WeightKind::AttnV) return TensorType::Q8_0;
+    if (s.kind == WeightKind::AttnOutput &&
+        (t == FileType::Q2_K || t == FileType::Q3_K_S || t == FileType::Q3_K_M || t == FileType::Q4_K_S ||
+         t == FileType::Q4_K_M || t == FileType::IQ4_NL || t == FileType::IQ4_XS))
+      return TensorType::Q5_K;
+  }
   switch (s.kind) {
     case WeightKind::AttnV:
       if (t == FileType::Q2_K) return s.n_gqa >= 4 ? TensorType::Q4_K : TensorType::Q3_K;
@@ -110,7 +117,7 @@ std::string file_type_name(FileType t) { return row(t).name; }
 uint32_t file_type_id(FileType t) { return row(t).id; }
 
 TensorType tensor_type(FileType t, const TensorSlot& s) {
-  if (s.kind == WeightKind::Vector) return TensorType::F32;
+  if (s.kind == WeightKind::Vector || s.kind == WeightKind::FfnGateInp) return TensorType::F32;
   if (is_float(t)) return row(t).base;
   TensorType chosen = mixed_type(t, s);
   if (chosen == TensorType::IQ4_XS && s.n_per_row % 256 != 0) chosen = TensorType::IQ4_NL;

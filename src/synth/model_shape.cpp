@@ -133,6 +133,63 @@ ModelShape gemma3_tiny() {
   return s;
 }
 
+// Qwen3-30B-A3B: the qwen3 attention (head size 128 over n_embd 2048, GQA 32/4) with 128 experts of
+// width 768 per block, 8 of them used per token; untied embeddings.
+ModelShape qwen3moe_30b_a3b() {
+  ModelShape s;
+  s.arch = "qwen3moe";
+  s.n_embd = 2048;
+  s.n_layer = 48;
+  s.n_head = 32;
+  s.n_head_kv = 4;
+  s.head_dim = 128;
+  s.n_ff = 6144;
+  s.n_expert = 128;
+  s.n_expert_used = 8;
+  s.n_ff_exp = 768;
+  s.n_vocab = 151936;
+  s.n_ctx_train = 40960;
+  s.rope_freq_base = 1000000.0f;
+  s.rms_eps = 1e-6f;
+  return s;
+}
+
+// A few MB, for tests: 8 experts of width 128, 2 used per token, head size 64 over n_embd 128.
+ModelShape qwen3moe_tiny() {
+  ModelShape s = qwen3moe_30b_a3b();
+  s.n_embd = 128;
+  s.n_layer = 2;
+  s.n_head = 4;
+  s.n_head_kv = 2;
+  s.head_dim = 64;
+  s.n_ff = 384;
+  s.n_expert = 8;
+  s.n_expert_used = 2;
+  s.n_ff_exp = 128;
+  s.n_vocab = 4096;
+  s.n_ctx_train = 4096;
+  return s;
+}
+
+// Mixtral 8x7B (architecture llama): 8 experts of width 14336, 2 used per token, GQA 32/8.
+ModelShape mixtral_8x7b() {
+  ModelShape s = llama(4096, 32, 32, 8, 14336);
+  s.n_expert = 8;
+  s.n_expert_used = 2;
+  s.n_ctx_train = 32768;
+  s.rope_freq_base = 1000000.0f;
+  return s;
+}
+
+// A few MB, for tests: 4 experts of width 256, 2 used per token.
+ModelShape mixtral_tiny() {
+  ModelShape s = llama(128, 2, 4, 2, 256);
+  s.n_expert = 4;
+  s.n_expert_used = 2;
+  s.n_vocab = 4096;
+  return s;
+}
+
 void require(bool ok, const char* what) {
   if (!ok) throw Error(codes::kInvalidArgument, std::string("synthetic model shape: ") + what);
 }
@@ -151,6 +208,10 @@ const std::vector<ShapePreset>& shape_presets() {
       {"phi3-tiny", phi3_tiny()},
       {"gemma3-1b", gemma3_1b()},
       {"gemma3-tiny", gemma3_tiny()},
+      {"qwen3moe-30b-a3b", qwen3moe_30b_a3b()},
+      {"qwen3moe-tiny", qwen3moe_tiny()},
+      {"mixtral-8x7b", mixtral_8x7b()},
+      {"mixtral-tiny", mixtral_tiny()},
   };
   return presets;
 }
@@ -165,9 +226,16 @@ ModelShape find_shape_preset(std::string_view name) {
   throw Error(codes::kInvalidArgument, "unknown preset (known: " + names + ")");
 }
 
+int ModelShape::expert_ff() const {
+  if (n_expert <= 0) return 0;
+  if (n_ff_exp > 0) return n_ff_exp;
+  return arch == "qwen3moe" ? (n_expert_used > 0 ? n_ff / n_expert_used : 0) : n_ff;
+}
+
 void ModelShape::validate() const {
-  require(arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "phi3" || arch == "gemma3",
-          "arch must be llama, qwen2, qwen3, phi3 or gemma3");
+  require(arch == "llama" || arch == "qwen2" || arch == "qwen3" || arch == "qwen3moe" || arch == "phi3" ||
+              arch == "gemma3",
+          "arch must be llama, qwen2, qwen3, qwen3moe, phi3 or gemma3");
   require(n_swa >= 0 && swa_period >= 0, "n_swa and swa_period must not be negative");
   require(arch == "gemma3" || n_swa == 0, "a sliding window needs arch gemma3");
   require(n_embd > 0 && n_embd <= 65536, "n_embd must be in 1..65536");
@@ -182,14 +250,30 @@ void ModelShape::validate() const {
   require(n_ff > 0 && n_ff <= 262144, "n_ff must be in 1..262144");
   require(n_vocab > 0 && n_vocab <= 1 << 22, "n_vocab must be in 1..4194304");
   require(n_ctx_train > 0, "n_ctx_train must be positive");
+  require(n_expert >= 0 && n_expert <= 256, "n_expert must be in 0..256 (0: a dense FFN)");
+  require(n_expert > 0 || arch != "qwen3moe", "arch qwen3moe needs n_expert > 0");
+  require(n_expert == 0 || arch == "llama" || arch == "qwen3moe", "experts (n_expert > 0) need arch llama or qwen3moe");
+  require(n_expert > 0 ? n_expert_used >= 1 && n_expert_used <= n_expert : n_expert_used == 0,
+          "n_expert_used must be in 1..n_expert with experts, 0 without");
+  require(n_ff_exp >= 0 && n_ff_exp <= 262144, "n_ff_exp must be in 0..262144");
+  require(n_expert > 0 || n_ff_exp == 0, "n_ff_exp needs experts (n_expert > 0)");
+  require(arch != "llama" || n_ff_exp == 0 || n_ff_exp == n_ff,
+          "arch llama's experts are n_ff wide: n_ff_exp must be 0 or n_ff");
+  require(n_expert == 0 || expert_ff() > 0, "the expert width (n_ff_exp, or n_ff / n_expert_used) must be positive");
 }
 
 uint64_t ModelShape::n_params() const {
   const uint64_t e = static_cast<uint64_t>(n_embd), hd = static_cast<uint64_t>(head_size());
   const uint64_t q = hd * static_cast<uint64_t>(n_head), kv = hd * static_cast<uint64_t>(n_head_kv);
-  uint64_t layer = 2 * e + e * q * 2 + e * kv * 2 + 3 * e * static_cast<uint64_t>(n_ff);
+  uint64_t layer = 2 * e + e * q * 2 + e * kv * 2;
+  if (n_expert > 0) {
+    const uint64_t n_exp = static_cast<uint64_t>(n_expert);
+    layer += e * n_exp + 3 * e * static_cast<uint64_t>(expert_ff()) * n_exp;  // router, experts
+  } else {
+    layer += 3 * e * static_cast<uint64_t>(n_ff);
+  }
   if (arch == "qwen2") layer += q + 2 * kv;
-  if (arch == "qwen3") layer += 2 * hd;
+  if (arch == "qwen3" || arch == "qwen3moe") layer += 2 * hd;
   if (arch == "gemma3") layer += 2 * hd + 2 * e;
   const uint64_t embd = e * static_cast<uint64_t>(n_vocab);
   return layer * static_cast<uint64_t>(n_layer) + embd * (tied_embeddings ? 1 : 2) + e;

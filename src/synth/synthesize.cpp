@@ -38,7 +38,7 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
                 V = s.n_vocab;
   std::vector<PlannedTensor> out;
   auto add = [&](std::string name, std::vector<int64_t> ne, WeightKind kind, int layer) {
-    TensorSlot slot{kind, layer, s.n_layer, ne[0], false, s.n_head / s.n_head_kv};
+    TensorSlot slot{kind, layer, s.n_layer, ne[0], false, s.n_head / s.n_head_kv, s.n_expert};
     slot.is_head = kind == WeightKind::Output || (kind == WeightKind::TokenEmbd && s.tied_embeddings);
     out.push_back({std::move(name), tensor_type(t, slot), std::move(ne), kind});
   };
@@ -59,20 +59,27 @@ std::vector<PlannedTensor> plan(const ModelShape& s, FileType t) {
       add(p + "attn_k.bias", {kv}, WeightKind::Vector, il);
       add(p + "attn_v.bias", {kv}, WeightKind::Vector, il);
     }
-    if (s.arch == "qwen3" || s.arch == "gemma3") {
+    if (s.arch == "qwen3" || s.arch == "qwen3moe" || s.arch == "gemma3") {
       add(p + "attn_q_norm.weight", {hd}, WeightKind::Vector, il);
       add(p + "attn_k_norm.weight", {hd}, WeightKind::Vector, il);
     }
     add(p + "attn_output.weight", {q, e}, WeightKind::AttnOutput, il);
     if (s.arch == "gemma3") add(p + "post_attention_norm.weight", {e}, WeightKind::Vector, il);
     add(p + "ffn_norm.weight", {e}, WeightKind::Vector, il);
-    if (phi3) {
+    if (s.n_expert > 0) {  // the router, then the experts' [n_expert][rows][ne0] weights
+      const int64_t n_exp = s.n_expert, ffe = s.expert_ff();
+      add(p + "ffn_gate_inp.weight", {e, n_exp}, WeightKind::FfnGateInp, il);
+      add(p + "ffn_gate_exps.weight", {e, ffe, n_exp}, WeightKind::FfnGate, il);
+      add(p + "ffn_up_exps.weight", {e, ffe, n_exp}, WeightKind::FfnUp, il);
+      add(p + "ffn_down_exps.weight", {ffe, e, n_exp}, WeightKind::FfnDown, il);
+    } else if (phi3) {
       add(p + "ffn_up.weight", {e, 2 * ff}, WeightKind::FfnUp, il);  // gate rows, then up rows
+      add(p + "ffn_down.weight", {ff, e}, WeightKind::FfnDown, il);
     } else {
       add(p + "ffn_gate.weight", {e, ff}, WeightKind::FfnGate, il);
       add(p + "ffn_up.weight", {e, ff}, WeightKind::FfnUp, il);
+      add(p + "ffn_down.weight", {ff, e}, WeightKind::FfnDown, il);
     }
-    add(p + "ffn_down.weight", {ff, e}, WeightKind::FfnDown, il);
     if (s.arch == "gemma3") add(p + "post_ffw_norm.weight", {e}, WeightKind::Vector, il);
   }
   add("output_norm.weight", {e}, WeightKind::Vector, -1);
@@ -99,6 +106,11 @@ void write_hparams(gguf::Writer& w, const SynthOptions& o) {
   w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(s.rotary_dims()));
   w.set_f32(a + "rope.freq_base", s.rope_freq_base);
   w.set_f32(a + "attention.layer_norm_rms_epsilon", s.rms_eps);
+  if (s.n_expert > 0) {
+    w.set_u32(a + "expert_count", static_cast<uint32_t>(s.n_expert));
+    w.set_u32(a + "expert_used_count", static_cast<uint32_t>(s.n_expert_used));
+    if (s.arch == "qwen3moe") w.set_u32(a + "expert_feed_forward_length", static_cast<uint32_t>(s.expert_ff()));
+  }
   if (s.n_swa > 0) {
     w.set_u32(a + "attention.sliding_window", static_cast<uint32_t>(s.n_swa));
     w.set_u32(a + "attention.sliding_window_pattern", static_cast<uint32_t>(s.swa_period));
@@ -106,7 +118,8 @@ void write_hparams(gguf::Writer& w, const SynthOptions& o) {
   }
 }
 
-// Fills rows [r0, r1) of tensor `ti` as floats into `x` (row-major, ne0 per row).
+// Fills rows [r0, r1) of tensor `ti` as floats into `x` (row-major, ne0 per row). A 3-D tensor's rows
+// run over ne[1] then ne[2] (expert e's row j is row e * ne[1] + j).
 void fill_rows(const PlannedTensor& t, uint64_t seed, size_t ti, int64_t r0, int64_t r1, float* x) {
   const int64_t n = t.ne[0];
   if (t.kind == WeightKind::Vector) {
@@ -153,7 +166,8 @@ SynthResult synthesize(const SynthOptions& opts, const std::string& out,
   for (size_t ti = 0; ti < tensors.size(); ++ti) {
     const PlannedTensor& t = tensors[ti];
     const int64_t n = t.ne[0];
-    const int64_t rows = t.ne.size() > 1 ? t.ne[1] : 1;
+    int64_t rows = 1;  // ne[1] * ne[2] * …: every row of a 3-D expert tensor
+    for (size_t d = 1; d < t.ne.size(); ++d) rows *= t.ne[d];
     const size_t row_bytes = *row_size(t.type, n);
     const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / n);
     for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
