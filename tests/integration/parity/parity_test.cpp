@@ -73,6 +73,14 @@ const std::vector<SynthModel>& synth_models() {
       {"gemma3-tiny-256-IQ4_XS", "gemma3-tiny", "IQ4_XS", "tiny-g3-IQ4_XS", "1f8829b16177d21fc6af9d85301b6cdd9e81e4494cb21142e6aac334334e80fd", 256},
       {"phi3-tiny-Q8_0", "phi3-tiny", "Q8_0", "tiny-phi-Q8_0",
        "095254d0028a0d6b2601becf220ff4f2a72b6cdecf0f0ae819f3f7ec01e08567"},
+      // Mixture of experts: qwen3moe (8 experts, 2 used) and llama with Mixtral-layout experts (4, 2 used).
+      {"qwen3moe-tiny-F32", "qwen3moe-tiny", "F32", "tq3m-F32", "89c3124ef7cd416ecc4611d48fbf47c94c2340f84aafa1877ba6959a2d6bea01", 0},
+      {"qwen3moe-tiny-F16", "qwen3moe-tiny", "F16", "tq3m-F16", "b7e4a5c7f17502e6c39437192956e0d05e9ffc38b61f1fb740b32da49be503c6", 0},
+      {"qwen3moe-tiny-Q8_0", "qwen3moe-tiny", "Q8_0", "tq3m-Q8_0", "6ff3055d119d8fc713037d8156ebe52e4ca33f8e7a4ce1f62b0059919bddb376", 0},
+      {"qwen3moe-tiny-256-Q4_K_M", "qwen3moe-tiny", "Q4_K_M", "tq3m-Q4_K_M", "f951437b7662b51e4503c8a287cf85f99811e7cabf6105767edc21626de469d5", 256},
+      {"qwen3moe-tiny-256-IQ4_XS", "qwen3moe-tiny", "IQ4_XS", "tq3m-IQ4_XS", "56f6dd11e10a44c84ce9810ace6dc92ddddf8fac4b4ea5c233ce177025a34303", 256},
+      {"mixtral-tiny-F32", "mixtral-tiny", "F32", "tmix-F32", "da86b11ff9d91950a724be23387250537a4e6d5ef6414a648b1bf6a981b27778", 0},
+      {"mixtral-tiny-Q8_0", "mixtral-tiny", "Q8_0", "tmix-Q8_0", "a1f7691fa76ce4aabb8f187aa780ef9840951ef422e23d6e02c7f897bee77229", 0},
   };
   return all;
 }

@@ -1,8 +1,8 @@
 // Batch invariance of the forward pass (forward.h, step_batcher.h): a sequence's logits are bitwise
 // the same whether it runs alone, is prefilled in chunks of 1, 7, 64 or 512 tokens, or shares its
 // steps with other sequences that join and leave — on every ISA path this CPU has, resident and
-// streamed, for every architecture (llama, qwen2, and qwen3 / phi3 / gemma3 on synth presets) and the
-// IQ4 types. (BF16 weights are the documented exception: their multi-token matmul follows llama.cpp's
+// streamed, for every architecture (llama, qwen2, and on synth presets qwen3, qwen3moe, phi3, gemma3
+// and llama with Mixtral-layout experts) and the IQ4 types. (BF16 weights are the documented exception: their multi-token matmul follows llama.cpp's
 // prompt-processing order.)
 #include <gtest/gtest.h>
 
@@ -40,7 +40,8 @@ std::vector<IsaCase> invariance_cases() {
                         "tiny-llama-Q4_1", "tiny-llama-Q5_0", "tiny-llama-Q5_1", "tiny-llama-Q2_K",
                         "tiny-llama-Q3_K_M", "tiny-llama-Q4_K_M", "tiny-llama-Q5_K_M", "tiny-llama-Q6_K",
                         "tiny-qwen2-Q4_K_M", "tiny-qwen2-Q8_0", "qwen3-tiny:Q8_0", "phi3-tiny:Q4_K_M",
-                        "gemma3-tiny:Q8_0", "qwen3-tiny:IQ4_NL", "qwen3-tiny@256:IQ4_XS"})
+                        "gemma3-tiny:Q8_0", "qwen3-tiny:IQ4_NL", "qwen3-tiny@256:IQ4_XS",
+                        "qwen3moe-tiny:Q8_0", "mixtral-tiny:Q4_K_M"})
     for (kernels::Isa isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512})
       if (kernels::isa_supported(isa)) cases.push_back({m, isa});
   return cases;

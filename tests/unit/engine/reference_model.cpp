@@ -1,5 +1,6 @@
 #include "reference_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -21,6 +22,8 @@ ReferenceModel::ReferenceModel(const std::string& path) {
   n_rot_ = static_cast<int>(f->get_i64(p + "rope.dimension_count").value_or(n_embd_ / n_head_));
   eps_ = f->get_f64(p + "attention.layer_norm_rms_epsilon").value_or(1e-5);
   base_ = f->get_f64(p + "rope.freq_base").value_or(10000.0);
+  n_expert_ = static_cast<int>(f->get_i64(p + "expert_count").value_or(0));
+  n_expert_used_ = static_cast<int>(f->get_i64(p + "expert_used_count").value_or(0));
   for (const auto& t : f->tensors()) {
     std::vector<float> v(static_cast<size_t>(t.n_elements()));
     const size_t row_bytes = *row_size(t.type, t.ne[0]);
@@ -118,11 +121,41 @@ std::vector<std::vector<float>> ReferenceModel::forward(const std::vector<int>& 
       auto o = matvec(w(b + "attn_output.weight"), att, n_embd_);
       for (int i = 0; i < n_embd_; ++i) x[i] += o[i];
       h = rmsnorm(x, w(b + "ffn_norm.weight"));
-      auto gate = matvec(w(b + "ffn_gate.weight"), h, n_ff_);
-      auto up = matvec(w(b + "ffn_up.weight"), h, n_ff_);
-      for (int i = 0; i < n_ff_; ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
-      auto d = matvec(w(b + "ffn_down.weight"), gate, n_embd_);
-      for (int i = 0; i < n_embd_; ++i) x[i] += d[i];
+      // The SwiGLU FFN whose weights start at row `row0` of each tensor (an expert's plane).
+      auto ffn = [&](const std::string& gate_w, const std::string& up_w, const std::string& down_w, size_t e) {
+        const size_t ff = static_cast<size_t>(n_ff_), E = static_cast<size_t>(n_embd_);
+        auto plane = [&](const std::string& name, size_t rows, size_t cols) {
+          const auto& all = w(name);
+          return std::vector<float>(all.begin() + static_cast<long>(e * rows * cols),
+                                    all.begin() + static_cast<long>((e + 1) * rows * cols));
+        };
+        auto gate = matvec(plane(gate_w, ff, E), h, n_ff_);
+        auto up = matvec(plane(up_w, ff, E), h, n_ff_);
+        for (int i = 0; i < n_ff_; ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+        return matvec(plane(down_w, E, ff), gate, n_embd_);
+      };
+      if (n_expert_ == 0) {
+        auto d = ffn(b + "ffn_gate.weight", b + "ffn_up.weight", b + "ffn_down.weight", 0);
+        for (int i = 0; i < n_embd_; ++i) x[i] += d[i];
+      } else {
+        // Mixture of experts (Mixtral): softmax over the router's logits, the n_expert_used most
+        // probable experts, their probabilities renormalised to sum to 1.
+        auto logit = matvec(w(b + "ffn_gate_inp.weight"), h, n_expert_);
+        const double mx = *std::max_element(logit.begin(), logit.end());
+        double z = 0.0;
+        for (double& l : logit) z += (l = std::exp(l - mx));
+        std::vector<int> order(static_cast<size_t>(n_expert_));
+        for (int e = 0; e < n_expert_; ++e) order[static_cast<size_t>(e)] = e;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return logit[a] > logit[c]; });
+        double used = 0.0;
+        for (int j = 0; j < n_expert_used_; ++j) used += logit[order[j]] / z;
+        for (int j = 0; j < n_expert_used_; ++j) {
+          const int e = order[static_cast<size_t>(j)];
+          auto d = ffn(b + "ffn_gate_exps.weight", b + "ffn_up_exps.weight", b + "ffn_down_exps.weight",
+                       static_cast<size_t>(e));
+          for (int i = 0; i < n_embd_; ++i) x[i] += logit[e] / z / used * d[i];
+        }
+      }
     }
     auto h = rmsnorm(x, w("output_norm.weight"));
     auto logits = matvec(head, h, n_vocab_);

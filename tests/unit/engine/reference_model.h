@@ -25,6 +25,7 @@ class ReferenceModel {
 
   std::string arch_;
   int n_vocab_ = 0, n_embd_ = 0, n_layer_ = 0, n_head_ = 0, n_head_kv_ = 0, n_ff_ = 0, n_rot_ = 0;
+  int n_expert_ = 0, n_expert_used_ = 0;  // mixture of experts (llama files with Mixtral-layout experts)
   double eps_ = 1e-5, base_ = 10000.0;
   bool neox_ = false;
   std::map<std::string, std::vector<float>> weights_;
