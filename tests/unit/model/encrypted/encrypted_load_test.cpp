@@ -109,8 +109,9 @@ TEST(EncryptedLoad, RopeFreqsApplyInEveryMode) {
   }
 }
 
-// The newer architectures (synth presets) decrypt to the same logits in every mode.
-TEST(EncryptedLoad, Qwen3Phi3AndGemma3AreBitwiseIdenticalInEveryMode) {
+// The newer architectures (synth presets: qwen3, phi3, gemma3, qwen3moe, Mixtral-layout llama) decrypt
+// to the same logits in every mode.
+TEST(EncryptedLoad, TheNewerArchitecturesAreBitwiseIdenticalInEveryMode) {
   for (const char* preset : {"qwen3-tiny", "phi3-tiny", "gemma3-tiny", "qwen3moe-tiny", "mixtral-tiny"}) {
     Encrypted e(FromPath{}, testing::synth_preset_model(preset, "Q8_0"));
     const std::vector<Token> tokens = {1, 403, 407, 10, 300, 12, 77, 5, 91, 200, 33, 8};
