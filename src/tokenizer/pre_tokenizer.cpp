@@ -21,8 +21,11 @@ namespace {
 constexpr const char* kGpt2 =
     R"re('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))re";
 
-// Case-insensitive English contractions, spelled without (?i:...) as the reference does.
-#define A3S_CONTRACTIONS R"re((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]))re"
+// Case-insensitive English contractions, as the models' tokenizer.json writes them. llama.cpp spells
+// them '[sS]|'[tT]|... (its std::regex fallback has no (?i:...)); caseless matching also takes the
+// other case of s that Unicode case folding knows, U+017F (long s): "'\u017F" is a contraction here
+// and in the Hugging Face and tiktoken expressions, but not in llama.cpp.
+#define A3S_CONTRACTIONS R"re((?i:'s|'t|'re|'ve|'m|'ll|'d))re"
 
 // Llama 3 (tiktoken cl100k style): digits in groups of up to three.
 constexpr const char* kLlama3 = A3S_CONTRACTIONS
@@ -44,7 +47,7 @@ constexpr const char* kSeedCoder = A3S_CONTRACTIONS
     R"re(|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+)re";
 
 constexpr const char* kBailing =
-    R"re('(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})re"
+    R"re('(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N})re"
     R"re(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+)re";
 
 constexpr const char* kMiniCpm5 = A3S_CONTRACTIONS

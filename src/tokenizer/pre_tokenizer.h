@@ -6,6 +6,9 @@
 // ones produced. Text that no expression matches stays a piece of its own. Matching uses PCRE2 in
 // UTF + UCP mode over code points; like the reference implementation, non-ASCII white space is
 // presented to the expressions as U+000B so that literal characters in a class never match it.
+// English contractions are matched caselessly as tokenizer.json writes them, (?i:'s|...), where
+// llama.cpp spells out '[sS]|...: the two differ on "'\u017F" (long s), a contraction here as in the
+// Hugging Face and tiktoken tokenizers.
 //
 // Names are matched exactly; an unknown name is a load error (Error "invalid_model",
 // "unknown pre-tokenizer '<name>'"), never a silent fallback.
