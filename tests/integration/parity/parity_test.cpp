@@ -81,6 +81,9 @@ const std::vector<SynthModel>& synth_models() {
       {"qwen3moe-tiny-256-IQ4_XS", "qwen3moe-tiny", "IQ4_XS", "tq3m-IQ4_XS", "56f6dd11e10a44c84ce9810ace6dc92ddddf8fac4b4ea5c233ce177025a34303", 256},
       {"mixtral-tiny-F32", "mixtral-tiny", "F32", "tmix-F32", "da86b11ff9d91950a724be23387250537a4e6d5ef6414a648b1bf6a981b27778", 0},
       {"mixtral-tiny-Q8_0", "mixtral-tiny", "Q8_0", "tmix-Q8_0", "a1f7691fa76ce4aabb8f187aa780ef9840951ef422e23d6e02c7f897bee77229", 0},
+      {"mixtral-tiny-F16", "mixtral-tiny", "F16", "tmix-F16", "2969d4514dd6076127c164e821a21c61b0d296bc9215ea723290016f208204d6", 0},
+      {"mixtral-tiny-256-Q4_K_M", "mixtral-tiny", "Q4_K_M", "tmix-Q4_K_M", "b092b4916b84236e26e98b56cc751a9655f832a13f4928b97ccdd47aafb46b1d", 256},
+      {"mixtral-tiny-256-IQ4_XS", "mixtral-tiny", "IQ4_XS", "tmix-IQ4_XS", "f9284215c595a2976ad1916f90cb36a9150d1a26bc3702b0ac71abf6bc9b91c9", 256},
   };
   return all;
 }
