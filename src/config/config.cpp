@@ -278,6 +278,7 @@ nlohmann::json Config::effective_json() const {
   j["tls_port"] = tls_port;
   j["ratls"] = ratls;
   j["ratls_cert_lifetime_seconds"] = ratls_cert_lifetime_seconds;
+  j["vsock_port"] = vsock_port;
   // Where the key comes from (a variable name or a path), never the key.
   if (!model_key_source.file.empty()) {
     j["model_key_source"] = {{"file", model_key_source.file}};

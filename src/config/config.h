@@ -111,6 +111,10 @@ struct Config {
   int tls_port = -1;
   bool ratls = false;
   double ratls_cert_lifetime_seconds = 86400;  // key + certificate + evidence are renewed before this
+  // vsock (AF_VSOCK, CID any): a listener on this port serving the same routes, in RA-TLS when ratls
+  // is on (0 = ephemeral; -1 = none; 1..4294967294). The host can reach it: the bind policy treats it
+  // as non-loopback, and in strict TEE mode it must be RA-TLS (server::check_bind_policy).
+  int64_t vsock_port = -1;
   std::string config_file;             // the config file that was read ("" if none; not a setting)
   // What load() noticed but did not refuse (unknown A3S_POWER_* variables, …), for the startup log.
   // Each names a variable or key, never a value.

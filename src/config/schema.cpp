@@ -369,6 +369,10 @@ const std::vector<Setting>& settings() {
       c.tls_port = static_cast<int>(as_int(v, x.key, 0, 65535));
     });
     add_bool("ratls", &Config::ratls);
+    // vsock (docs/configuration.md): 0xFFFFFFFF is VMADDR_PORT_ANY, written 0 here as for the TCP ports.
+    add("vsock_port", KeyType::Int, [](Config& c, const Value& v, const Ctx& x) {
+      c.vsock_port = as_int(v, x.key, 0, 4294967294LL);
+    });
     add("ratls_cert_lifetime_seconds", KeyType::Number, [](Config& c, const Value& v, const Ctx& x) {
       const double t = as_number(v, x.key);
       if (!(t >= 1.0 && t <= 366.0 * 86400.0))

@@ -326,7 +326,7 @@ TEST(ConfigLoad, EffectiveJsonHasEverySettingAndNoSecrets) {
                       "model_hashes", "model_key_source", "model_signing_key", "models", "offline", "port",
                       "prompt_cache_max_entries", "prompt_cache_mb", "prompt_cache_ttl_seconds", "pull_ca_file", "queue_timeout_seconds", "ratls", "ratls_cert_lifetime_seconds", "redact_logs",
                       "serve_store", "suppress_token_metrics", "tee_device_root",
-                      "tee_mode", "tee_policy", "threads", "tls_port", "weights"}));
+                      "tee_mode", "tee_policy", "threads", "tls_port", "vsock_port", "weights"}));
   EXPECT_EQ(j["model_key_source"], (nlohmann::json{{"env", "A3S_MODEL_KEY"}}));
   EXPECT_EQ(j["api_keys"], (nlohmann::json{"key1", "alice", "bob"}));
   EXPECT_EQ(j["models"], (nlohmann::json::array({{{"name", "m"}, {"ref", "/models/m.gguf"}}})));

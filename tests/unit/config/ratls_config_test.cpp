@@ -1,5 +1,6 @@
 // config::load and RA-TLS: ratls needs tee_mode and tls_port, tls_port needs ratls, and the
-// certificate lifetime is a number of seconds (default 24 h).
+// certificate lifetime is a number of seconds (default 24 h). The vsock listener's port (vsock_port)
+// is a 32-bit vsock port; what it may serve is the bind policy's (server::check_bind_policy).
 #include <gtest/gtest.h>
 
 #include "config_test_util.h"
@@ -71,6 +72,19 @@ TEST(ConfigRatls, LifetimeIsChecked) {
   EXPECT_EQ(error_of("ratls_cert_lifetime_seconds = 0.5\n"),
             "c.hcl:1:31: 'ratls_cert_lifetime_seconds' is out of range (>= 1 and <= 31622400 seconds)");
   EXPECT_EQ(error_of("tls_port = 70000\n"), "c.hcl:1:12: 'tls_port' is out of range (0..65535)");
+}
+
+TEST(ConfigVsock, OffByDefaultAndA32BitPort) {
+  TempDir dir;
+  EXPECT_EQ(load_text(dir, "").vsock_port, -1);
+  EXPECT_EQ(load_text(dir, "").effective_json()["vsock_port"], -1);
+  const Config c = load_text(dir, "vsock_port = 4294967294\n");
+  EXPECT_EQ(c.vsock_port, 4294967294LL);
+  EXPECT_EQ(c.effective_json()["vsock_port"], 4294967294LL);
+  EXPECT_EQ(load_text(dir, "vsock_port = 0\n").vsock_port, 0) << "0 = ephemeral";
+  EXPECT_EQ(load_text(dir, "", {{"A3S_POWER_VSOCK_PORT", "5000"}}).vsock_port, 5000);
+  // The same number as a TCP port is another port (another address family).
+  EXPECT_EQ(load_text(dir, "port = 5000\nvsock_port = 5000\n").vsock_port, 5000);
 }
 
 }  // namespace

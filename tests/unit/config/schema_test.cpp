@@ -117,6 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
         TypeCase{"offline", "\"1\"", "'offline' must be a boolean, found string"},
         // Keys of features not built yet are type-checked before they are refused.
         TypeCase{"tls_port", "\"443\"", "'tls_port' must be an integer, found string"},
+        TypeCase{"vsock_port", "\"5000\"", "'vsock_port' must be an integer, found string"},
         TypeCase{"tee_mode", "1", "'tee_mode' must be a boolean, found integer"},
         TypeCase{"model_decrypt", "true", "'model_decrypt' must be a string, found bool"},
         TypeCase{"in_memory_decrypt", "\"yes\"", "'in_memory_decrypt' must be a boolean, found string"},
@@ -151,6 +152,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         RangeCase{"port", "65536", "'port' is out of range (0..65535)"},
         RangeCase{"port", "-1", "'port' is out of range (0..65535)"},
+        RangeCase{"vsock_port", "4294967295", "'vsock_port' is out of range (0..4294967294)"},
+        RangeCase{"vsock_port", "-1", "'vsock_port' is out of range (0..4294967294)"},
         RangeCase{"max_concurrent_requests", "0", "'max_concurrent_requests' is out of range (1..1024)"},
         RangeCase{"max_concurrent_requests", "1025", "'max_concurrent_requests' is out of range (1..1024)"},
         RangeCase{"max_queue", "-1", "'max_queue' is out of range (0..100000)"},
@@ -398,7 +401,8 @@ TEST(ConfigSchema, KeyTableListsEveryKeyWithItsVariable) {
   EXPECT_FALSE(by_name.at("kv_cache_type").supported);
   EXPECT_EQ(by_name.at("model_hashes").env, "");  // objects cannot come from the environment
   EXPECT_EQ(by_name.size(), attribute_keys().size());  // names are unique
-  EXPECT_EQ(by_name.size(), 44u);  // 43 settings (3 aliases) + 1 not supported yet
+  EXPECT_EQ(by_name.size(), 45u);  // 44 settings (3 aliases) + 1 not supported yet
+  EXPECT_EQ(by_name.at("vsock_port").env, "A3S_POWER_VSOCK_PORT");
   EXPECT_EQ(by_name.at("kv_cache_mb").env, "A3S_POWER_KV_CACHE_MB");
   EXPECT_TRUE(by_name.at("prompt_cache_max_entries").supported);
   EXPECT_EQ(by_name.at("prompt_cache_mb").env, "A3S_POWER_PROMPT_CACHE_MB");
