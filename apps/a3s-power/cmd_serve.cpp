@@ -13,7 +13,8 @@
 // Settings come from config::load (file < A3S_POWER_* environment < flags). Prints one line to
 // stdout once the server accepts connections: "listening on http://HOST:PORT" (the real port when
 // --port 0); with ratls = true it is preceded by "listening on https://HOST:PORT (RA-TLS)" for the
-// RA-TLS listener (docs/ra-tls.md). Logs go to stderr. SIGINT / SIGTERM shut down gracefully (exit 0).
+// RA-TLS listener (docs/ra-tls.md), and with vsock_port by "listening on vsock port PORT" (with
+// " (RA-TLS)" when ratls = true). Logs go to stderr. SIGINT / SIGTERM shut down gracefully (exit 0).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -104,6 +105,9 @@ void run_serve(const ServeArgs& a) {
   srv.handle_signals();
   if (const auto tls_port = srv.tls_port()) {
     std::printf("listening on https://%s:%u (RA-TLS)\n", url_host(cfg.host).c_str(), static_cast<unsigned>(*tls_port));
+  }
+  if (const auto vsock_port = srv.vsock_port()) {
+    std::printf("listening on vsock port %u%s\n", static_cast<unsigned>(*vsock_port), cfg.ratls ? " (RA-TLS)" : "");
   }
   std::printf("listening on http://%s:%u\n", url_host(cfg.host).c_str(), static_cast<unsigned>(port));
   std::fflush(stdout);

@@ -140,7 +140,8 @@ asio::awaitable<void> Api::reject(Exchange& ex, const Error& error) {
 
 asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   const HttpRequest& req = ex.request();
-  if (is_loopback_host(cfg_.host) && from_a_foreign_site(req)) {
+  // A browser reaches a loopback server over TCP only (vsock and Unix sockets are not a page's).
+  if (is_loopback_host(cfg_.host) && ex.transport() == Transport::kTcp && from_a_foreign_site(req)) {
     HttpResponse r = shaped_error(m, error_response(403, code_string(codes::kPermissionDenied),
                                                     "a loopback server answers loopback Host and Origin names only"));
     co_await ex.respond(std::move(r));
@@ -170,7 +171,7 @@ asio::awaitable<void> Api::dispatch(Exchange& ex, const RouteMatch& m) {
   // Pull and unload need the admin scope; without admin keys only a loopback-only server with no keys
   // at all (a developer's machine) allows them.
   if (found && is_admin_route(m.id)) {
-    const bool open_dev_server = !auth_.enabled() && is_loopback_host(cfg_.host);
+    const bool open_dev_server = !auth_.enabled() && loopback_only(cfg_);
     if (!(principal && principal->admin) && !open_dev_server) {
       HttpResponse r = shaped_error(
           m, error_response(403, code_string(codes::kPermissionDenied),

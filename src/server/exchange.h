@@ -28,6 +28,14 @@ struct ExchangeRecord {
   int completion_tokens = -1;
 };
 
+// The kind of listener a connection arrived on. A browser reaches a server over TCP only, so the
+// checks against a foreign site's requests (a loopback server's Host and Origin) are TCP's.
+enum class Transport {
+  kTcp,    // IPv4 / IPv6
+  kVsock,  // AF_VSOCK: the host and other VMs of the machine
+  kUnix,   // AF_UNIX: an adopted listener or a connected socket (HttpServer::listen_fd, serve_fd)
+};
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
@@ -53,6 +61,9 @@ class Exchange {
   // RA-TLS: SHA-256 of the DER SubjectPublicKeyInfo of the certificate this connection's TLS
   // handshake presented; std::nullopt on a plain connection.
   virtual std::optional<std::array<uint8_t, 32>> tls_spki_sha256() const { return std::nullopt; }
+
+  // The listener's transport (Transport).
+  virtual Transport transport() const { return Transport::kTcp; }
 
   // Calls `on_close` (on the exchange's executor) if the peer closes or resets the connection
   // before the exchange ends. One watcher per exchange.

@@ -1,6 +1,9 @@
 #include "server/http_server.h"
 
+#include <linux/vm_sockets.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -11,6 +14,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -31,6 +35,7 @@ namespace a3s::power::server {
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using Protocol = asio::generic::stream_protocol;
 using boost::system::error_code;
 
 namespace {
@@ -62,8 +67,9 @@ struct WatchState {
 template <class Stream>
 class Connection;
 
-using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+// Every transport's connections are generic stream sockets (TCP, AF_VSOCK, AF_UNIX).
+using PlainStream = beast::basic_stream<Protocol>;
+using TlsStream = beast::ssl_stream<PlainStream>;
 
 template <class Stream>
 class ExchangeImpl final : public Exchange {
@@ -84,6 +90,7 @@ class ExchangeImpl final : public Exchange {
   bool responded() const override { return responded_; }
   void watch_disconnect(std::function<void()> on_close) override;
   std::optional<std::array<uint8_t, 32>> tls_spki_sha256() const override;
+  Transport transport() const override { return conn_.transport(); }
 
   bool keep_alive() const { return keep_alive_ && !broken_; }
   void set_keep_alive(bool v) { keep_alive_ = v; }
@@ -111,9 +118,10 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
   // identity: the TLS identity the stream was made with (TLS only).
-  Connection(Stream stream, std::shared_ptr<TlsIdentity> identity, HttpHandler& handler, const HttpLimits& limits,
-             std::shared_ptr<HttpServer::State> state)
+  Connection(Stream stream, Transport transport, std::shared_ptr<TlsIdentity> identity, HttpHandler& handler,
+             const HttpLimits& limits, std::shared_ptr<HttpServer::State> state)
       : stream_(std::move(stream)),
+        transport_(transport),
         identity_(std::move(identity)),
         handler_(handler),
         limits_(limits),
@@ -127,9 +135,10 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   static asio::awaitable<void> run(std::shared_ptr<Connection> self);
 
   Stream& stream() { return stream_; }
-  beast::tcp_stream& transport() { return beast::get_lowest_layer(stream_); }
+  PlainStream& lowest() { return beast::get_lowest_layer(stream_); }
   const HttpLimits& limits() const { return limits_; }
   const std::shared_ptr<TlsIdentity>& identity() const { return identity_; }
+  Transport transport() const { return transport_; }
 
  private:
   asio::awaitable<void> serve_all();
@@ -138,6 +147,7 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
   asio::awaitable<void> close();
 
   Stream stream_;
+  Transport transport_;
   std::shared_ptr<TlsIdentity> identity_;  // keeps the certificate's context alive (TLS only)
   // Raw request bytes (headers with credentials, bodies): freed memory is wiped (WipingAllocator) and
   // the consumed part is released after every exchange.
@@ -158,13 +168,13 @@ ExchangeImpl<Stream>::~ExchangeImpl() {
     watch_->active = false;
     watch_->on_close = nullptr;
     error_code ec;
-    conn_.transport().socket().cancel(ec);  // completes the pending wait (nothing else is pending here)
+    conn_.lowest().socket().cancel(ec);  // completes the pending wait (nothing else is pending here)
   }
 }
 
 template <class Stream>
 asio::any_io_executor ExchangeImpl<Stream>::executor() const {
-  return conn_.transport().get_executor();
+  return conn_.lowest().get_executor();
 }
 
 template <class Stream>
@@ -193,9 +203,9 @@ asio::awaitable<void> ExchangeImpl<Stream>::respond(HttpResponse r) {
   res.body() = std::move(r.body);
   res.prepare_payload();
   error_code ec;
-  conn_.transport().expires_after(conn_.limits().write_timeout);
+  conn_.lowest().expires_after(conn_.limits().write_timeout);
   co_await http::async_write(conn_.stream(), res, asio::redirect_error(asio::use_awaitable, ec));
-  conn_.transport().expires_never();
+  conn_.lowest().expires_never();
   privacy::wipe_string(res.body());  // a completion's text, once sent
   if (ec) broken_ = true;
 }
@@ -214,9 +224,9 @@ asio::awaitable<bool> ExchangeImpl<Stream>::begin_stream(int status, const std::
   res.chunked(true);
   http::response_serializer<http::empty_body> sr{res};
   error_code ec;
-  conn_.transport().expires_after(conn_.limits().write_timeout);
+  conn_.lowest().expires_after(conn_.limits().write_timeout);
   co_await http::async_write_header(conn_.stream(), sr, asio::redirect_error(asio::use_awaitable, ec));
-  conn_.transport().expires_never();
+  conn_.lowest().expires_never();
   if (ec) broken_ = true;
   co_return !broken_;
 }
@@ -226,10 +236,10 @@ asio::awaitable<bool> ExchangeImpl<Stream>::write_chunk(std::string data) {
   if (broken_) co_return false;
   if (data.empty()) co_return true;  // an empty chunk would end the stream
   error_code ec;
-  conn_.transport().expires_after(conn_.limits().write_timeout);
+  conn_.lowest().expires_after(conn_.limits().write_timeout);
   co_await asio::async_write(conn_.stream(), http::make_chunk(asio::buffer(data)),
                              asio::redirect_error(asio::use_awaitable, ec));
-  conn_.transport().expires_never();
+  conn_.lowest().expires_never();
   privacy::wipe_string(data);
   if (ec) broken_ = true;
   co_return !broken_;
@@ -240,9 +250,9 @@ asio::awaitable<void> ExchangeImpl<Stream>::end_stream() {
   if (broken_ || stream_ended_) co_return;
   stream_ended_ = true;
   error_code ec;
-  conn_.transport().expires_after(conn_.limits().write_timeout);
+  conn_.lowest().expires_after(conn_.limits().write_timeout);
   co_await asio::async_write(conn_.stream(), http::make_chunk_last(), asio::redirect_error(asio::use_awaitable, ec));
-  conn_.transport().expires_never();
+  conn_.lowest().expires_never();
   if (ec) broken_ = true;
 }
 
@@ -251,10 +261,10 @@ void ExchangeImpl<Stream>::watch_disconnect(std::function<void()> on_close) {
   if (watch_) return;
   watch_ = std::make_shared<WatchState>();
   watch_->on_close = std::move(on_close);
-  auto& sock = conn_.transport().socket();
+  auto& sock = conn_.lowest().socket();
   int fd = sock.native_handle();
   auto st = watch_;
-  sock.async_wait(tcp::socket::wait_read, [st, fd](const error_code& ec) {
+  sock.async_wait(asio::socket_base::wait_read, [st, fd](const error_code& ec) {
     if (ec || !st->active) return;
     // Readable: either the peer closed (recv → 0 / error) or it pipelined the next request.
     char c;
@@ -325,7 +335,7 @@ asio::awaitable<bool> Connection<Stream>::serve_one() {
   parser.body_limit(limits_.max_body_bytes);
   error_code ec;
 
-  transport().expires_after(limits_.idle_timeout);
+  lowest().expires_after(limits_.idle_timeout);
   co_await http::async_read_header(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
   std::optional<Error> reject;
   if (!ec && !transfer_encoding_is_safe(parser.get())) {
@@ -333,7 +343,7 @@ asio::awaitable<bool> Connection<Stream>::serve_one() {
     // together with Content-Length) would be read as the next request: refuse it and close.
     reject.emplace(codes::kInvalidRequest, "unsupported Transfer-Encoding: only chunked is accepted");
   } else if (!ec) {
-    transport().expires_after(limits_.read_timeout);
+    lowest().expires_after(limits_.read_timeout);
     auto expect = parser.get()[http::field::expect];
     if (beast::iequals(expect, "100-continue") && !parser.is_done()) {
       static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -345,7 +355,7 @@ asio::awaitable<bool> Connection<Stream>::serve_one() {
       co_await http::async_read(stream_, buffer_, parser, asio::redirect_error(asio::use_awaitable, ec));
     }
   }
-  transport().expires_never();
+  lowest().expires_never();
   if (ec == http::error::body_limit) {
     reject.emplace(codes::kRequestTooLarge, "the request body exceeds the server's limit of " +
                                             std::to_string(limits_.max_body_bytes) + " bytes");
@@ -376,12 +386,12 @@ asio::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) 
   if constexpr (kTls) {
     // TLS handshake first, bounded like reading a request.
     error_code ec;
-    self->transport().expires_after(self->limits_.read_timeout);
+    self->lowest().expires_after(self->limits_.read_timeout);
     co_await self->stream_.async_handshake(asio::ssl::stream_base::server,
                                            asio::redirect_error(asio::use_awaitable, ec));
-    self->transport().expires_never();
+    self->lowest().expires_never();
     if (ec) {
-      self->transport().close();
+      self->lowest().close();
       co_return;
     }
   }
@@ -403,21 +413,47 @@ asio::awaitable<void> Connection<Stream>::close() {
   error_code ec;
   if constexpr (kTls) {
     // close_notify, and the peer's (bounded): the client knows the response is complete.
-    transport().expires_after(std::chrono::seconds(2));
+    lowest().expires_after(std::chrono::seconds(2));
     co_await stream_.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
-    transport().close();
+    lowest().close();
   } else {
-    transport().socket().shutdown(tcp::socket::shutdown_send, ec);
+    lowest().socket().shutdown(asio::socket_base::shutdown_send, ec);
     // Lingering close: drain what the client may still be sending (e.g. the body of a request we
     // refused) so that closing does not reset the connection before it has read our response.
-    transport().expires_after(std::chrono::seconds(2));
+    lowest().expires_after(std::chrono::seconds(2));
     std::array<char, 4096> sink;
     size_t drained = 0;
     while (!ec && drained < (1u << 20)) {
-      drained += co_await transport().async_read_some(asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+      drained += co_await lowest().async_read_some(asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
     }
-    transport().close();
+    lowest().close();
   }
+}
+
+}  // namespace
+
+namespace {
+
+Transport transport_of(int family) {
+  switch (family) {
+    case AF_INET:
+    case AF_INET6: return Transport::kTcp;
+    case AF_VSOCK: return Transport::kVsock;
+    default: return Transport::kUnix;
+  }
+}
+
+// The address family of socket `fd`, which must be a stream socket (else Error(codes::kIo)).
+int stream_socket_family(int fd, const char* what) {
+  int type = 0;
+  socklen_t type_len = sizeof type;
+  sockaddr_storage addr{};
+  socklen_t addr_len = sizeof addr;
+  if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_len) != 0 || type != SOCK_STREAM ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) {
+    throw Error(codes::kIo, std::string(what) + ": not a stream socket");
+  }
+  return addr.ss_family;
 }
 
 }  // namespace
@@ -434,13 +470,83 @@ uint16_t HttpServer::listen(const std::string& host, uint16_t port) {
   std::string h = host == "localhost" ? "127.0.0.1" : host;
   auto addr = asio::ip::make_address(h, ec);
   if (ec) throw Error(codes::kIo, "invalid listen address '" + host + "'");
-  tcp::endpoint ep(addr, port);
+  const Protocol::endpoint ep{tcp::endpoint(addr, port)};
   acceptor_.open(ep.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(ep, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) throw Error(codes::kIo, "cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
-  return acceptor_.local_endpoint().port();
+  transport_ = Transport::kTcp;
+  const Protocol::endpoint bound = acceptor_.local_endpoint();
+  const auto* sa = bound.data();
+  return sa->sa_family == AF_INET6 ? ntohs(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port)
+                                   : ntohs(reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+}
+
+uint32_t HttpServer::listen_vsock(uint32_t port) {
+  sockaddr_vm addr{};
+  addr.svm_family = AF_VSOCK;
+  addr.svm_cid = VMADDR_CID_ANY;
+  addr.svm_port = port;
+  const Protocol::endpoint ep(&addr, sizeof addr);
+  const std::string shown = port == kVsockPortAny ? "an ephemeral vsock port" : "vsock port " + std::to_string(port);
+  error_code ec;
+  acceptor_.open(ep.protocol(), ec);
+  if (ec) {
+    throw Error(codes::kIo, "cannot listen on " + shown + ": " + ec.message() +
+                                (ec == asio::error::address_family_not_supported ? " (the kernel has no vsock transport)" : ""));
+  }
+  acceptor_.bind(ep, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    acceptor_.close();
+    throw Error(codes::kIo, "cannot listen on " + shown + ": " + ec.message());
+  }
+  transport_ = Transport::kVsock;
+  const Protocol::endpoint bound = acceptor_.local_endpoint(ec);
+  if (ec || bound.data()->sa_family != AF_VSOCK) throw Error(codes::kIo, "cannot read the bound vsock port");
+  return reinterpret_cast<const sockaddr_vm*>(bound.data())->svm_port;
+}
+
+void HttpServer::listen_fd(int fd) {
+  int family = 0;
+  try {
+    family = stream_socket_family(fd, "listen_fd");
+  } catch (const Error&) {
+    ::close(fd);
+    throw;
+  }
+  int listening = 0;
+  socklen_t len = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) {
+    ::close(fd);
+    throw Error(codes::kIo, "listen_fd: the socket is not listening");
+  }
+  error_code ec;
+  acceptor_.assign(Protocol(family, 0), fd, ec);
+  if (ec) {
+    ::close(fd);
+    throw Error(codes::kIo, "listen_fd: " + ec.message());
+  }
+  transport_ = transport_of(family);
+}
+
+void HttpServer::serve_fd(int fd) {
+  int family = 0;
+  try {
+    family = stream_socket_family(fd, "serve_fd");
+  } catch (const Error&) {
+    ::close(fd);
+    throw;
+  }
+  error_code ec;
+  Protocol::socket socket(asio::make_strand(ioc_));
+  socket.assign(Protocol(family, 0), fd, ec);
+  if (ec) {
+    ::close(fd);
+    throw Error(codes::kIo, "serve_fd: " + ec.message());
+  }
+  serve(std::move(socket), transport_of(family));
 }
 
 void HttpServer::start() { asio::co_spawn(ioc_, accept_loop(), asio::detached); }
@@ -453,11 +559,35 @@ void HttpServer::stop_accepting() {
   });
 }
 
+void HttpServer::serve(Protocol::socket socket, Transport transport) {
+  error_code ec;
+  if (transport == Transport::kTcp) socket.set_option(tcp::no_delay(true), ec);
+  if (tls_ == nullptr) {
+    auto conn = std::make_shared<Connection<PlainStream>>(PlainStream(std::move(socket)), transport, nullptr, handler_,
+                                                          limits_, state_);
+    auto ex = conn->lowest().get_executor();
+    asio::co_spawn(ex, Connection<PlainStream>::run(std::move(conn)), asio::detached);
+    return;
+  }
+  std::shared_ptr<TlsIdentity> identity;
+  try {
+    identity = tls_->current();
+  } catch (const std::exception&) {
+    return;  // no identity (e.g. the platform failed to attest a new key): refuse the connection
+  }
+  TlsStream stream(PlainStream(std::move(socket)), identity->context);
+  auto conn = std::make_shared<Connection<TlsStream>>(std::move(stream), transport, std::move(identity), handler_,
+                                                      limits_, state_);
+  auto ex = conn->lowest().get_executor();
+  asio::co_spawn(ex, Connection<TlsStream>::run(std::move(conn)), asio::detached);
+}
+
 asio::awaitable<void> HttpServer::accept_loop() {
+  if (!acceptor_.is_open()) co_return;  // no listener (e.g. a server that is only handed sockets)
   for (;;) {
     error_code ec;
-    tcp::socket socket = co_await acceptor_.async_accept(asio::make_strand(ioc_),
-                                                         asio::redirect_error(asio::use_awaitable, ec));
+    Protocol::socket socket = co_await acceptor_.async_accept(asio::make_strand(ioc_),
+                                                              asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (!acceptor_.is_open() || state_->stopping) co_return;
       // e.g. EMFILE: back off briefly, then keep accepting.
@@ -465,25 +595,7 @@ asio::awaitable<void> HttpServer::accept_loop() {
       co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    socket.set_option(tcp::no_delay(true), ec);
-    if (tls_ == nullptr) {
-      auto conn = std::make_shared<Connection<PlainStream>>(PlainStream(std::move(socket)), nullptr, handler_,
-                                                            limits_, state_);
-      auto ex = conn->transport().get_executor();
-      asio::co_spawn(ex, Connection<PlainStream>::run(std::move(conn)), asio::detached);
-      continue;
-    }
-    std::shared_ptr<TlsIdentity> identity;
-    try {
-      identity = tls_->current();
-    } catch (const std::exception&) {
-      continue;  // no identity (e.g. the platform failed to attest a new key): refuse the connection
-    }
-    TlsStream stream(std::move(socket), identity->context);
-    auto conn = std::make_shared<Connection<TlsStream>>(std::move(stream), std::move(identity), handler_, limits_,
-                                                        state_);
-    auto ex = conn->transport().get_executor();
-    asio::co_spawn(ex, Connection<TlsStream>::run(std::move(conn)), asio::detached);
+    serve(std::move(socket), transport_);
   }
 }
 

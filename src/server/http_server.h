@@ -7,6 +7,11 @@
 // TLS (RA-TLS, docs/ra-tls.md): a server given a TlsIdentitySource speaks TLS 1.3 only (no client
 // certificates) on every connection it accepts, with the identity current at accept time; the same
 // connection code serves plain TCP and TLS streams. Exchange::tls_spki_sha256() names the key.
+//
+// Transports: one listener per HttpServer, of any stream socket family — TCP (listen), AF_VSOCK
+// (listen_vsock, docs/ra-tls.md "vsock"), or an adopted listening socket (listen_fd); serve_fd hands
+// it one connected socket. Accept loop, connections and TLS are the same code for all of them;
+// Exchange::transport() tells the routes which one a request came over.
 #pragma once
 
 #include <array>
@@ -16,8 +21,9 @@
 #include <memory>
 #include <string>
 
+#include <boost/asio/basic_socket_acceptor.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 
 #include "a3s/power/error.h"
@@ -69,6 +75,18 @@ class HttpServer {
   // Binds host:port (port 0 → ephemeral) and listens. Returns the bound port.
   // Throws Error(codes::kIo) when the address is invalid or cannot be bound.
   uint16_t listen(const std::string& host, uint16_t port);
+  // Binds AF_VSOCK port `port` on any CID (kVsockPortAny → ephemeral) and listens. Returns the bound
+  // port. Throws Error(codes::kIo) when the kernel has no vsock transport or the port cannot be bound.
+  static constexpr uint32_t kVsockPortAny = 0xFFFFFFFFu;  // VMADDR_PORT_ANY
+  uint32_t listen_vsock(uint32_t port);
+  // Takes ownership of `fd`, a stream socket already listening (socket activation; tests, where an
+  // AF_UNIX socket stands in for AF_VSOCK on kernels without vsock loopback). Its family gives the
+  // transport. Throws Error(codes::kIo) when `fd` is not a listening stream socket.
+  void listen_fd(int fd);
+  // Takes ownership of `fd`, a connected stream socket, and serves it as an accepted connection (TLS
+  // too, with a TlsIdentitySource), e.g. one end of a socketpair. Call after start(); not after
+  // stop_accepting(). Throws Error(codes::kIo) when `fd` is not a stream socket.
+  void serve_fd(int fd);
   // Starts accepting connections (on the io_context's threads).
   void start();
   // Stops accepting; open connections finish their current exchange and then close.
@@ -85,12 +103,15 @@ class HttpServer {
 
  private:
   asio::awaitable<void> accept_loop();
+  // Starts serving an accepted (or handed) socket: plain, or TLS with the current identity.
+  void serve(asio::generic::stream_protocol::socket socket, Transport transport);
 
   asio::io_context& ioc_;
   HttpHandler& handler_;
   HttpLimits limits_;
   TlsIdentitySource* tls_;
-  asio::ip::tcp::acceptor acceptor_;
+  asio::basic_socket_acceptor<asio::generic::stream_protocol> acceptor_;
+  Transport transport_ = Transport::kTcp;  // the listener's
   std::shared_ptr<State> state_;
 };
 

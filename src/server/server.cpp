@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -31,16 +32,28 @@ bool is_loopback_host(const std::string& host) {
   return !ec && addr.is_loopback();
 }
 
+bool loopback_only(const config::Config& cfg) { return is_loopback_host(cfg.host) && cfg.vsock_port < 0; }
+
 void check_bind_policy(const config::Config& cfg) {
-  if (!is_loopback_host(cfg.host) && cfg.api_keys.empty() && cfg.admin_api_keys.empty() &&
-      !cfg.allow_unauthenticated) {
+  const bool keys = !cfg.api_keys.empty() || !cfg.admin_api_keys.empty();
+  if (!is_loopback_host(cfg.host) && !keys && !cfg.allow_unauthenticated) {
     throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
                                     " without api_keys; configure api_keys or set allow_unauthenticated = true");
   }
-  if (cfg.tee_mode && cfg.tee_policy == TeePolicy::kStrict && !is_loopback_host(cfg.host) && !cfg.ratls) {
+  if (cfg.vsock_port >= 0 && !keys && !cfg.allow_unauthenticated) {
+    throw Error(codes::kConfig, "refusing to listen on vsock (vsock_port) without api_keys: the host and other VMs "
+                                "can connect to it; configure api_keys or set allow_unauthenticated = true");
+  }
+  const bool strict = cfg.tee_mode && cfg.tee_policy == TeePolicy::kStrict;
+  if (strict && !is_loopback_host(cfg.host) && !cfg.ratls) {
     throw Error(codes::kConfig, "refusing to listen on non-loopback address " + cfg.host +
                                     " in strict TEE mode without RA-TLS: set ratls = true and tls_port, so that "
                                     "prompts arrive only over the attested channel");
+  }
+  if (strict && cfg.vsock_port >= 0 && !cfg.ratls) {
+    throw Error(codes::kConfig, "refusing to listen on vsock (vsock_port) in strict TEE mode without RA-TLS: plain "
+                                "HTTP over vsock reaches the host, i.e. the operator; set ratls = true (and "
+                                "tls_port), and the vsock listener speaks RA-TLS");
   }
 }
 
@@ -118,6 +131,10 @@ struct Server::Impl {
   std::shared_ptr<RatlsIdentity> ratls;
   std::optional<HttpServer> https;
   uint16_t tls_port = 0;
+  // vsock (cfg.vsock_port): RA-TLS with the same identity when cfg.ratls, else plain HTTP.
+  std::optional<HttpServer> vsock;
+  uint32_t vsock_port = 0;
+  int adopted_vsock_fd = -1;  // adopt_vsock_listener
   std::optional<asio::signal_set> signals;
 
   static runtime::SchedulerOptions scheduler_options(const config::Config& c) {
@@ -146,9 +163,13 @@ struct Server::Impl {
     api.set_stopping();
     http.stop_accepting();
     if (https) https->stop_accepting();
+    if (vsock) vsock->stop_accepting();
     scheduler.shutdown();  // rejects queued jobs, cancels running ones, joins the workers
     // Let open exchanges write their last bytes (bounded).
-    const auto active = [this] { return http.active_exchanges() + (https ? https->active_exchanges() : 0); };
+    const auto active = [this] {
+      return http.active_exchanges() + (https ? https->active_exchanges() : 0) +
+             (vsock ? vsock->active_exchanges() : 0);
+    };
     for (int i = 0; i < 500 && active() > 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -170,6 +191,12 @@ Server::~Server() {
     request_shutdown();
     wait();
   }
+  if (impl_->adopted_vsock_fd >= 0) ::close(impl_->adopted_vsock_fd);
+}
+
+void Server::adopt_vsock_listener(int fd) {
+  if (impl_->adopted_vsock_fd >= 0) ::close(impl_->adopted_vsock_fd);
+  impl_->adopted_vsock_fd = fd;
 }
 
 const config::Config& Server::config() const { return impl_->cfg; }
@@ -179,12 +206,16 @@ std::optional<uint16_t> Server::tls_port() const {
   return impl_->tls_port;
 }
 
+std::optional<uint32_t> Server::vsock_port() const {
+  if (!impl_->vsock) return std::nullopt;
+  return impl_->vsock_port;
+}
+
 namespace {
 // "2 API key(s), 1 admin key(s)", "no authentication, loopback only", …: names counts, never keys.
 std::string auth_state(const config::Config& cfg) {
   if (cfg.api_keys.empty() && cfg.admin_api_keys.empty()) {
-    return is_loopback_host(cfg.host) ? "no authentication, loopback only"
-                                      : "no authentication (allow_unauthenticated)";
+    return loopback_only(cfg) ? "no authentication, loopback only" : "no authentication (allow_unauthenticated)";
   }
   return std::to_string(cfg.api_keys.size()) + " API key(s), " + std::to_string(cfg.admin_api_keys.size()) +
          " admin key(s)";
@@ -232,9 +263,21 @@ uint16_t Server::start() {
     impl_->https.emplace(impl_->ioc, impl_->api, Impl::limits(impl_->cfg), impl_->ratls.get());
     impl_->tls_port = impl_->https->listen(impl_->cfg.host, static_cast<uint16_t>(impl_->cfg.tls_port));
   }
+  if (impl_->cfg.vsock_port >= 0) {
+    if (impl_->cfg.vsock_port >= HttpServer::kVsockPortAny) throw Error(codes::kConfig, "vsock_port out of range");
+    const uint32_t port = impl_->cfg.vsock_port == 0 ? HttpServer::kVsockPortAny
+                                                     : static_cast<uint32_t>(impl_->cfg.vsock_port);
+    impl_->vsock.emplace(impl_->ioc, impl_->api, Impl::limits(impl_->cfg), impl_->ratls.get());
+    if (impl_->adopted_vsock_fd >= 0) {
+      impl_->vsock->listen_fd(std::exchange(impl_->adopted_vsock_fd, -1));
+    } else {
+      impl_->vsock_port = impl_->vsock->listen_vsock(port);
+    }
+  }
   impl_->work.emplace(impl_->ioc.get_executor());
   impl_->http.start();
   if (impl_->https) impl_->https->start();
+  if (impl_->vsock) impl_->vsock->start();
   int n_io = 2;
   for (int i = 0; i < n_io; ++i) impl_->io_threads.emplace_back([this] { impl_->ioc.run(); });
   impl_->started = true;

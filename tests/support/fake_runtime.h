@@ -68,6 +68,7 @@ struct FakeOptions {
   std::shared_ptr<FakeStats> stats = std::make_shared<FakeStats>();
   chat::ReasoningStart reasoning = chat::ReasoningStart::kNone;  // what reasoning_start() says
   chat::ToolCallSyntax tool_syntax = chat::ToolCallSyntax::kNone;  // what tool_call_syntax() says
+  std::string sha256;  // the description's plaintext digest (64 hex): a measured model, as TEE mode needs
 };
 
 class FakeContext final : public runtime::RuntimeContext {
@@ -87,6 +88,7 @@ class FakeRuntime final : public runtime::ModelRuntime {
     desc_.name = name;
     desc_.path = "/fake/" + name + ".gguf";
     desc_.architecture = "fake";
+    desc_.sha256 = opts_.sha256;
     desc_.file_type = "F32";
     desc_.n_ctx = opts_.n_ctx;
     desc_.n_ctx_train = opts_.n_ctx;
