@@ -114,15 +114,18 @@ OnlineUse add_live_endorsements(const OnlineArgs& online, const std::string& bod
 
 void add_attest_options(CLI::App& cmd, AttestArgs& a) {
   const CLI::Validator& kNonEmpty = non_empty();
-  cmd.add_option("--url", a.url, "Server to attest: http(s)://HOST[:PORT] (plain http to loopback only)")
+  cmd.add_option("--url", a.url,
+                 "Server to attest: http(s)://HOST[:PORT] (plain http to loopback only), or vsock://CID:PORT (RA-TLS "
+                 "with --ratls; plain to CID 1 only)")
       ->check(kNonEmpty);
   cmd.add_option("--nonce", a.nonce, "Nonce to send, 64 hex digits (default: 32 fresh random bytes)")
       ->check(kNonEmpty);
   cmd.add_option("--api-key", a.api_key, "API key (default: $A3S_POWER_API_KEY); sent as a bearer token")
       ->check(kNonEmpty);
   cmd.add_flag("--ratls", a.ratls,
-               "RA-TLS: --url is the server's https RA-TLS port; the TLS certificate's evidence must bind the "
-               "connection's key, and so must the nonce flow on that connection (no CA or host name check)");
+               "RA-TLS: --url is the server's https RA-TLS port (or its vsock port); the TLS certificate's evidence "
+               "must bind the connection's key, and so must the nonce flow on that connection (no CA or host name "
+               "check)");
   add_expectation_options(cmd, a);
 }
 
@@ -179,13 +182,14 @@ int run_attest(const AttestArgs& a) {
   if (a.expected_hash.empty())
     throw Error(codes::kInvalidArgument, "--expected-hash sha256:HEX is required (the model's digest)");
   const client::ServerUrl url = client::ServerUrl::parse(a.url);
-  if (a.ratls && url.scheme() != "https")
-    throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
-  // A simulated response brings its own root: trusting it is only for a development server on this machine.
-  if (a.allow_simulated && !client::is_loopback_host(url.host()))
+  if (a.ratls && url.scheme() != "https" && !url.is_vsock())
     throw Error(codes::kInvalidArgument,
-                "--allow-simulated is only accepted for a loopback URL (127.0.0.0/8, ::1, localhost): simulated "
-                "evidence brings its own root, so it proves nothing about a remote server");
+                "--ratls needs an https:// URL (the server's RA-TLS port) or a vsock:// URL (its vsock port)");
+  // A simulated response brings its own root: trusting it is only for a development server on this machine.
+  if (a.allow_simulated && !url.is_local())
+    throw Error(codes::kInvalidArgument,
+                "--allow-simulated is only accepted for a loopback URL (127.0.0.0/8, ::1, localhost, vsock CID 1): "
+                "simulated evidence brings its own root, so it proves nothing about a remote server");
   AttestationPolicy policy = policy_from(a);
   std::string api_key = a.api_key;
   if (api_key.empty()) {

@@ -11,6 +11,7 @@
 #include "http_client/curl_handle.h"
 #include "http_client/http_client.h"
 #include "http_client/server_error.h"
+#include "http_client/server_route.h"
 #include "http_client/server_url.h"
 
 namespace a3s::power::verify::cli {
@@ -59,26 +60,29 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-// The options both connections share: TLS 1.3, a fresh connection, no CA or host name check.
-client::TransferOptions ratls_options(const client::ServerUrl& url, std::string target) {
+// The options both connections share: TLS 1.3, a fresh connection, no CA or host name check; the URL
+// of `path_and_query` through `route` (vsock: a fresh vsock connection through the route's bridge).
+client::TransferOptions ratls_options(client::ServerRoute& route, std::string_view path_and_query) {
   client::TransferOptions o;
-  o.url = std::move(target);
   o.tls_version = CURL_SSLVERSION_TLSv1_3;
   // Trust comes from the certificate's evidence, checked by the caller against this very key.
   o.verify_peer = false;
   o.fresh_connection = true;
-  o.no_proxy = client::is_loopback_host(url.host());
+  o.no_proxy = client::is_loopback_host(route.url().host());
   o.connect_timeout_ms = kConnectTimeoutMs;
   o.timeout_ms = kRequestTimeoutMs;
   o.user_agent = "a3s-power-verify";
+  route.apply(o, path_and_query);
   return o;
 }
 
-client::ServerUrl https_url(const std::string& text) {
+// The route of an RA-TLS URL: https://, or vsock:// (TLS over the vsock listener).
+client::ServerRoute ratls_route(const std::string& text) {
   client::ServerUrl url = client::ServerUrl::parse(text);
-  if (url.scheme() != "https")
-    throw Error(codes::kInvalidArgument, "--ratls needs an https:// URL (the server's RA-TLS port)");
-  return url;
+  if (url.scheme() != "https" && !url.is_vsock())
+    throw Error(codes::kInvalidArgument,
+                "--ratls needs an https:// URL (the server's RA-TLS port) or a vsock:// URL (its vsock port)");
+  return client::ServerRoute(std::move(url), /*tls=*/true, kConnectTimeoutMs);
 }
 
 // The leaf certificate (DER) of a finished handshake, from libcurl's certificate information
@@ -106,7 +110,9 @@ std::string leaf_from_certinfo(CURL* c) {
   return {};
 }
 
-[[noreturn]] void throw_transfer(const std::string& what, CURLcode rc, const char* errbuf) {
+[[noreturn]] void throw_transfer(const std::string& what, CURLcode rc, const char* errbuf, client::ServerRoute& route) {
+  // vsock: a connection the bridge could not make reaches libcurl as one closed at once.
+  if (const std::string why = route.take_connect_error(); !why.empty()) throw Error(codes::kIo, what + ": " + why);
   if (rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH)
     throw Error(codes::kIo, what + ": the server's TLS key is not the one its RA-TLS certificate was verified "
                                    "for; nothing was sent");
@@ -117,18 +123,24 @@ std::string leaf_from_certinfo(CURL* c) {
 }  // namespace
 
 std::string fetch_ratls_certificate(const std::string& url_text) {
-  const client::ServerUrl url = https_url(url_text);
-  const std::string what = "TLS handshake with " + url.display();
+  client::ServerRoute route = ratls_route(url_text);
+  const std::string what = "TLS handshake with " + route.url().display();
   client::curl_global_init_once();
   client::CurlEasy curl = client::make_curl_easy();
   CURL* c = curl.get();
   char errbuf[CURL_ERROR_SIZE] = {0};
-  client::set_transfer_options(c, ratls_options(url, url.endpoint("/")));
+  client::TransferOptions o;
+  try {
+    o = ratls_options(route, "/");
+  } catch (const Error& e) {
+    throw Error(codes::kIo, what + ": " + e.what());
+  }
+  client::set_transfer_options(c, o);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);  // the handshake, then stop: no request is written
   curl_easy_setopt(c, CURLOPT_CERTINFO, 1L);
   const CURLcode rc = curl_easy_perform(c);
-  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf);
+  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf, route);
   std::string der = leaf_from_certinfo(c);
   if (der.empty()) throw Error(codes::kIo, what + ": the server presented no certificate");
   return der;
@@ -136,13 +148,12 @@ std::string fetch_ratls_certificate(const std::string& url_text) {
 
 RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request,
                                          const std::array<uint8_t, 32>& pinned_spki_sha256) {
-  const client::ServerUrl url = https_url(request.url);
+  client::ServerRoute route = ratls_route(request.url);
   for (const unsigned char c : request.api_key)
     if (c < 0x20 || c == 0x7f)
       throw Error(codes::kInvalidArgument, "the API key contains control characters");
-  const std::string what = "GET " + url.endpoint("/v1/attestation");
-  const std::string target =
-      url.endpoint("/v1/attestation?nonce=" + request.nonce + "&model=" + percent_encode(request.model));
+  const std::string what = "GET " + route.url().endpoint("/v1/attestation");
+  const std::string target = "/v1/attestation?nonce=" + request.nonce + "&model=" + percent_encode(request.model);
 
   client::curl_global_init_once();
   client::CurlEasy curl = client::make_curl_easy();
@@ -153,7 +164,12 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request,
   Transfer t;
   t.curl = c;
   char errbuf[CURL_ERROR_SIZE] = {0};
-  client::TransferOptions o = ratls_options(url, target);
+  client::TransferOptions o;
+  try {
+    o = ratls_options(route, target);
+  } catch (const Error& e) {
+    throw Error(codes::kIo, what + ": " + e.what());
+  }
   o.headers = &headers;
   o.pinned_public_key = "sha256//" + crypto::base64_encode(pinned_spki_sha256);
   client::set_transfer_options(c, o);
@@ -164,7 +180,7 @@ RatlsAttestation fetch_ratls_attestation(const AttestationRequest& request,
   if (t.wrong_backend)
     throw Error(codes::kIo, what + ": libcurl does not use OpenSSL; the peer certificate is unavailable");
   if (t.too_large) throw Error(codes::kIo, what + ": the server's answer is too large");
-  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf);
+  if (rc != CURLE_OK) throw_transfer(what, rc, errbuf, route);
   if (t.certificate_der.empty()) throw Error(codes::kIo, what + ": the server presented no certificate");
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

@@ -5,6 +5,8 @@
 //   2. fetch_ratls_attestation: GET <https url>/v1/attestation?nonce=<64 hex>&model=<name> on a new
 //      connection pinned to that certificate's SubjectPublicKeyInfo (CURLOPT_PINNEDPUBLICKEY,
 //      "sha256//<base64>"): libcurl drops a connection to any other key before sending a byte.
+// The URL is https:// or vsock:// (TLS over the server's vsock listener, through http_client's
+// ServerRoute: each connection is a fresh AF_VSOCK connection).
 // No certificate is checked against a CA or host name: trust comes from the evidence the certificate
 // carries and from the nonce flow's claims binding the same key. No redirects, no connection reuse, no
 // session resumption; the API key is sent as "Authorization: Bearer <key>" and never shown.
@@ -19,7 +21,7 @@
 namespace a3s::power::verify::cli {
 
 // The TLS peer's leaf certificate (DER) after a handshake only. Throws a3s::power::Error
-// "invalid_argument" when the URL is not https (or not usable), "io_error" when no TLS connection could
+// "invalid_argument" when the URL is not https or vsock (or not usable), "io_error" when no TLS connection could
 // be made or no peer certificate was presented.
 std::string fetch_ratls_certificate(const std::string& url);
 

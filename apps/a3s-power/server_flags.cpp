@@ -11,7 +11,8 @@
 namespace a3s::power::cli {
 
 void add_server_flags(CLI::App* cmd, ServerFlags& flags) {
-  cmd->add_option("--url", flags.url, "Server URL (https, or http to a loopback host)")
+  cmd->add_option("--url", flags.url,
+                  "Server URL (https, or http to a loopback host; vsock://CID:PORT with --ratls-pin, or plain to CID 1)")
       ->capture_default_str();
   cmd->add_option("--api-key", flags.api_key, "API key (default: $A3S_POWER_API_KEY)");
   cmd->add_option("--cacert", flags.ca_file,

@@ -1,11 +1,12 @@
 // The flags every command that talks to a running `a3s-power serve` shares (chat, ps):
-//   --url URL       the server (https, or http to a loopback host; default http://127.0.0.1:11434)
+//   --url URL       the server (https, or http to a loopback host; default http://127.0.0.1:11434), or
+//                   vsock://CID:PORT (its vsock listener: RA-TLS with --ratls-pin; plain HTTP to CID 1 only)
 //   --api-key KEY   the API key (default: $A3S_POWER_API_KEY; prefer the variable: command lines are
 //                   visible to other users)
 //   --cacert PEM    CA certificates to trust for https instead of the system store
 //   --ratls-pin sha256:HEX   the server's RA-TLS key, as a3s-power-verify --ratls printed it after
 //                   verifying it (SHA-256 of the key's DER SubjectPublicKeyInfo, 64 hex digits): the
-//                   connection must present exactly that key (https only; instead of --cacert)
+//                   connection must present exactly that key (https or vsock; instead of --cacert)
 #pragma once
 
 #include <CLI/CLI.hpp>

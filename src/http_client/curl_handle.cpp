@@ -51,6 +51,8 @@ void set_transfer_options(CURL* c, const TransferOptions& o) {
   }
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   if (o.no_proxy) curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+  if (!o.abstract_unix_socket.empty())
+    curl_easy_setopt(c, CURLOPT_ABSTRACT_UNIX_SOCKET, o.abstract_unix_socket.c_str());
   if (o.connect_timeout_ms > 0) curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.timeout_ms);
   if (o.stall_timeout_s > 0) {

@@ -53,6 +53,9 @@ struct TransferOptions {
   std::string pinned_public_key;
   bool fresh_connection = false;  // a new connection and TLS session, never reused afterwards
   bool no_proxy = false;          // reach the host directly, whatever the proxy environment says
+  // CURLOPT_ABSTRACT_UNIX_SOCKET: connect to this abstract Unix socket instead of the URL's host (a
+  // StreamBridge's name, server_route.h); empty: the URL's host.
+  std::string abstract_unix_socket;
   long connect_timeout_ms = 0;    // TCP + TLS handshake; 0: libcurl's default
   long timeout_ms = 0;            // the whole transfer; 0: none
   long stall_timeout_s = 0;       // abort when no byte arrives for this many seconds; 0: never

@@ -133,21 +133,33 @@ std::string HttpResponse::header(std::string_view name) const {
   return "";
 }
 
-HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)), curl_(make_curl_easy()) {
+HttpClient::HttpClient(ClientOptions opts)
+    : opts_(std::move(opts)),
+      route_(opts_.url, !opts_.pinned_spki.empty(), opts_.connect_timeout_ms),
+      curl_(make_curl_easy()) {
   check_header_value(opts_.api_key);
-  if (!opts_.pinned_spki.empty() && opts_.url.scheme() != "https") {
-    throw Error(codes::kInvalidArgument, "a pinned RA-TLS key (--ratls-pin) needs an https:// URL (the RA-TLS port)");
+  if (!opts_.pinned_spki.empty() && opts_.url.scheme() != "https" && !opts_.url.is_vsock()) {
+    throw Error(codes::kInvalidArgument,
+                "a pinned RA-TLS key (--ratls-pin) needs an https:// URL (the RA-TLS port) or a vsock:// URL");
+  }
+  if (opts_.url.is_vsock() && !opts_.ca_file.empty()) {
+    throw Error(codes::kInvalidArgument, "--cacert does not apply to a vsock:// URL: TLS over vsock is RA-TLS, "
+                                         "checked with --ratls-pin");
+  }
+  if (opts_.url.is_vsock() && opts_.pinned_spki.empty() && !opts_.url.is_local()) {
+    throw Error(codes::kInvalidArgument,
+                "plain HTTP over vsock is only allowed to CID 1 (this machine): traffic to " + opts_.url.display() +
+                    " passes through the host; use RA-TLS (a3s-power-verify --ratls, then --ratls-pin)");
   }
   if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
     throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
   }
 }
 
-void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, long total_timeout_ms) {
+void HttpClient::prepare(std::string_view path, const CurlHeaders& headers, long total_timeout_ms) {
   CURL* c = curl_.get();
   curl_easy_reset(c);  // keeps the connection cache
   TransferOptions o;
-  o.url = url;
   o.protocols = "http,https";
   o.ca_file = opts_.ca_file;
   if (!opts_.pinned_spki.empty()) {
@@ -157,6 +169,7 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
   }
   // A loopback server is always reached directly; remote ones honour the proxy environment.
   o.no_proxy = is_loopback_host(opts_.url.host());
+  route_.apply(o, path);  // the URL libcurl requests (vsock: connects, through a bridge, no proxy)
   o.connect_timeout_ms = opts_.connect_timeout_ms;
   o.timeout_ms = total_timeout_ms;
   o.user_agent = "a3s-power-client";
@@ -165,6 +178,8 @@ void HttpClient::prepare(const std::string& url, const CurlHeaders& headers, lon
 }
 
 void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
+  // vsock: a connection the bridge could not make reaches libcurl as one closed at once.
+  if (std::string why = route_.take_connect_error(); !why.empty()) throw Error(codes::kServerUnreachable, why);
   const std::string where = opts_.url.display();
   std::string detail =
       errbuf != nullptr && errbuf[0] != '\0' ? one_line(errbuf, 200) : curl_easy_strerror(rc);
@@ -208,7 +223,7 @@ HttpResponse HttpClient::get(std::string_view path) {
   CurlHeaders headers;
   headers.append("Accept: application/json");
   if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
-  prepare(opts_.url.endpoint(path), headers, opts_.request_timeout_ms);
+  prepare(path, headers, opts_.request_timeout_ms);
   CURL* c = curl_.get();
   Transfer t;
   t.curl = c;
@@ -242,7 +257,7 @@ StreamEnd HttpClient::post_stream(std::string_view path, const nlohmann::json& b
   headers.append("Accept: text/event-stream");
   headers.append("Expect:");  // no 100-continue round trip
   if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
-  prepare(opts_.url.endpoint(path), headers, 0L);
+  prepare(path, headers, 0L);
   CURL* c = curl_.get();
   Transfer t;
   t.curl = c;

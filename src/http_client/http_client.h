@@ -7,6 +7,9 @@
 // spoken, plain http only to loopback hosts (see server_url.h). The API key is sent as
 // "Authorization: Bearer <key>" and never appears in errors.
 //
+// vsock URLs (server_route.h): TLS with pinned_spki (RA-TLS), else plain HTTP, which is accepted to
+// CID 1 only (this machine's vsock loopback; other CIDs are reached through the host).
+//
 // Errors (see server_error.h): Error(codes::kServerUnreachable) when no connection could be made
 // (refused, unknown host, connect timeout, TLS failure); ServerError ("server_error") for an HTTP
 // error status (message from the OpenAI error body), a broken connection, an oversized or
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "http_client/curl_handle.h"
+#include "http_client/server_route.h"
 #include "http_client/server_url.h"
 #include "http_client/sse_parser.h"
 
@@ -86,10 +90,11 @@ class HttpClient {
                         const std::atomic<bool>* cancel = nullptr);
 
  private:
-  void prepare(const std::string& url, const CurlHeaders& headers, long total_timeout_ms);
+  void prepare(std::string_view path, const CurlHeaders& headers, long total_timeout_ms);
   [[noreturn]] void throw_transport_error(CURLcode rc, const char* errbuf);
 
   ClientOptions opts_;
+  ServerRoute route_;
   CurlEasy curl_;
 };
 

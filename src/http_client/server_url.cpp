@@ -30,6 +30,21 @@ Error bad_url(const std::string& why) {
   return Error(codes::kInvalidArgument, "invalid --url: " + why);
 }
 
+// A decimal 32-bit vsock CID or port ("0".."4294967294"; 4294967295 is VMADDR_CID_ANY / PORT_ANY).
+bool parse_vsock_number(std::string_view text, uint32_t& out) {
+  if (text.empty() || text.size() > 10) return false;
+  uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v >= 0xFFFFFFFFull) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+constexpr std::string_view kVsockScheme = "vsock://";
+
 }  // namespace
 
 bool is_loopback_host(std::string_view host) {
@@ -52,6 +67,27 @@ ServerUrl ServerUrl::parse(std::string_view text) {
   for (unsigned char c : text) {
     if (c <= 0x20 || c == 0x7f) throw bad_url("contains spaces or control characters");
   }
+  if (lower(std::string(text.substr(0, kVsockScheme.size()))) == kVsockScheme) {
+    // vsock://CID:PORT[/PREFIX]: no host names, user information, query or fragment.
+    std::string_view rest = text.substr(kVsockScheme.size());
+    const size_t slash = rest.find('/');
+    const std::string_view authority = rest.substr(0, slash);
+    const std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    if (authority.find('@') != std::string_view::npos)
+      throw bad_url("credentials in the URL are not supported (use --api-key or A3S_POWER_API_KEY)");
+    if (path.find_first_of("?#") != std::string_view::npos) throw bad_url("a query or fragment is not allowed");
+    const size_t colon = authority.find(':');
+    ServerUrl out;
+    if (colon == std::string_view::npos || !parse_vsock_number(authority.substr(0, colon), out.vsock_cid_) ||
+        !parse_vsock_number(authority.substr(colon + 1), out.vsock_port_)) {
+      throw bad_url("a vsock URL is vsock://CID:PORT, two decimal numbers below 4294967295");
+    }
+    out.scheme_ = "vsock";
+    out.host_ = std::to_string(out.vsock_cid_);
+    out.prefix_ = std::string(path);
+    while (!out.prefix_.empty() && out.prefix_.back() == '/') out.prefix_.pop_back();
+    return out;
+  }
   std::string full(text);
   if (full.find("://") == std::string::npos) full = "http://" + full;
 
@@ -65,7 +101,7 @@ ServerUrl ServerUrl::parse(std::string_view text) {
   std::string tmp;
   if (!url_part(u.get(), CURLUPART_SCHEME, out.scheme_)) throw bad_url("no scheme");
   out.scheme_ = lower(out.scheme_);
-  if (out.scheme_ != "http" && out.scheme_ != "https") throw bad_url("the scheme must be http or https");
+  if (out.scheme_ != "http" && out.scheme_ != "https") throw bad_url("the scheme must be http, https or vsock");
   if (url_part(u.get(), CURLUPART_USER, tmp) || url_part(u.get(), CURLUPART_PASSWORD, tmp)) {
     throw bad_url("credentials in the URL are not supported (use --api-key or A3S_POWER_API_KEY)");
   }
@@ -88,6 +124,10 @@ ServerUrl ServerUrl::parse(std::string_view text) {
   return out;
 }
 
+bool ServerUrl::is_local() const {
+  return is_vsock() ? vsock_cid_ == 1 : is_loopback_host(host_);
+}
+
 std::string ServerUrl::endpoint(std::string_view path) const {
   std::string s = display() + prefix_;
   if (path.empty() || path.front() != '/') s += '/';
@@ -96,7 +136,7 @@ std::string ServerUrl::endpoint(std::string_view path) const {
 }
 
 std::string ServerUrl::display() const {
-  return scheme_ + "://" + host_ + ":" + std::to_string(port_);
+  return scheme_ + "://" + host_ + ":" + std::to_string(is_vsock() ? vsock_port_ : static_cast<uint32_t>(port_));
 }
 
 }  // namespace a3s::power::client

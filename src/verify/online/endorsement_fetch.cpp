@@ -11,7 +11,9 @@ namespace {
 
 client::ServerUrl parse_base(const std::string& base) {
   try {
-    return client::ServerUrl::parse(base);
+    client::ServerUrl url = client::ServerUrl::parse(base);
+    if (url.is_vsock()) throw Error(codes::kInvalidArgument, "invalid --url: the scheme must be http or https");
+    return url;
   } catch (const Error& e) {
     std::string message = e.what();
     if (message.rfind("invalid --url: ", 0) == 0) message.erase(0, 15);

@@ -1,5 +1,6 @@
 // AMD KDS request paths (AMD 57230, "KDS Interface") for reports of each product.
 #include "verify/online/kds_client.h"
+#include "verify/online/endorsement_fetch.h"
 
 #include <gtest/gtest.h>
 
@@ -59,6 +60,18 @@ TEST(KdsClient, TurinUsesAnEightByteHwidAndTheFmcSpl) {
 TEST(KdsClient, CertChainAndCrlPaths) {
   EXPECT_EQ(cert_chain_path(AmdProduct::kGenoa), "/vcek/v1/Genoa/cert_chain");
   EXPECT_EQ(crl_path(AmdProduct::kMilan), "/vcek/v1/Milan/crl");
+}
+
+// An endorsement service is an https (or loopback http) URL: a server's vsock address is refused.
+TEST(KdsClient, EndorsementServiceUrlsAreHttpOnly) {
+  EXPECT_EQ(endorsement_url("https://kds.example", "/vcek/v1/Milan/crl"), "https://kds.example:443/vcek/v1/Milan/crl");
+  try {
+    endorsement_url("vsock://2:5000", "/vcek/v1/Milan/crl");
+    FAIL() << "a vsock endorsement service";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), codes::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("http or https"), std::string::npos) << e.what();
+  }
 }
 
 TEST(KdsClient, MaskedChipIdCannotBeLookedUp) {
