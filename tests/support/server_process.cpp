@@ -72,7 +72,8 @@ ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env, std:
     ssize_t n = ::read(out[0], c, sizeof c);
     if (n <= 0) break;
     buf.append(c, static_cast<size_t>(n));
-    // An RA-TLS server prints "listening on https://HOST:PORT (RA-TLS)" before the plain line.
+    // An RA-TLS server prints "listening on https://HOST:PORT (RA-TLS)" before the plain line, and a
+    // vsock listener "listening on vsock port PORT[ (RA-TLS)]".
     bool done = false;
     for (auto nl = buf.find('\n'); nl != std::string::npos && !done; nl = buf.find('\n')) {
       std::string line = buf.substr(0, nl);
@@ -80,6 +81,11 @@ ServerProcess::ServerProcess(std::vector<std::string> args, EnvChanges env, std:
       if (line.rfind("listening on https://", 0) == 0) {
         const auto colon = line.rfind(':');
         tls_port_ = std::atoi(line.c_str() + colon + 1);
+        continue;
+      }
+      static const std::string kVsock = "listening on vsock port ";
+      if (line.rfind(kVsock, 0) == 0) {
+        vsock_port_ = std::atoll(line.c_str() + kVsock.size());
         continue;
       }
       line_ = line;

@@ -32,6 +32,7 @@ class ServerProcess {
   bool ready() const { return port_ > 0; }
   int port() const { return port_; }
   int tls_port() const { return tls_port_; }  // the RA-TLS listener's port (ratls = true), else 0
+  long long vsock_port() const { return vsock_port_; }  // the vsock listener's port (vsock_port), else -1
   pid_t pid() const { return pid_; }
   std::string url(const std::string& path = "") const;
   std::string log() const;  // stderr so far (for failure messages)
@@ -47,6 +48,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int port_ = 0;
   int tls_port_ = 0;
+  long long vsock_port_ = -1;
   std::string line_;
   std::string log_path_;
   int exit_status_ = -1;
