@@ -20,6 +20,8 @@ tee_policy = "strict"
 # (docs: ra-tls.md). Uncomment with a port to use it.
 # ratls    = true
 # tls_port = 8443
+# vsock_port = 8443   # the same routes over vsock (CID any) for the host and other VMs: RA-TLS with
+#                     # ratls = true (strict mode refuses it otherwise); needs api_keys
 
 # Models to serve (NAME=PATH, or names in the store). With none, the store's models are served on
 # demand.

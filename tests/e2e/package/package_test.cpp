@@ -128,7 +128,7 @@ TEST_F(DebianPackage, UnitIsHardenedAndKeepsAttestationReachable) {
        {"ExecStart=/usr/bin/a3s-power serve --config /etc/a3s-power/power.hcl", "NoNewPrivileges=yes",
         "ProtectSystem=strict", "ReadWritePaths=-/sys/kernel/config/tsm/report", "ProtectHome=yes",
         "PrivateTmp=yes", "DevicePolicy=closed", "DeviceAllow=/dev/sev-guest rw", "DeviceAllow=/dev/tdx_guest rw",
-        "MemoryDenyWriteExecute=yes", "LockPersonality=yes", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
+        "MemoryDenyWriteExecute=yes", "LockPersonality=yes", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_VSOCK",
         "StateDirectory=a3s-power", "LimitMEMLOCK=infinity", "LimitCORE=0", "CapabilityBoundingSet=CAP_IPC_LOCK"}) {
     EXPECT_NE(unit.find(std::string("\n") + line + "\n"), std::string::npos) << "missing: " << line;
   }
