@@ -176,7 +176,9 @@ void StreamBridge::run() {
     if (fds[0].revents != 0) return;  // stopping: the links' destructors close and wipe
     if (fds[1].revents & POLLIN) {
       const int down = ::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (down >= 0 && !from_this_process(down)) {
+      if (down < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+        ::usleep(50'000);  // out of descriptors or memory: the listener stays readable; do not spin
+      } else if (down >= 0 && !from_this_process(down)) {
         ::close(down);
       } else if (down >= 0) {
         int up = std::exchange(first_, -1);
