@@ -50,7 +50,7 @@ struct CompletionRequest {
   bool tool_call_required = false;
   std::string tool_call_name;
   bool parallel_tool_calls = true;  // more than one call in a reply
-  // The grammar the reply must follow (response_format, `grammar`: server/structured_output.h).
+  // The grammar the reply must follow (response_format, `grammar`: openai/structured_output.h).
   std::shared_ptr<const grammar::Grammar> grammar;
   // prompt_cache_key (docs/prompt-cache.md): with cache_key set, the prompt-prefix cache is used
   // under the scope (cache_identity, cache_endpoint, the model's digest, cache_key); the key is

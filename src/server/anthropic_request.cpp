@@ -8,8 +8,8 @@
 
 #include "chat/messages.h"
 #include "server/api_error.h"
-#include "server/request_fields.h"
-#include "server/tool_request.h"
+#include "openai/request_fields.h"
+#include "openai/tool_request.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
@@ -112,7 +112,7 @@ void blocks_of(const ojson& content, const std::string& where, bool user, chat::
 }
 
 // Anthropic's tools ({name, description?, input_schema}) and tool_choice ({type: auto | any | tool |
-// none, name?, disable_parallel_tool_use?}) in the OpenAI shape server/tool_request.h reads.
+// none, name?, disable_parallel_tool_use?}) in the OpenAI shape openai/tool_request.h reads.
 ToolRequest tools_of(const ojson& fields) {
   ojson openai = ojson::object();
   if (fields.contains("tools") && !fields["tools"].is_null()) {

@@ -6,7 +6,7 @@
 // blocks), stop_sequences (up to 16 non-empty strings), temperature [0, 1], top_p (0, 1], top_k
 // (>= 0), stream (boolean), metadata ({"user_id"?: string}), tools ([{name, description?,
 // input_schema}]) and tool_choice ({type: auto | any | tool | none, name?, disable_parallel_tool_use?}),
-// which become the OpenAI fields of server/tool_request.h (any = "required", tool = a named function).
+// which become the OpenAI fields of openai/tool_request.h (any = "required", tool = a named function).
 // Content blocks: text (joined with "\n" as OpenAI content parts are), tool_use {id, name, input} in
 // assistant messages (the assistant's tool calls), tool_result {tool_use_id, content?, is_error?} in
 // user messages (each one a tool message). Blocks may carry cache_control, which is accepted and has

@@ -21,7 +21,6 @@
 
 namespace a3s::power::server {
 
-struct ParsedCompletion;
 class Attestor;
 class AnswerFormat;
 

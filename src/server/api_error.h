@@ -1,4 +1,5 @@
-// OpenAI-shaped error responses: {"error": {"message", "type", "code", "param"}}.
+// OpenAI-shaped error responses: {"error": {"message", "type", "code", "param"}}, for the errors of
+// the API code (openai/api_error.h: ApiError, api_error_of) and every other Error.
 //
 // The HTTP status comes from the error code (src/base/error.cpp); the type from the status:
 // 400/405/413/431 invalid_request_error, 401 authentication_error, 403 permission_error,
@@ -11,23 +12,14 @@
 #include <string>
 
 #include "a3s/power/error.h"
+#include "openai/api_error.h"
 #include "server/http_message.h"
 
 namespace a3s::power::server {
 
-// An Error that names the offending request field (OpenAI's "param").
-class ApiError : public Error {
- public:
-  ApiError(ErrorCode code, const std::string& message, std::string param = {})
-      : Error(code, message), param_(std::move(param)) {}
-  const std::string& param() const { return param_; }
-
- private:
-  std::string param_;
-};
-
-// `e` as an ApiError: its code and message, and the request field a chat::FieldError names.
-ApiError api_error_of(const Error& e);
+// The OpenAI API without a transport (src/openai: request parsers, response shapes, ApiError,
+// receipts) is the server's vocabulary: its names are used unqualified here.
+using namespace openai;
 
 const char* error_type_for_status(int status);
 

@@ -1,95 +1,38 @@
-// Attestation as the server offers it: GET /v1/attestation and the TEE block of /health.
+// Attestation as the server offers it: GET /v1/attestation, the TEE block of /health and the
+// receipts of generating responses. The mechanism is tee::Attestor (tee/attestor.h: provider
+// detection and self-test, claims bound into evidence, the per-boot receipt key); this is the server's
+// view of it: built from the configuration (tee_policy, tee_device_root, and Config::effective_json()
+// as the published configuration) and attesting a served model by its runtime description.
 //
-// With tee_mode on, the evidence provider is chosen at startup (tee/detect.h: configfs-tsm,
-// /dev/sev-guest, /dev/tdx_guest under cfg.tee_device_root; the simulated provider only under
-// tee_policy "development") and checked once with a self-test (evidence for an all-zero report_data):
-// a present but failing device is a startup error under either policy.
-//
-// attest() builds the claims (attestation/claims.h) for one served model and one client nonce, binds
-// report_data = nonce || SHA-256(canonical claims) into fresh evidence and returns the response body:
-//
-//   {"tee_type": "sev-snp"|"tdx"|"simulated", "policy": "strict"|"development",
-//    "evidence_format": "sev-snp-report"|"tdx-quote"|"tdx-tdreport",
-//    "report": base64 (RFC 4648, padded) of the raw evidence, "report_data": 128 hex,
-//    "measurement": hex (SEV-SNP MEASUREMENT, TDX MRTD), "claims": {…}, "claims_sha256": 64 hex,
-//    "certificates": base64 of the SEV-SNP certificate table | null, "verifiable": bool,
-//    "config": {…} (the effective non-secret configuration, Config::effective_json(), whose
-//    RFC 8785 canonical form's SHA-256 is claims.runtime.config_sha256),
-//    "generated_at": "YYYY-MM-DDThh:mm:ssZ"}
-//
-// Receipts (docs/receipts.md): the constructor also generates the per-boot Ed25519 receipt key (its
-// private seed in locked memory, wiped when the Attestor is destroyed; it never leaves the process);
-// its public key is in every attestation's claims ("receipt"), and sign_receipt signs the receipts
-// of generating responses with it.
-//
-// Errors: Error(codes::kTeeUnavailable) from the constructor (strict policy, no provider);
-// Error(codes::kAttestationFailed) when the platform fails or the model was not measured at load.
+// Errors: tee::Attestor's (Error(codes::kTeeUnavailable) from the constructor under the strict policy
+// without a provider; Error(codes::kAttestationFailed) when the platform fails or the model was not
+// measured at load).
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "attestation/receipt.h"
 #include "config/config.h"
-#include "crypto/ed25519.h"
-#include "crypto/secure_memory.h"
 #include "crypto/sha256.h"
 #include "runtime/model_runtime.h"
+#include "tee/attestor.h"
 #include "tee/evidence.h"
-#include "attestation/report_data.h"
-#include "a3s/power/settings.h"
 
 namespace a3s::power::server {
 
-class Attestor {
+class Attestor : public tee::Attestor {
  public:
-  // Detects the provider for cfg and runs the self-test. Throws as described above.
+  // Detects the provider for cfg and runs the self-test.
   explicit Attestor(const config::Config& cfg);
   // With a given provider (tests); runs the self-test.
   Attestor(const config::Config& cfg, std::unique_ptr<tee::EvidenceProvider> provider);
-  ~Attestor();
 
-  // The response body for `model` (see above). Thread-safe: evidence requests are serialised.
-  // tls_spki_sha256 (RA-TLS, docs/ra-tls.md): SHA-256 of the DER SubjectPublicKeyInfo of the TLS
-  // certificate of the connection (or of the certificate being issued); set → claims.tls.spki_sha256.
+  using tee::Attestor::attest;
+  // The attestation body for a served model (tee::Attestor::attest with openai::attested_model).
   nlohmann::json attest(const tee::Nonce& nonce, const runtime::ModelDescription& model,
                         const std::optional<crypto::Sha256Digest>& tls_spki_sha256 = std::nullopt);
-
-  const std::string& tee_type() const { return tee_type_; }
-  bool verifiable() const { return verifiable_; }
-  TeePolicy policy() const { return policy_; }
-  const std::string& provider_name() const { return provider_name_; }
-  // SHA-256 of the RFC 8785 canonical JSON of the effective non-secret configuration, the object
-  // /health shows under "settings" and the attestation body under "config" (Config::effective_json()).
-  const crypto::Sha256Digest& config_sha256() const { return config_sha256_; }
-
-  // The receipt key of this boot and its key id (tee::receipt_key_id).
-  const crypto::Ed25519PublicKey& receipt_public_key() const { return receipt_public_; }
-  const std::string& receipt_key_id() const { return receipt_key_id_; }
-  // Fills receipt.key_id and receipt.config_sha256 and returns the signed receipt object
-  // (tee::signed_receipt_json). Thread-safe. Throws Error(codes::kInvalidArgument) when a name in it
-  // is not valid UTF-8.
-  nlohmann::json sign_receipt(tee::Receipt receipt) const;
-
- private:
-  tee::Evidence evidence_for(const tee::ReportData& report_data);
-
-  std::unique_ptr<tee::EvidenceProvider> provider_;
-  std::mutex mu_;  // the provider is not thread-safe
-  TeePolicy policy_;
-  crypto::Sha256Digest config_sha256_{};
-  nlohmann::json config_;  // effective_json()
-  crypto::LockedBuffer receipt_seed_;  // kEd25519KeyBytes: the receipt key's private seed
-  crypto::Ed25519PublicKey receipt_public_{};
-  std::string receipt_key_id_;
-  std::string tee_type_;
-  std::string provider_name_;
-  bool verifiable_ = false;
 };
 
 }  // namespace a3s::power::server

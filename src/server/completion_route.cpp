@@ -17,12 +17,12 @@
 #include "server/async_queue.h"
 #include "server/generation_job.h"
 #include "server/attestation.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
-#include "attestation/receipt.h"
+#include "openai/receipt.h"
+#include "openai/reply_reader.h"
 #include "chat/field_error.h"
-#include "chat/reasoning.h"
 #include "base/hex.h"
 #include "crypto/sha256.h"
 #include "privacy/wipe_text.h"
@@ -37,10 +37,9 @@ using Clock = std::chrono::steady_clock;
 struct ChoiceState {
   std::string text;                     // what the client was sent (streams: kept for the receipt only)
   std::string reasoning;                // the thinking of a reasoning model (chat), likewise
-  std::optional<chat::ReasoningSplitter> splitter;  // streams of a reasoning model
   chat::ToolCallSyntax tool_syntax = chat::ToolCallSyntax::kNone;  // with tools: how the reply writes calls
-  std::optional<chat::ToolCallStream> tool_stream;  // streams with tools
-  std::vector<chat::ToolCall> calls;                // the calls read so far, ids assigned
+  std::optional<ReplyReader> reader;    // streams: thinking and tool calls read as the deltas come
+  std::vector<chat::ToolCall> calls;    // the calls read so far, ids assigned
   std::vector<TokenLogprobs> logprobs;  // every generated token's, when asked for
   size_t piece_bytes = 0;               // text_offset of the next token (text completions)
   std::optional<runtime::CompletionResult> result;
@@ -50,30 +49,14 @@ struct ChoiceState {
     wipe_logprobs(logprobs);
     if (result) privacy::wipe_string(result->text);
     wipe_tool_calls(calls);
-    if (tool_stream) privacy::wipe_string(tool_stream->text());
   }
-  // Reads `parts.content` for tool calls (streams with tools): the content and reasoning it makes
-  // final replace and extend `parts`; the new calls, ids assigned, are appended to `calls` and
-  // returned as a delta's tool_calls (null for none). `end`: the reply is over.
-  nlohmann::json read_tool_calls(chat::ReasoningSplitter::Parts& parts, bool end) {
-    if (!tool_stream) return nullptr;
-    chat::ParsedReply r = tool_stream->push(parts.content);
-    if (end) {
-      chat::ParsedReply rest = tool_stream->finish();
-      r.content += rest.content;
-      r.reasoning += rest.reasoning;
-      for (auto& c : rest.calls) r.calls.push_back(std::move(c));
-      privacy::wipe_string(rest.content);
-      privacy::wipe_string(rest.reasoning);
-    }
-    privacy::wipe_string(parts.content);
-    parts.content = std::move(r.content);
-    parts.reasoning += r.reasoning;
-    privacy::wipe_string(r.reasoning);
-    if (r.calls.empty()) return nullptr;
-    for (auto& c : r.calls) c.id = new_tool_call_id(tool_syntax);
-    nlohmann::json out = tool_calls_json(r.calls, static_cast<int>(calls.size()));
-    for (auto& c : r.calls) calls.push_back(std::move(c));
+  // The calls `piece` completed, appended to `calls` and returned as a delta's tool_calls (null for
+  // none).
+  nlohmann::json take_calls(ReplyReader::Piece& piece) {
+    if (piece.calls.empty()) return nullptr;
+    nlohmann::json out = tool_calls_json(piece.calls, static_cast<int>(calls.size()));
+    for (auto& c : piece.calls) calls.push_back(std::move(c));
+    piece.calls.clear();
     return out;
   }
 };
@@ -111,43 +94,6 @@ void wipe_outputs(std::vector<ChoiceOutput>& v) {
     privacy::wipe_json(c.logprobs);
     wipe_tool_calls(c.tool_calls);
   }
-}
-
-// The receipt of one response (docs/receipts.md); its output digest is over `choices` as the client
-// decodes them: the JSON text the body or the stream carries, parsed back.
-nlohmann::json make_receipt(const Attestor& attestor, const ResponseMeta& meta, bool chat, bool stream,
-                            const crypto::Sha256Digest& request_sha256, const crypto::Sha256Digest& prompt_sha256,
-                            const crypto::Sha256Digest& model_sha256, std::span<const ChoiceOutput> choices_shown,
-                            const UsageCounts& usage, const runtime::CompletionResult& first, bool rounded) {
-  tee::Receipt rc;
-  rc.response.id = meta.id;
-  rc.response.object = chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion";
-  rc.response.created = meta.created;
-  rc.response.model = meta.model;
-  rc.response.system_fingerprint = meta.system_fingerprint;
-  rc.response.stream = stream;
-  rc.request_sha256 = request_sha256;
-  rc.prompt_sha256 = prompt_sha256;
-  rc.model_sha256 = model_sha256;
-  rc.usage.prompt_tokens = usage.prompt_tokens;
-  rc.usage.completion_tokens = usage.completion_tokens;
-  rc.usage.rounded = rounded;
-  rc.prompt_cache_used = first.cache_used;
-  rc.prompt_cache_tokens = usage.cached_tokens;
-  rc.completed_at = static_cast<int64_t>(std::time(nullptr));
-  {
-    nlohmann::json doc = chat ? chat_completion(meta, choices_shown, usage) : text_completion(meta, choices_shown, usage);
-    nlohmann::json choices = nlohmann::json::parse(json_text(doc["choices"]));
-    privacy::wipe_json(doc);
-    try {
-      rc.output_sha256 = tee::output_sha256(choices);
-    } catch (...) {
-      privacy::wipe_json(choices);
-      throw;
-    }
-    privacy::wipe_json(choices);
-  }
-  return attestor.sign_receipt(std::move(rc));
 }
 
 std::optional<crypto::Sha256Digest> measured_digest(const std::string& hex) {
@@ -240,12 +186,9 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       }
       prompt_sha256 = st->prompt_sha256;
       reasoning_start = st->reasoning;
-      if (p.stream && reasoning_start != chat::ReasoningStart::kNone) {
-        for (ChoiceState& c : choices) c.splitter.emplace(reasoning_start);
-      }
       for (ChoiceState& c : choices) {
         c.tool_syntax = st->tool_syntax;
-        if (p.stream && st->tool_syntax != chat::ToolCallSyntax::kNone) c.tool_stream.emplace(st->tool_syntax);
+        if (p.stream) c.reader.emplace(reasoning_start, st->tool_syntax);
       }
       if (p.stream) {
         streaming = true;
@@ -278,21 +221,10 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
       }
       if (d->text.empty() && d->logprobs.empty()) continue;
       if (streaming) {
-        // A reasoning model's delta: its thinking and its answer, as far as they are known yet.
-        chat::ReasoningSplitter::Parts parts;
-        if (c.splitter) {
-          parts = c.splitter->push(d->text);
-        } else {
-          parts.content = d->text;
-        }
-        struct WipeParts {
-          chat::ReasoningSplitter::Parts& p;
-          ~WipeParts() {
-            privacy::wipe_string(p.content);
-            privacy::wipe_string(p.reasoning);
-          }
-        } wipe_parts{parts};
-        nlohmann::json new_calls = c.read_tool_calls(parts, /*end=*/false);
+        // A reasoning model's delta: its thinking and its answer, as far as they are known yet, and
+        // the tool calls it completes.
+        ReplyReader::Piece parts = c.reader->push(d->text);
+        nlohmann::json new_calls = c.take_calls(parts);
         if (!parts.content.empty() || !parts.reasoning.empty() || !d->logprobs.empty() || !new_calls.is_null()) {
           nlohmann::json lp = logprobs_member(logprobs, chat, d->logprobs, c.piece_bytes);
           std::string event =
@@ -342,28 +274,20 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
           c.text = r.text;
         }
         if (p.echo) c.text.insert(0, request->prompt);  // the prompt as given, then the completion
-        if (reasoning_start != chat::ReasoningStart::kNone) {
-          chat::ReasoningSplitter::Parts parts = chat::ReasoningSplitter::split(c.text, reasoning_start);
+        if (reasoning_start != chat::ReasoningStart::kNone || c.tool_syntax != chat::ToolCallSyntax::kNone) {
+          ReplyReader::Piece whole = ReplyReader::read_whole(c.text, reasoning_start, c.tool_syntax);
           privacy::wipe_string(c.text);
-          c.text = std::move(parts.content);
-          c.reasoning = std::move(parts.reasoning);
-        }
-        if (c.tool_syntax != chat::ToolCallSyntax::kNone) {
-          chat::ParsedReply parsed = chat::parse_tool_calls(c.text, c.tool_syntax);
-          privacy::wipe_string(c.text);
-          c.text = std::move(parsed.content);
-          c.reasoning += parsed.reasoning;
-          privacy::wipe_string(parsed.reasoning);
-          c.calls = std::move(parsed.calls);
-          for (auto& call : c.calls) call.id = new_tool_call_id(c.tool_syntax);
+          c.text = std::move(whole.content);
+          c.reasoning = std::move(whole.reasoning);
+          c.calls = std::move(whole.calls);
+          whole.calls.clear();
         }
       }
-      if (streaming && (c.splitter || c.tool_stream)) {
+      if (streaming) {
         // What the splitter and the tool-call reader still held (a block cut by the end of the
         // reply, trailing text, an unclosed call).
-        chat::ReasoningSplitter::Parts rest;
-        if (c.splitter) rest = c.splitter->finish();
-        nlohmann::json new_calls = c.read_tool_calls(rest, /*end=*/true);
+        ReplyReader::Piece rest = c.reader->finish();
+        nlohmann::json new_calls = c.take_calls(rest);
         if (!rest.content.empty() || !rest.reasoning.empty() || !new_calls.is_null()) {
           std::string event = chunk_event(
               chat_chunk_delta(meta, f->choice, rest.content, nullptr, usage_null, rest.reasoning, std::move(new_calls)));
@@ -371,8 +295,6 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
             c.text += rest.content;
             c.reasoning += rest.reasoning;
           }
-          privacy::wipe_string(rest.content);
-          privacy::wipe_string(rest.reasoning);
           if (!co_await ex.write_chunk(std::move(event))) {
             cancel->store(true);
             wipe_logprobs(f->logprobs);
@@ -431,8 +353,16 @@ asio::awaitable<void> Api::completions(Exchange& ex, bool chat, std::string iden
         }
         std::vector<ChoiceOutput> shown_choices = choice_outputs(choices, chat, logprobs);
         try {
-          receipt = make_receipt(*attestor_, meta, chat, streaming, request_sha256, prompt_sha256, model_sha256,
-                                 shown_choices, usage, first, cfg_.suppress_token_metrics);
+          ReceiptFacts facts;
+          facts.chat = chat;
+          facts.stream = streaming;
+          facts.request_sha256 = request_sha256;
+          facts.prompt_sha256 = prompt_sha256;
+          facts.model_sha256 = model_sha256;
+          facts.usage = usage;
+          facts.usage_rounded = cfg_.suppress_token_metrics;
+          facts.prompt_cache_used = first.cache_used;
+          receipt = make_receipt(*attestor_, meta, shown_choices, facts);
         } catch (...) {
           wipe_outputs(shown_choices);
           throw;

@@ -7,7 +7,7 @@
 #include "server/api_error.h"
 #include "server/async_queue.h"
 #include "server/generation_job.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 #include "privacy/wipe_text.h"

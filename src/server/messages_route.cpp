@@ -13,7 +13,7 @@
 #include "server/api.h"
 #include "server/api_error.h"
 #include "server/generation_job.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 #include "server/privacy.h"
 #include "privacy/wipe_text.h"

@@ -13,7 +13,7 @@
 #include "server/api.h"
 #include "server/api_error.h"
 #include "server/async_queue.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 
 namespace a3s::power::server {

@@ -6,9 +6,9 @@
 
 #include "chat/messages.h"
 #include "server/api_error.h"
-#include "server/request_fields.h"
-#include "server/structured_output.h"
-#include "server/tool_request.h"
+#include "openai/request_fields.h"
+#include "openai/structured_output.h"
+#include "openai/tool_request.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::server {
@@ -132,7 +132,7 @@ chat::Messages input_of(const json& body) {
 }
 
 // The Responses API's tools ({type: "function", name, description?, parameters?, strict?}) and
-// tool_choice ({type: "function", name}) in the chat shapes server/tool_request.h reads.
+// tool_choice ({type: "function", name}) in the chat shapes openai/tool_request.h reads.
 ToolRequest tools_of(const ojson& fields) {
   ojson chat_fields = ojson::object();
   if (fields.contains("tools") && !fields["tools"].is_null()) {
@@ -173,7 +173,7 @@ ToolRequest tools_of(const ojson& fields) {
 }
 
 // text.format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name?, description?,
-// schema, strict?} → the grammar of the reply (server/structured_output.h), or nullptr.
+// schema, strict?} → the grammar of the reply (openai/structured_output.h), or nullptr.
 std::shared_ptr<const grammar::Grammar> text_format_grammar(const ojson& f) {
   if (!f.is_object() || !f.contains("type") || !f["type"].is_string()) {
     bad_field("text.format", "'text.format' must be an object with a type");

@@ -13,7 +13,7 @@
 #include "server/api.h"
 #include "server/answer_format.h"
 #include "server/api_error.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 #include "server/responses_request.h"
 #include "server/responses_response.h"

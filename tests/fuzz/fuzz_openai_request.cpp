@@ -1,4 +1,4 @@
-// libFuzzer target for the request parsing of the generating routes (server/openai_request.h,
+// libFuzzer target for the request parsing of the generating routes (openai/openai_request.h,
 // server/anthropic_request.h, server/responses_request.h): the first byte of the input picks the
 // route (modulo 5: 0 POST /v1/chat/completions, 1 POST /v1/completions, 2 POST /v1/embeddings, 3 POST
 // /v1/messages, 4 POST /v1/responses), the rest is the request body. parse_json_object and the route's parser must give a parsed request or
@@ -26,7 +26,7 @@
 
 #include "server/anthropic_request.h"
 #include "server/api_error.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/responses_request.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include "server/metrics.h"
 #include "server/anthropic_request.h"
 #include "server/anthropic_response.h"
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 #include "server/openai_response.h"
 #include "server/responses_request.h"
 #include "server/responses_response.h"

@@ -1,10 +1,10 @@
-#include "server/structured_output.h"
+#include "openai/structured_output.h"
 
 #include "grammar/json_schema.h"
-#include "server/api_error.h"
-#include "server/request_fields.h"
+#include "openai/api_error.h"
+#include "openai/request_fields.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -97,4 +97,4 @@ std::shared_ptr<const grammar::Grammar> output_grammar(const ojson& fields) {
   return g;
 }
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

@@ -1,4 +1,4 @@
-#include "server/openai_request.h"
+#include "openai/openai_request.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "chat/messages.h"
-#include "server/api_error.h"
-#include "server/request_fields.h"
-#include "server/structured_output.h"
+#include "openai/api_error.h"
+#include "openai/request_fields.h"
+#include "openai/structured_output.h"
 #include "privacy/wipe_text.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 namespace {
 
 using nlohmann::json;
@@ -449,4 +449,4 @@ ParsedEmbedding parse_embedding(const nlohmann::json& body) {
   return out;
 }
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

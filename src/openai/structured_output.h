@@ -18,7 +18,7 @@
 
 #include "grammar/grammar.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 
 // The grammar the reply must follow, from the "response_format" and "grammar" members of `fields`
 // (absent or null: not given); nullptr when neither asks for one.
@@ -29,4 +29,4 @@ std::shared_ptr<const grammar::Grammar> output_grammar(const nlohmann::ordered_j
 std::shared_ptr<const grammar::Grammar> json_schema_grammar(const nlohmann::ordered_json& schema, const char* param);
 std::shared_ptr<const grammar::Grammar> any_json_object_grammar(const char* param);
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

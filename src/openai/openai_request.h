@@ -10,8 +10,8 @@
 // at most 32 levels of arrays and objects deep, as llama-server and vLLM take it;
 // docs/chat-templates.md), logit_bias, log probabilities (chat: logprobs true/false and
 // top_logprobs 0..20; completions: logprobs 0..20, not with echo), (completions) echo, and (chat)
-// tools, tool_choice and parallel_tool_calls (server/tool_request.h), (chat) response_format and
-// (both) grammar (server/structured_output.h; not together with active tools).
+// tools, tool_choice and parallel_tool_calls (openai/tool_request.h), (chat) response_format and
+// (both) grammar (openai/structured_output.h; not together with active tools).
 // A null value means "not given". Known OpenAI features we do not implement (audio, …) and any
 // other field are refused: Error "unsupported_field" with the field as param. Defaults follow OpenAI: temperature 1, top_p 1, no top_k / min_p.
 //
@@ -29,9 +29,9 @@
 
 #include "runtime/completion.h"
 #include "runtime/embeddings.h"
-#include "server/tool_request.h"
+#include "openai/tool_request.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 
 struct ParsedCompletion {
   runtime::CompletionRequest request;
@@ -39,7 +39,7 @@ struct ParsedCompletion {
   bool include_usage = false;  // stream_options.include_usage
   bool echo = false;           // /v1/completions: the prompt, as given, precedes the completion
   int n = 1;                   // choices: each one a generation of its own (run_completion's `choice`)
-  ToolRequest tools;           // chat: tools, tool_choice, parallel_tool_calls (server/tool_request.h)
+  ToolRequest tools;           // chat: tools, tool_choice, parallel_tool_calls (openai/tool_request.h)
 };
 
 // POST /v1/embeddings (OpenAI "Create embeddings"): model, input (a string, an array of strings, an
@@ -60,4 +60,4 @@ nlohmann::json parse_json_object(const std::string& body);
 ParsedCompletion parse_chat_completion(const nlohmann::json& body, const std::string& raw_body = {});
 ParsedCompletion parse_text_completion(const nlohmann::json& body);
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/completion.h"  // SamplingParams
-#include "server/api_error.h"
+#include "openai/api_error.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 
 // ApiError(code, message, param).
 [[noreturn]] void bad_field(const std::string& param, const std::string& message,
@@ -29,4 +29,4 @@ bool bool_of(const nlohmann::json& body, const char* key);
 // The sampling both APIs define by default: temperature 1, no top_p / top_k / min_p, no penalties.
 SamplingParams api_sampling_defaults();
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

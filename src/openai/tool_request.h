@@ -20,7 +20,7 @@
 
 #include "runtime/completion.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 
 struct ToolChoice {
   enum class Kind { kAuto, kNone, kRequired, kNamed };
@@ -53,4 +53,4 @@ nlohmann::ordered_json ordered_fields(const nlohmann::json& body, const std::str
 // The `parameters` schema of the named tool (an object; {} when the tool has none).
 const nlohmann::ordered_json& tool_parameters(const ToolRequest& tools, const std::string& name);
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

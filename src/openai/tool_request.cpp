@@ -1,12 +1,12 @@
-#include "server/tool_request.h"
+#include "openai/tool_request.h"
 
 #include <set>
 
 #include "privacy/wipe_text.h"
-#include "server/api_error.h"
-#include "server/request_fields.h"
+#include "openai/api_error.h"
+#include "openai/request_fields.h"
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -162,4 +162,4 @@ const ojson& tool_parameters(const ToolRequest& tools, const std::string& name) 
   return kEmpty;
 }
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai

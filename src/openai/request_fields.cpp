@@ -1,8 +1,8 @@
-#include "server/request_fields.h"
+#include "openai/request_fields.h"
 
 #include <cmath>
 
-namespace a3s::power::server {
+namespace a3s::power::openai {
 
 using nlohmann::json;
 
@@ -57,4 +57,4 @@ SamplingParams api_sampling_defaults() {
   return s;
 }
 
-}  // namespace a3s::power::server
+}  // namespace a3s::power::openai
