@@ -3,8 +3,9 @@
 
 A file in a folder may include its own folder's headers, the folders its row of the table names,
 include/a3s/power/error.h, engine.h and settings.h; the verifier's public headers (a3s/power/verify*.h) only
-from verify/ and apps/a3s-power-verify/. No code constructs an error with a literal code string
-(Error("..."), ApiError("..."), FieldError("...")): codes are the named constants of error.h.
+from verify/ and apps/a3s-power-verify/; the embedded runtime's (a3s/power/embedded.h) only from embedded/.
+No code constructs an error with a literal code string (Error("..."), ApiError("..."), FieldError("...")):
+codes are the named constants of error.h.
 
 Usage: check-layering.py [ROOT]   (ROOT defaults to the repository). Exit 0 clean, 1 violations, 2 the
 table cannot be read. Each violation is one line: path:line: what is wrong.
@@ -17,6 +18,8 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.pat
 PUBLIC_ANY = {'a3s/power/error.h', 'a3s/power/engine.h', 'a3s/power/settings.h'}
 PUBLIC_VERIFY = re.compile(r'^a3s/power/verify[a-z_]*\.h$')
 VERIFY_FOLDERS = {'verify', 'apps/a3s-power-verify'}
+PUBLIC_EMBEDDED = 'a3s/power/embedded.h'
+EMBEDDED_FOLDERS = {'embedded'}
 
 
 def read_table():
@@ -91,6 +94,11 @@ def main():
                         continue
                     inc = m.group(1)
                     if inc in PUBLIC_ANY:
+                        continue
+                    if inc == PUBLIC_EMBEDDED:
+                        if folder not in EMBEDDED_FOLDERS:
+                            violations.append('%s:%d: %s includes the embedded runtime header %s' %
+                                              (rel, lineno, folder, inc))
                         continue
                     if PUBLIC_VERIFY.match(inc):
                         if folder not in VERIFY_FOLDERS:

@@ -36,6 +36,8 @@ with tempfile.TemporaryDirectory() as tmp:
         'src/server/planted.cpp': '#include "verify/hex.h"\n#include "runtime/slot.h"\n',
         'apps/a3s-power-verify/planted.cpp': '#include "engine/model.h"\n',
         'src/newlayer/planted.cpp': '#include "base/log.h"\n',
+        'src/runtime/planted.cpp': '#include "a3s/power/embedded.h"\n',
+        'src/embedded/planted.cpp': '#include "a3s/power/embedded.h"\n#include "server/api.h"\n',
     }
     for rel, text in planted.items():
         os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
@@ -52,6 +54,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check('apps/a3s-power-verify/planted.cpp:1: apps/a3s-power-verify may not include engine' in out,
           'the verifier app including the engine')
     check('folder newlayer has no row' in out, 'a folder without a row is reported')
+    check('src/runtime/planted.cpp:1: runtime includes the embedded runtime header a3s/power/embedded.h' in out,
+          'a layer below the embedded runtime including its public header')
+    check('src/embedded/planted.cpp:1' not in out, 'the embedded runtime including its own public header')
+    check('src/embedded/planted.cpp:2: embedded may not include server' in out, 'the embedded runtime including the server')
 
     os.remove(os.path.join(tmp, 'docs', 'architecture.md'))
     rc, out = run(tmp)
