@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libpcre2-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libseccomp-dev                      # the embedded runtime's tests: a seccomp filter that refuses socket()
   curl ca-certificates python3
   openssl                             # the CLI: a TLS origin (s_server) and test CA in end-to-end tests
   dpkg-dev systemd                    # the Debian packages: dpkg-shlibdeps, and systemd-analyze verify of the unit
