@@ -302,7 +302,7 @@ class CancelToken {
   // Stops every request that uses this token, now and later: a waiting one leaves the queue at once,
   // a running one stops at its next token. Those calls then throw Error "cancelled".
   void cancel() const noexcept;
-  bool cancelled() const noexcept;
+  bool cancelled() const noexcept;  // whether cancel() was called on this token or a copy
 
   struct State;  // the flag and the requests that watch it (the library's)
 
@@ -311,6 +311,7 @@ class CancelToken {
   std::shared_ptr<State> state_;
 };
 
+// How the caller follows and stops one request.
 struct RequestControl {
   DeltaCallback on_delta{};  // empty = no streaming (the answer arrives in the Result only)
   CancelToken cancel{};
@@ -397,12 +398,13 @@ class Runtime {
   // Cancels the requests still running or waiting (they throw cancelled / service_unavailable) and
   // wipes and frees the models and their caches. Call it only once no other thread uses the Runtime.
   ~Runtime();
+  // A moved-from Runtime may only be destroyed or assigned to.
   Runtime(Runtime&&) noexcept;
   Runtime& operator=(Runtime&&) noexcept;
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  std::vector<ModelInfo> models() const;  // sorted by name
+  std::vector<ModelInfo> models() const;  // the loaded models, sorted by name
 
   // Runs one chat completion: the messages rendered with the model's chat template, generation with
   // the request's sampling, the answer's thinking and tool calls read as the server reads them.
