@@ -182,6 +182,10 @@ void run_completion(Slot& slot, const std::shared_ptr<const ModelRuntime>& model
     // The engine's own message carries exact token counts: replaced by the templated one.
     if (e.kind() == codes::kContextLengthExceeded) {
       sink.failed(context_exceeded(slot_n_ctx));
+    } else if (e.kind() == codes::kIo) {
+      // The model's bytes became unreadable while it serves (a streamed file truncated or gone):
+      // the server's fault, not the request's. The detail (a file path) is for the operator only.
+      sink.failed(Error(codes::kInternal, std::string("the model's weights could not be read: ") + e.what()));
     } else {
       sink.failed(e);
     }

@@ -1,7 +1,8 @@
 // `a3s-power serve` with an encrypted model: the key from --model-key-file or model_key_source,
 // decryption in file, memory and stream modes, the same greedy completion as the plaintext model, the
 // startup errors (wrong key, tee_mode, bad mode combinations) as exit 2, and tampering on disk while a
-// stream-decrypted model serves (500 to the client, logged for the operator).
+// stream-decrypted model serves (500 to the client, logged for the operator), and a plaintext
+// streamed model cut short while it serves.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,6 +91,30 @@ TEST(EncryptedServe, TamperingWhileServingIsRefusedAndLogged) {
   EXPECT_EQ(s.stop(), 0);
   EXPECT_NE(s.log().find("request failed: decryption_failed"), std::string::npos) << s.log();
   EXPECT_NE(s.log().find("failed authentication"), std::string::npos) << s.log();
+}
+
+TEST(EncryptedServe, APlaintextStreamedModelCutWhileServingIsAServerErrorLoggedForTheOperator) {
+  // The same on a plaintext model streamed from its file: a read past the end of a truncated file
+  // fails the request with 500 (not the client's fault), without the file's path, and the operator
+  // finds the detail in the log; the server keeps serving.
+  Dir dir;
+  const std::string copy = dir.file("stories.gguf");
+  std::filesystem::copy_file(kStories, copy);
+  ServerProcess s({"--model", "stories=" + copy, "--weights", "stream", "--threads", "1"});
+  ASSERT_TRUE(s.ready()) << s.log();
+  EXPECT_EQ(greedy_text(s, "stories"), ", there was a little girl");
+  std::filesystem::resize_file(copy, std::filesystem::file_size(copy) / 2);
+  const nlohmann::json body = {{"model", "stories"}, {"prompt", "Once upon a time"}, {"max_tokens", 8}};
+  testing::HttpOptions o;
+  o.headers = {"Content-Type: application/json"};
+  const auto r = testing::http("POST", s.url("/v1/completions"), body.dump(), o);
+  EXPECT_EQ(r.status, 500) << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body)["error"]["code"], "internal_error") << r.body;
+  EXPECT_EQ(r.body.find(dir.path()), std::string::npos) << "no server path reaches the client: " << r.body;
+  EXPECT_EQ(testing::http("GET", s.url("/health")).status, 200);
+  EXPECT_EQ(s.stop(), 0);
+  EXPECT_NE(s.log().find("the model's weights could not be read"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("unexpected end of"), std::string::npos) << s.log();
 }
 
 TEST(EncryptedServe, StartupErrorsExitTwo) {
