@@ -35,7 +35,8 @@ class KeyReader {
       throw Error(codes::kInvalidModel, "missing metadata key " + k);
     }
     if (*v < min_value || *v > std::numeric_limits<int>::max())
-      throw Error(codes::kInvalidModel, "metadata key " + k + " out of range");
+      throw Error(codes::kInvalidModel, "metadata key " + k + " out of range (" + std::to_string(min_value) +
+                                            ".." + std::to_string(std::numeric_limits<int>::max()) + ")");
     return static_cast<int>(*v);
   }
 

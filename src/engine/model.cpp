@@ -67,8 +67,9 @@ enum class Use { Matmul, Rows /* dequantized rows: embeddings, norms, biases */ 
 void check_tensor(const weights::TensorDesc& d, std::array<int64_t, 3> shape, Use use) {
   if (shape[2] == 0) shape[2] = 1;
   const int dims = shape[2] > 1 ? 3 : shape[1] > 1 ? 2 : 1;
+  // Trailing dimensions of 1 change nothing (a single expert is [n_embd, n_ff, 1]).
   const bool shape_ok = d.ne[0] == shape[0] && d.ne[1] == shape[1] && d.ne[2] == shape[2] && d.ne[3] == 1 &&
-                        (dims == 1 ? d.n_dims >= 1 : d.n_dims == dims);
+                        d.n_dims >= dims;
   if (!shape_ok) {
     auto shown = [](std::span<const int64_t> ne, int n) {
       std::string s = "[";
@@ -204,6 +205,15 @@ void ModelImpl::resolve_tensors() {
 
   if (w.n_layers() > hp_.n_layer)
     throw Error(codes::kInvalidModel, "tensors for more blocks than block_count");
+  // Experts in a layout or count the file's metadata does not describe: named rather than reported
+  // as a missing dense tensor.
+  if (w.find("blk.0.ffn_gate.0.weight") || w.find("blk.0.ffn_up.0.weight"))
+    throw Error(codes::kUnsupportedModelFeature,
+                "model stores its experts one tensor per expert (blk.0.ffn_gate.0.weight, …), an older "
+                "layout that is not supported; convert it again with a current llama.cpp");
+  if (hp_.n_expert == 0 && w.find("blk.0.ffn_gate_inp.weight"))
+    throw Error(codes::kInvalidModel, "model has expert tensors (blk.0.ffn_gate_inp.weight) but " + hp_.arch +
+                                          ".expert_count is 0 or absent");
   layers_.resize(static_cast<size_t>(hp_.n_layer));
   for (int il = 0; il < hp_.n_layer; ++il) {
     LayerTensors& lt = layers_[static_cast<size_t>(il)];

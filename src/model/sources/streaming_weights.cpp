@@ -141,8 +141,9 @@ const uint8_t* StreamingWeights::layer_data(int, int id) {
   return slots_[s].bytes.data();
 }
 
-const uint8_t* StreamingWeights::layer_plane(int, int id, int64_t plane) {
+const uint8_t* StreamingWeights::layer_plane(int il, int id, int64_t plane) {
   const TensorDesc& d = desc(id);
+  if (!d.stacked()) return layer_data(il, id);  // a single plane is the whole tensor (plane 0)
   const size_t n = static_cast<size_t>(d.plane_bytes());
   if (n > plane_bytes_) throw Error(codes::kInternal, "plane buffer too small for " + d.name);
   reader_->read(offsets_[static_cast<size_t>(id)] + static_cast<uint64_t>(plane) * n, {plane_.data(), n});

@@ -143,7 +143,29 @@ TEST(MixtureOfExperts, MissingOrExtraFfnTensorsAreRefusedByName) {
                                            {{"llama.expert_count", testing::u32_value(0)},
                                             {"llama.expert_used_count", testing::u32_value(0)}}));
   EXPECT_EQ(code, code_string(codes::kInvalidModel));
-  EXPECT_NE(msg.find("missing tensor blk.0.ffn_gate.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("has expert tensors (blk.0.ffn_gate_inp.weight) but llama.expert_count is 0"), std::string::npos)
+      << msg;
+  // The older Mixtral layout, one tensor per expert, is named as such.
+  std::tie(code, msg) = load_error(
+      changed(dir, "per-expert", mixtral(), {}, {}, {{"blk.0.ffn_gate.0.weight", std::vector<float>(128, 0.5f)}}));
+  EXPECT_EQ(code, code_string(codes::kUnsupportedModelFeature));
+  EXPECT_NE(msg.find("one tensor per expert"), std::string::npos) << msg;
+}
+
+TEST(MixtureOfExperts, ASingleExpertIsAPlainFfnInEveryMode) {
+  // One expert, used by every token: the stacked tensors have a last dimension of 1 ([n_embd, n_ff, 1]).
+  TempDir dir;
+  synth::SynthOptions o;
+  o.shape = synth::find_shape_preset("qwen3moe-tiny");
+  o.shape.n_expert = 1;
+  o.shape.n_expert_used = 1;
+  o.type = synth::FileType::Q8_0;
+  const std::string path = dir.file("one-expert.gguf");
+  synth::synthesize(o, path);
+  const auto a = testing::chunked_logits(path, tokens40(), 0, WeightsMode::Resident);
+  const auto b = testing::chunked_logits(path, tokens40(), 7, WeightsMode::Stream);
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(testing::bitwise_same(a, b));
 }
 
 // What one decode step can read of a model file, by kind of tensor.
