@@ -1,5 +1,8 @@
 #include "embedded/request_body.h"
 
+#include <cmath>
+
+#include "base/json_depth.h"
 #include "privacy/wipe_text.h"
 
 namespace a3s::power::embedded {
@@ -7,21 +10,37 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// Deeper JSON in a typed field is refused before the body is written out (writing recurses).
+constexpr int kMaxFieldDepth = 128;
+
 // JSON text of a typed field, parsed with its key order kept. Its value is never quoted in the error.
 ojson json_field(const std::string& text, const std::string& field) {
   ojson j = ojson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw RequestError(codes::kInvalidJson, "'" + field + "' is not valid JSON", field);
+  if (nests_deeper_than(j, kMaxFieldDepth)) {
+    privacy::wipe_json(j);
+    throw RequestError(codes::kInvalidRequest,
+                       "'" + field + "' nests deeper than " + std::to_string(kMaxFieldDepth) + " levels", field);
+  }
   return j;
 }
 
+// A sampling number, which JSON (and so the request) can only carry when finite.
+void add_number(ojson& body, const char* field, const std::optional<double>& v) {
+  if (!v) return;
+  if (!std::isfinite(*v))
+    throw RequestError(codes::kInvalidRequest, std::string("'") + field + "' must be a finite number", field);
+  body[field] = *v;
+}
+
 void add_sampling(ojson& body, const Sampling& s) {
-  if (s.temperature) body["temperature"] = *s.temperature;
-  if (s.top_p) body["top_p"] = *s.top_p;
+  add_number(body, "temperature", s.temperature);
+  add_number(body, "top_p", s.top_p);
   if (s.top_k) body["top_k"] = *s.top_k;
-  if (s.min_p) body["min_p"] = *s.min_p;
-  if (s.repeat_penalty) body["repeat_penalty"] = *s.repeat_penalty;
-  if (s.presence_penalty) body["presence_penalty"] = *s.presence_penalty;
-  if (s.frequency_penalty) body["frequency_penalty"] = *s.frequency_penalty;
+  add_number(body, "min_p", s.min_p);
+  add_number(body, "repeat_penalty", s.repeat_penalty);
+  add_number(body, "presence_penalty", s.presence_penalty);
+  add_number(body, "frequency_penalty", s.frequency_penalty);
   if (s.seed) body["seed"] = *s.seed;
   if (!s.logit_bias.empty()) {
     ojson lb = ojson::object();

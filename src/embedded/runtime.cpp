@@ -436,8 +436,35 @@ class Runtime::Impl {
   }
 
   ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(flight_mu_);
+      closing_ = true;
+    }
     if (scheduler_) scheduler_->shutdown();  // waiting requests: service_unavailable; running: cancelled
+    // Callers still inside run() or attestation() (signing a receipt, say) use the members: they
+    // leave before the members go.
+    std::unique_lock<std::mutex> lock(flight_mu_);
+    flight_cv_.wait(lock, [this] { return in_flight_ == 0; });
   }
+
+  // Held by every call that uses the runtime's members; refused once destruction has begun.
+  class Flight {
+   public:
+    explicit Flight(Impl& i) : i_(i) {
+      std::lock_guard<std::mutex> lock(i_.flight_mu_);
+      if (i_.closing_) throw Error(codes::kServiceUnavailable, "the runtime is being destroyed");
+      ++i_.in_flight_;
+    }
+    ~Flight() {
+      std::lock_guard<std::mutex> lock(i_.flight_mu_);
+      if (--i_.in_flight_ == 0) i_.flight_cv_.notify_all();
+    }
+    Flight(const Flight&) = delete;
+    Flight& operator=(const Flight&) = delete;
+
+   private:
+    Impl& i_;
+  };
 
   std::vector<ModelInfo> models() const {
     std::vector<ModelInfo> out;
@@ -476,6 +503,7 @@ class Runtime::Impl {
 
   template <typename Request>
   Result run(const Request& typed, const RequestControl& control) {
+    const Flight flight(*this);
     constexpr bool chat = std::is_same_v<Request, ChatRequest>;
     if (text_bytes(typed) > limits_.max_request_bytes) too_large();
     Result out;
@@ -605,7 +633,8 @@ class Runtime::Impl {
     return t;
   }
 
-  std::string attestation(const Nonce& nonce, std::string_view model) const {
+  std::string attestation(const Nonce& nonce, std::string_view model) {
+    const Flight flight(*this);
     if (!attestor_) throw Error(codes::kTeeNotEnabled, "the TEE layer is not enabled (TeeOptions::enabled)");
     std::shared_ptr<const runtime::ModelRuntime> m = registry_->acquire(std::string(model));
     return attestor_->attest(nonce, openai::attested_model(m->description())).dump();
@@ -624,6 +653,10 @@ class Runtime::Impl {
     }
   }
 
+  std::mutex flight_mu_;
+  std::condition_variable flight_cv_;
+  int in_flight_ = 0;     // calls inside run() or attestation()
+  bool closing_ = false;  // the destructor has begun
   Limits limits_;
   std::unique_ptr<tee::Attestor> attestor_;
   std::shared_ptr<runtime::ModelRegistry> registry_;

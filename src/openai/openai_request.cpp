@@ -1,3 +1,4 @@
+#include "base/json_depth.h"
 #include "openai/openai_request.h"
 
 #include <algorithm>
@@ -208,20 +209,6 @@ void parse_common(const json& body, ParsedCompletion& out, bool chat) {
       }
     }
   }
-}
-
-// Whether `j` nests arrays/objects deeper than `max_depth` levels; iterative, so that the check
-// itself cannot run out of stack on a hostile body (the recursive code after it could).
-bool nests_deeper_than(const json& j, int max_depth) {
-  std::vector<std::pair<const json*, int>> todo{{&j, 1}};
-  while (!todo.empty()) {
-    const auto [v, depth] = todo.back();
-    todo.pop_back();
-    if (!v->is_structured()) continue;
-    if (depth > max_depth) return true;
-    for (const auto& e : *v) todo.emplace_back(&e, depth + 1);
-  }
-  return false;
 }
 
 // The messages under the API's policy (chat/messages.h): the same fields, errors and params as

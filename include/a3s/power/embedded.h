@@ -395,8 +395,9 @@ class Runtime {
   //   tee_unavailable       TEE enabled, strict policy, no attestation hardware
   //   attestation_failed    the attestation hardware failed its self-test
   explicit Runtime(const RuntimeOptions& options);
-  // Cancels the requests still running or waiting (they throw cancelled / service_unavailable) and
-  // wipes and frees the models and their caches. Call it only once no other thread uses the Runtime.
+  // Cancels the requests still running or waiting (they throw cancelled / service_unavailable), waits
+  // until every call other threads have inside chat(), complete() or attestation() has returned, then
+  // wipes and frees the models and their caches. No call may begin once destruction has begun.
   ~Runtime();
   // A moved-from Runtime may only be destroyed or assigned to.
   Runtime(Runtime&&) noexcept;

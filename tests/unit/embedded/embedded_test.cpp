@@ -4,6 +4,11 @@
 // template), streaming, tool calls in the template's syntax, cancellation (by the callback, by a
 // token, while waiting in the queue), limits and request errors, encrypted, pinned and streamed
 // models, and, with the simulated TEE layer, evidence and a receipt that the client verifier accepts.
+#include <memory>
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <limits>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -290,6 +295,31 @@ TEST(EmbeddedRuntime, LimitsAndRequestErrorsNameTheField) {
     EXPECT_EQ(e.field(), "tools[0].function.parameters");
     EXPECT_EQ(std::string(e.what()).find("not json"), std::string::npos);
   }
+  // Numbers JSON cannot carry are refused, not sent as null (which would mean the default).
+  for (double v : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    emb::ChatRequest odd = user_says("Once upon a time", 4);
+    odd.sampling.temperature = v;
+    try {
+      rt.chat(odd);
+      FAIL() << "a temperature of " << v << " was accepted";
+    } catch (const emb::RequestError& e) {
+      EXPECT_EQ(e.code(), "invalid_request_error");
+      EXPECT_EQ(e.field(), "temperature");
+    }
+  }
+  emb::ChatRequest odd_penalty = user_says("Once upon a time", 4);
+  odd_penalty.sampling.frequency_penalty = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(error_code([&] { rt.chat(odd_penalty); }), "invalid_request_error");
+  // JSON nested far deeper than any schema is refused before it is written out (which recurses).
+  emb::ChatRequest deep = user_says("Once upon a time", 4);
+  deep.tools.push_back({"f", "", std::string(1000, '[') + std::string(1000, ']')});
+  try {
+    rt.chat(deep);
+    FAIL() << "deeply nested parameters were accepted";
+  } catch (const emb::RequestError& e) {
+    EXPECT_EQ(e.code(), "invalid_request_error");
+    EXPECT_EQ(e.field(), "tools[0].function.parameters");
+  }
   emb::ChatRequest other = user_says("Once upon a time", 4);
   other.model = "nope";
   EXPECT_EQ(error_code([&] { rt.chat(other); }), "model_not_found");
@@ -460,6 +490,41 @@ TEST(EmbeddedRuntime, EvidenceAndReceiptsVerify) {
   emb::Runtime plain(options_with(stories()));
   EXPECT_EQ(error_code([&] { plain.attestation(nonce, "stories"); }), "tee_not_enabled");
   EXPECT_EQ(error_code([&] { plain.tee(); }), "tee_not_enabled");
+}
+
+TEST(EmbeddedRuntime, DestroyingTheRuntimeWaitsForCallsStillSigningReceipts) {
+  // Requests on other threads when the Runtime goes away end with an answer or an error, never by
+  // touching freed members (a receipt is signed after the generation has ended). The destruction
+  // starts at different points of the requests' lives over the rounds.
+  for (int round = 0; round < 20; ++round) {
+    emb::RuntimeOptions o = options_with(stories());
+    o.tee.enabled = true;
+    o.tee.policy = TeePolicy::kDevelopment;
+    o.tee.device_root = "/nonexistent-tee-root";
+    o.limits.max_concurrent_requests = 2;
+    auto rt = std::make_unique<emb::Runtime>(o);
+    emb::Runtime* raw = rt.get();
+    std::atomic<int> started{0}, answered{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 2; ++t) {
+      callers.emplace_back([&, t] {
+        started.fetch_add(1);
+        try {
+          const emb::Result r = raw->complete(prompt_of("Once upon a time", 1 + (round + t) % 3));
+          EXPECT_FALSE(r.receipt_json.empty());
+          answered.fetch_add(1);
+        } catch (const Error& e) {
+          const std::string code = e.code();
+          EXPECT_TRUE(code == "cancelled" || code == "service_unavailable") << code << ": " << e.what();
+        }
+      });
+    }
+    while (started.load() < 2) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::microseconds(300 * (round % 10)));
+    rt.reset();  // returns once both calls have left the runtime
+    for (std::thread& c : callers) c.join();
+    EXPECT_LE(answered.load(), 2);
+  }
 }
 
 TEST(EmbeddedRuntime, StrictPolicyWithoutHardwareDoesNotStart) {
