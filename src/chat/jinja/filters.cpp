@@ -98,7 +98,7 @@ Value select_items(Interpreter& in, const Value& v, Args& a, bool attr, bool kee
     } else {
       Args targs;
       for (std::size_t k = first_test_arg + 1; k < a.positional.size(); ++k) targs.positional.push_back(a.positional[k]);
-      ok = apply_test(in, to_text(*test).text, subject, targs);
+      ok = apply_test(in, to_text(*test).text, subject, targs, /*name_shown=*/false);
     }
     if (ok == keep) out.push_back(item);
   }
@@ -117,7 +117,7 @@ List sorted(const List& items, bool reverse, bool case_sensitive, const Value* a
 
 }  // namespace
 
-Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& a) {
+Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& a, bool name_shown) {
   if (n == "tojson") return do_tojson(v, a);
   if (n == "safe" || n == "e" || n == "escape" || n == "forceescape") {
     if (n == "safe") return v;
@@ -199,7 +199,7 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
         if (a.positional.empty()) raise("FilterArgumentError", "map requires a filter argument");
         Args fargs;
         fargs.positional.assign(a.positional.begin() + 1, a.positional.end());
-        out.push_back(apply_filter(in, to_text(a.positional[0]).text, item, fargs));
+        out.push_back(apply_filter(in, to_text(a.positional[0]).text, item, fargs, /*name_shown=*/false));
       }
     }
     return Value::make_list(std::move(out));
@@ -365,7 +365,7 @@ Value apply_filter(Interpreter& in, const std::string& n, const Value& v, Args& 
     for (const auto& item : iterate(v)) total = binary_op(in, "+", total, item);
     return total;
   }
-  raise("TemplateRuntimeError", "No filter named '" + n + "' found.");
+  raise("TemplateRuntimeError", name_shown ? "No filter named '" + n + "' found." : "No filter of the name given found.");
 }
 
 }  // namespace a3s::power::chat::jinja

@@ -52,8 +52,10 @@ class Interpreter {
 };
 
 // Builtins (filters.cpp, tests.cpp, methods.cpp, operators.cpp).
-Value apply_filter(Interpreter& in, const std::string& name, const Value& subject, Args& args);
-bool apply_test(Interpreter& in, const std::string& name, const Value& subject, Args& args);
+// `name_shown`: false when the name is a value the template computed (select's, reject's or map's
+// argument), which may come from a message: an unknown name is then not quoted in the error.
+Value apply_filter(Interpreter& in, const std::string& name, const Value& subject, Args& args, bool name_shown = true);
+bool apply_test(Interpreter& in, const std::string& name, const Value& subject, Args& args, bool name_shown = true);
 Value get_attribute(const Value& obj, std::string_view name);  // obj.name (methods included)
 Value get_item(const Value& obj, const Value& key);            // obj[key]
 Value slice(const Value& obj, const Value& start, const Value& stop, const Value& step);

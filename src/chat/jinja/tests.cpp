@@ -20,7 +20,7 @@ std::int64_t int_of(const Value& v, std::string_view test) {
 
 }  // namespace
 
-bool apply_test(Interpreter&, const std::string& n, const Value& v, Args& a) {
+bool apply_test(Interpreter&, const std::string& n, const Value& v, Args& a, bool name_shown) {
   using VK = Value::Kind;
   if (n == "defined") return !v.is_undefined();
   if (n == "undefined") return v.is_undefined();
@@ -81,7 +81,7 @@ bool apply_test(Interpreter&, const std::string& n, const Value& v, Args& a) {
     }
     return cased;
   }
-  raise("TemplateRuntimeError", "No test named '" + n + "' found.");
+  raise("TemplateRuntimeError", name_shown ? "No test named '" + n + "' found." : "No test of the name given found.");
 }
 
 }  // namespace a3s::power::chat::jinja

@@ -189,6 +189,10 @@ TEST(JinjaTests, BuiltinTests) {
                "{{ 'a' is equalto 'b' }}{{ 1 is ne(2) }}{{ 'a' is in('abc') }}{{ range is callable }}{{ true is true }}{{ 0 is false }}"),
             "TrueTrueTrueFalseTrueFalseTrueTrueTrueTrueFalse");
   EXPECT_EQ(jinja_error("{{ 1 is nosuchtest }}"), "TemplateRuntimeError: No test named 'nosuchtest' found.");
+  // A name the template computes (select's, reject's, map's argument) may come from a message: an
+  // unknown one is not quoted.
+  EXPECT_EQ(jinja_error("{{ [1] | select('secret words') | list }}"), "TemplateRuntimeError: No test of the name given found.");
+  EXPECT_EQ(jinja_error("{{ [1] | map('secret words') | list }}"), "TemplateRuntimeError: No filter of the name given found.");
 }
 
 TEST(JinjaMethods, StringDictAndListMethods) {
