@@ -34,6 +34,27 @@ using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t 
 using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
                                       int64_t n_padded, float* out);
 
+// Panel kernels (prefill). A panel holds kPanelRows consecutive weight rows of n elements in an
+// ISA's interleaved layout, so that one vector lane carries one row: each lane keeps the scalar
+// reference's per-(super-)block integer total and its FMA chain, and one vector instruction advances
+// kPanelRows rows. A type has panel kernels only where its reference adds one integer total per
+// (super-)block (ref/vec_dot.cpp); the results are then the reference's bits.
+inline constexpr int kPanelRows = 16;
+struct PanelKernels {
+  // Bytes of one panel of rows with n elements.
+  size_t (*panel_bytes)(int64_t n) = nullptr;
+  // Copies rows 0..n_w-1 (n_w ≤ kPanelRows, w_stride bytes apart) into `panel`; missing rows are zero.
+  void (*pack)(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) = nullptr;
+  // Bytes per token of the activation side data (0: none), and its computation for n_x activation
+  // rows (x_stride bytes apart) into aux (aux_bytes(n) bytes per token, consecutive).
+  size_t (*aux_bytes)(int64_t n) = nullptr;
+  void (*prepare)(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) = nullptr;
+  // Y[t·y_stride + r] = dot(row r, X row t) for r < n_w, t < n_x (n_x ≤ 64); aux as `prepare` wrote it
+  // (null when aux_bytes is 0).
+  void (*run)(int64_t n, const void* panel, int n_w, const void* X, size_t x_stride, const void* aux, int n_x,
+              float* Y, size_t y_stride) = nullptr;
+};
+
 // Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct
 // and must not instantiate library templates whose out-of-line copies the linker could pick for
 // code that runs on CPUs without those instructions.
@@ -53,6 +74,7 @@ struct KernelTable {
   ExpRowFn exp_row = nullptr;                 // exp_approx.h
   DotF16Lanes16Fn dot_f16_lanes16 = nullptr;  // dot_f16_lanes16.h
   DotF16Lanes16PagesFn dot_f16_lanes16_pages = nullptr;  // contiguous rows are one page
+  PanelKernels panel[kTypeSlots] = {};        // optional (run null → tile / vec_dot)
 };
 
 // Copies every non-null entry of `over` onto `base` (an ISA's kernels over the scalar table).

@@ -5,12 +5,18 @@
 // kRowBlock: the block's weight rows stay in L1/L2 while they meet every token of the tile, and the
 // activation tile stays in L2 across the chunk's row blocks. The ISA's tile kernel (or a loop over
 // vec_dot when it has none) computes each block × tile.
+//
+// Prefill of a type with panel kernels (kernel_table.h) takes the panel path instead: each task packs
+// its rows, a group of panels at a time (at most kPanelGroupBytes, so the group stays in L2), into
+// this thread's scratch, then meets every token tile with the group. A row is packed once per call
+// and read once per token tile; the activation side data is computed once per call by the caller.
 #include <algorithm>
 #include <string>
 
 #include "a3s/power/error.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
+#include "kernels/panel_scratch.h"
 
 namespace a3s::power::kernels {
 namespace {
@@ -18,10 +24,15 @@ namespace {
 constexpr int kRowBlock = 16;   // weight rows per tile call
 constexpr int kTokenTile = 32;  // tokens per tile call
 constexpr int kDecodeTokens = 4;  // at most this many tokens: a matrix-vector product (decode)
+constexpr int64_t kPanelMinTokens = 16;  // from this many tokens on, the panel path (packing pays off)
+constexpr size_t kPanelGroupBytes = size_t{1} << 20;  // packed panels per group, at most (≥ one panel)
 
 struct MatmulCtx {
   VecDotFn dot;
   TileFn tile;
+  const PanelKernels* panel;  // null: tile / vec_dot
+  const uint8_t* aux;         // the panel kernels' activation side data (or null)
+  size_t aux_stride;
   const uint8_t* W;
   const uint8_t* X;
   float* Y;
@@ -57,6 +68,33 @@ void run_chunk(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
   }
 }
 
+// The panel path over rows [row_begin, row_end) (row_begin a multiple of kPanelRows).
+void run_panels(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
+  const PanelKernels& k = *c.panel;
+  const size_t one = k.panel_bytes(c.n_cols);
+  const int64_t n_panels = (row_end - row_begin + kPanelRows - 1) / kPanelRows;
+  const int64_t per_group = std::max<int64_t>(1, std::min<int64_t>(n_panels, kPanelGroupBytes / one));
+  uint8_t* group = thread_panel_scratch().get(static_cast<size_t>(per_group) * one);
+  for (int64_t p0 = 0; p0 < n_panels; p0 += per_group) {
+    const int64_t np = std::min(per_group, n_panels - p0);
+    for (int64_t p = 0; p < np; ++p) {
+      const int64_t r0 = row_begin + (p0 + p) * kPanelRows;
+      k.pack(c.n_cols, c.W + static_cast<size_t>(r0) * c.w_stride, c.w_stride,
+             static_cast<int>(std::min<int64_t>(kPanelRows, row_end - r0)), group + static_cast<size_t>(p) * one);
+    }
+    for (int64_t t0 = 0; t0 < c.n_tokens; t0 += kTokenTile) {
+      const int nt = static_cast<int>(std::min<int64_t>(kTokenTile, c.n_tokens - t0));
+      for (int64_t p = 0; p < np; ++p) {
+        const int64_t r0 = row_begin + (p0 + p) * kPanelRows;
+        k.run(c.n_cols, group + static_cast<size_t>(p) * one, static_cast<int>(std::min<int64_t>(kPanelRows, row_end - r0)),
+              c.X + static_cast<size_t>(t0) * c.x_stride, c.x_stride,
+              c.aux != nullptr ? c.aux + static_cast<size_t>(t0) * c.aux_stride : nullptr, nt,
+              c.Y + t0 * c.y_stride + r0, static_cast<size_t>(c.y_stride));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
@@ -80,8 +118,13 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   // Two or more tokens take the batch order where a type has one (BF16: bf16_pairs.h); its rows are
   // then computed one dot product at a time.
   const VecDotFn batch = n_tokens >= 2 ? table.vec_dot_batch[slot(w)] : nullptr;
+  const PanelKernels* panel =
+      n_tokens >= kPanelMinTokens && table.panel[slot(w)].run != nullptr ? &table.panel[slot(w)] : nullptr;
   MatmulCtx c{batch != nullptr ? batch : table.vec_dot[slot(w)],
               batch != nullptr ? nullptr : table.tile[slot(w)],
+              panel,
+              nullptr,
+              0,
               static_cast<const uint8_t*>(W),
               static_cast<const uint8_t*>(X_act),
               Y,
@@ -99,15 +142,39 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   // Enough tasks to balance the threads, each a whole number of row blocks (at least one). A thread
   // that finishes early waits for the others' last task, so decode, which streams the weights once,
   // takes small tasks; prefill takes larger ones, whose row blocks share the activation tile in L2.
-  const int64_t n_blocks = (n_rows + kRowBlock - 1) / kRowBlock;
+  static_assert(kRowBlock % kPanelRows == 0 || kPanelRows % kRowBlock == 0);
+  constexpr int64_t kTaskRows = std::max(kRowBlock, kPanelRows);  // a task is whole panels and row blocks
+  PanelScratch* aux = nullptr;
+  size_t aux_used = 0;
+  if (panel != nullptr && panel->aux_bytes != nullptr && panel->aux_bytes(n_cols) != 0) {
+    c.aux_stride = panel->aux_bytes(n_cols);
+    aux_used = c.aux_stride * static_cast<size_t>(n_tokens);
+    aux = &thread_aux_scratch();
+    uint8_t* a = aux->get(aux_used);
+    panel->prepare(n_cols, X_act, *x_stride, n_tokens, a);
+    c.aux = a;
+  }
+  const int64_t n_blocks = (n_rows + kTaskRows - 1) / kTaskRows;
   const int per_thread = n_tokens <= kDecodeTokens ? 16 : 4;
   const int64_t want_tasks = pool.size() <= 1 ? 1 : std::min<int64_t>(n_blocks, per_thread * pool.size());
   const int64_t blocks_per_task = (n_blocks + want_tasks - 1) / want_tasks;
-  c.rows_per_task = blocks_per_task * kRowBlock;
+  c.rows_per_task = blocks_per_task * kTaskRows;
   const int n_tasks = static_cast<int>((n_rows + c.rows_per_task - 1) / c.rows_per_task);
+  struct AuxWipe {  // the side data derives from the request: zeroed however the call ends
+    PanelScratch* s;
+    size_t n;
+    ~AuxWipe() {
+      if (s != nullptr) s->wipe(n);
+    }
+  } aux_wipe{aux, aux_used};
   pool.run(n_tasks, [&c](int task, int) {
     const int64_t r0 = task * c.rows_per_task;
-    run_chunk(c, r0, std::min(c.n_rows, r0 + c.rows_per_task));
+    const int64_t r1 = std::min(c.n_rows, r0 + c.rows_per_task);
+    if (c.panel != nullptr) {
+      run_panels(c, r0, r1);
+    } else {
+      run_chunk(c, r0, r1);
+    }
   });
 }
 

@@ -182,12 +182,8 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   const Rows<BlockQ8_K, NT> b(x, xs);
   const __m256i m4 = _mm256_set1_epi8(0x0F);
   const __m256i one = _mm256_set1_epi8(1);
-  __m256 acc[NT];
-  float mins[NT];
-  for (int t = 0; t < NT; ++t) {
-    acc[t] = _mm256_setzero_ps();
-    mins[t] = 0.0f;
-  }
+  float sum[NT], mins[NT];
+  for (int t = 0; t < NT; ++t) sum[t] = mins[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
     const uint8_t* scales;
     const uint8_t* qs;
@@ -234,11 +230,10 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
         isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(plo, phi));
       }
     }
-    for (int t = 0; t < NT; ++t) {
-      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(b.r[t][i].d * da), _mm256_cvtepi32_ps(isum[t]), acc[t]);
-    }
+    for (int t = 0; t < NT; ++t)
+      sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(isum[t])), sum[t]);
   }
-  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]) - mins[t];
+  for (int t = 0; t < NT; ++t) out[t] = sum[t] - mins[t];
 }
 
 template <int NT>

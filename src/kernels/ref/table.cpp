@@ -26,6 +26,7 @@ void overlay(KernelTable& base, const KernelTable& over) {
     if (over.quantize[i] != nullptr) base.quantize[i] = over.quantize[i];
     if (over.quantize_backend[i] != nullptr) base.quantize_backend[i] = over.quantize_backend[i];
     if (over.dequantize[i] != nullptr) base.dequantize[i] = over.dequantize[i];
+    if (over.panel[i].run != nullptr) base.panel[i] = over.panel[i];
   }
   if (over.fp16_to_fp32_row != nullptr) base.fp16_to_fp32_row = over.fp16_to_fp32_row;
   if (over.fp32_to_fp16_row != nullptr) base.fp32_to_fp16_row = over.fp32_to_fp16_row;

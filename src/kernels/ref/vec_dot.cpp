@@ -3,9 +3,10 @@
 // same bits. The order is that of the AVX2 kernels (tuned to reproduce llama.cpp's x86 results):
 //   - quantized rows: integer products summed exactly inside each block into the eight int32 lanes
 //     of a 32-byte vector (lanes8::int_lanes), each lane scaled by the block factors and accumulated
-//     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K and Q6_K add the
-//     (super-)block's integer total with one scalar FMA instead. K-quant minima (and the offsets of the
-//     unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
+//     with one FMA per block; the lanes summed at the end by lanes8::hsum. Q4_0, Q3_K, Q4_K, Q5_K and
+//     Q6_K add the (super-)block's integer total with one scalar FMA instead (the order of the panel
+//     kernels, avx512/panel.cpp, which keep one row per vector lane). K-quant minima (and the offsets
+//     of the unsigned Q3_K / Q6_K quants) are applied through the Q8_K bsums;
 //   - F32 / F16 rows: 8-lane FMA accumulators, the last n % 8 products added in double;
 //   - BF16 rows: the pair order of llama.cpp's AVX512-BF16 kernels (bf16_pairs.h), one order for a
 //     single token (vec_dot) and one for matmul with two or more tokens (vec_dot_batch).
@@ -237,14 +238,14 @@ void dot_q3_k(int64_t n, float* out, const void* w, const void* x) {
 
 // Q4_K / Q5_K (kFive): sub-block j (elements 32j .. 32j + 31) in the low (j even) or high (j odd)
 // nibbles of bytes 32·(j / 2) .. +31 of qs; Q5_K: bit j of qh[l] is the fifth bit of element 32j + l.
-// Scales and minima per sub-block, i.e. per two groups of 16.
+// Scales and minima per sub-block, i.e. per two groups of 16. Two FMA chains, one of the super-blocks'
+// integer totals and one of their minima, subtracted at the end.
 template <bool kFive>
 void dot_k4(int64_t n, float* out, const void* w, const void* x) {
   using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
   const auto* a = static_cast<const Block*>(w);
   const auto* b = static_cast<const BlockQ8_K*>(x);
-  lanes8::Acc acc;
-  float mins = 0.0f;
+  float sum = 0.0f, mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
     int sc16[16], m16[16], q[kQKK];
     for (int g = 0; g < 16; ++g) {
@@ -262,12 +263,11 @@ void dot_k4(int64_t n, float* out, const void* w, const void* x) {
     }
     mins =
         std::fma(b[i].d * fp16_to_fp32(a[i].dmin), static_cast<float>(scaled_bsums(m16, b[i].bsums)), mins);
-    int32_t p[kQKK], s[kLanes];
+    int32_t p[kQKK];
     superblock_products(q, sc16, b[i].qs, p);
-    lanes8::int_lanes(p, kQKK, s);
-    acc.fma_int(b[i].d * fp16_to_fp32(a[i].d), s);
+    sum = std::fma(b[i].d * fp16_to_fp32(a[i].d), static_cast<float>(total_of(p, kQKK)), sum);
   }
-  *out = acc.sum() - mins;
+  *out = sum - mins;
 }
 
 // Quants stored unsigned (q + 32), element 128·h + 32·p + l: low 4 bits in the low (p < 2) or high

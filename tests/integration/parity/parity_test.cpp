@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -300,6 +301,23 @@ TEST_P(Parity, StreamedWeightsGiveIdenticalLogits) {
   EXPECT_EQ(model_for(c.model)->weight_bytes_read(), 0u);
 }
 
+// Logit gap under which llama.cpp's greedy choice counts as a near tie (quantized models' logits agree
+// within a few per cent of their magnitude, ~2.5 here).
+constexpr float kNearTie = 0.05f;
+
+float top_two_gap(const float* row, int n) {
+  float a = -std::numeric_limits<float>::infinity(), b = a;
+  for (int i = 0; i < n; ++i) {
+    if (row[i] > a) {
+      b = a;
+      a = row[i];
+    } else if (row[i] > b) {
+      b = row[i];
+    }
+  }
+  return a - b;
+}
+
 TEST_P(Parity, GreedyTokens) {
   const ParityCase& c = GetParam();
   const Reference ref = load_reference(c);
@@ -320,7 +338,18 @@ TEST_P(Parity, GreedyTokens) {
       res.tokens.begin());
   const Kind k = kind_of(c.model);
   if (k == Kind::Quantized) {
-    const size_t n = std::min<size_t>(8, expect.size());
+    // The first 8 tokens must be llama.cpp's, up to the first step where llama.cpp's own choice was a
+    // near tie (its top two logits within kNearTie): there a different summation order of quantized
+    // dot products (within the logits tolerance above) may pick the other one.
+    size_t n = std::min<size_t>(8, expect.size());
+    for (size_t s = 0; s < n; ++s) {
+      const size_t row = ref.prompt_tokens.size() - 1 + s;
+      if (row >= static_cast<size_t>(ref.logits.size() / static_cast<size_t>(ref.n_vocab))) break;
+      if (top_two_gap(&ref.logits[row * static_cast<size_t>(ref.n_vocab)], ref.n_vocab) < kNearTie) {
+        n = s;  // that step's logits are still checked by Logits
+        break;
+      }
+    }
     ASSERT_GE(res.tokens.size(), n);
     EXPECT_EQ(std::vector<Token>(res.tokens.begin(), res.tokens.begin() + static_cast<long>(n)),
               std::vector<Token>(expect.begin(), expect.begin() + static_cast<long>(n)));

@@ -1,0 +1,372 @@
+// AVX-512 VNNI panel kernels (kernel_table.h, PanelKernels): matmul's prefill path for the types
+// whose scalar reference adds one exact integer total per (super-)block with one FMA (ref/vec_dot.cpp:
+// Q4_0, Q4_K, Q5_K, Q6_K). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
+// 512-bit vector belongs to row r: vpdpbusd multiplies four weight bytes of each of the 16 rows with
+// the same four activation bytes (broadcast from memory) and adds them into the row's lane. Each lane
+// then holds the row's exact integer total of the block, scaled and added by one FMA per block in block
+// order: the reference's operations, one lane per row, so the results are the reference's bits. The
+// weight bytes are unpacked once, at packing, and read as whole vectors; the weight scales are packed as
+// 16 lanes too. Per token and 32 elements of 16 rows this is 8 vpdpbusd, where the row-major tile
+// kernels (tile.cpp) spend a vector unpack, dot, conversion and FMA per row.
+//
+// Layouts (one panel = the (super-)blocks of 16 rows, block after block; missing rows are zeros):
+//   Q4_0, per block (320 bytes): float d[16]; uint32 qs[4][16] (row r's packed nibble bytes 4j..4j+3
+//     in qs[j][r]: the low nibbles are elements 4j.., the high ones 16 + 4j..).
+//   Q4_K / Q5_K, per super-block (5248 bytes): float d[16], dmin[16]; int32 sc[8][16]; int32
+//     min_pair[8][16] (the sub-block's min in both int16 halves); uint32 q[64][16] (elements 4k..4k+3
+//     of row r, unpacked to bytes, in q[k][r]).
+//   Q6_K, per super-block (5696 bytes): float d[16]; int32 sc[16][16]; int32 bias[8][16] (−32·scale of
+//     groups 2k and 2k+1 as int16 halves); uint32 q[64][16] (unsigned 6-bit quants, as above).
+// Q4_0 needs per token and block −8·Σx and the scale as float (prepare → aux), since its quants are
+// stored unsigned (q, meaning q − 8); the K-quants take theirs from the Q8_K bsums.
+// Every fused multiply-add is written out (the kernels are compiled with -ffp-contract=off).
+#include <cstring>
+
+#include "kernels/avx2/common.h"
+
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VNNI__)
+#error "avx512/*.cpp files are compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni"
+#endif
+
+namespace a3s::power::kernels {
+
+void install_avx512_panel(KernelTable& t);
+
+namespace {
+
+constexpr int kRows = kPanelRows;
+static_assert(kRows == 16, "one int32 lane of a 512-bit vector per row");
+constexpr int kTokens = 8;  // tokens per pass over a panel
+
+inline int32_t load_i32(const void* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline __m512i bcast32(const void* p) {
+  return _mm512_set1_epi32(load_i32(p));
+}
+// int32 → float, rounded to nearest as static_cast<float> (the zero-masked form: GCC 12 warns about
+// the undefined source register of the unmasked intrinsic).
+inline __m512 to_float(__m512i v) {
+  return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v);
+}
+inline __m512i vec(const uint8_t* p) {
+  return _mm512_loadu_si512(p);
+}
+
+template <typename Block>
+const Block* row_block(const void* W, size_t w_stride, int r, int64_t i) {
+  return reinterpret_cast<const Block*>(static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride) + i;
+}
+
+// Stores lanes r < n_w of acc[t] at Y + t·y_stride.
+template <int NT>
+void store_rows(const __m512* acc, int n_w, float* Y, size_t y_stride) {
+  const __mmask16 m = static_cast<__mmask16>((1u << n_w) - 1u);
+  for (int t = 0; t < NT; ++t) _mm512_mask_storeu_ps(Y + static_cast<size_t>(t) * y_stride, m, acc[t]);
+}
+
+// Runs K::pass<NT> over n_x tokens in passes of kTokens.
+template <class K>
+void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_stride, const void* aux, int n_x,
+                float* Y, size_t y_stride) {
+  const auto* x = static_cast<const uint8_t*>(X);
+  const auto* a = static_cast<const uint8_t*>(aux);
+  const size_t a_stride = K::aux_stride(n);
+  auto at = [&](int t, auto pass) {
+    pass(n, static_cast<const uint8_t*>(panel), n_w, x + static_cast<size_t>(t) * x_stride, x_stride,
+         a != nullptr ? a + static_cast<size_t>(t) * a_stride : nullptr, Y + static_cast<size_t>(t) * y_stride,
+         y_stride);
+  };
+  int t = 0;
+  for (; t + kTokens <= n_x; t += kTokens) at(t, K::template pass<kTokens>);
+  switch (n_x - t) {
+    case 7: at(t, K::template pass<7>); break;
+    case 6: at(t, K::template pass<6>); break;
+    case 5: at(t, K::template pass<5>); break;
+    case 4: at(t, K::template pass<4>); break;
+    case 3: at(t, K::template pass<3>); break;
+    case 2: at(t, K::template pass<2>); break;
+    case 1: at(t, K::template pass<1>); break;
+    default: break;
+  }
+}
+
+// ---- Q4_0 ----------------------------------------------------------------------------------------
+
+struct Q40 {
+  static constexpr size_t kBlock = 64 + 4 * 64;
+  struct Aux {
+    float dx;        // the activation block's scale
+    int32_t bias;    // −8 · Σ x of the block
+  };
+  static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQK) * kBlock; }
+  static size_t aux_stride(int64_t n) { return static_cast<size_t>(n / kQK) * sizeof(Aux); }
+
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    auto* out = static_cast<uint8_t*>(panel);
+    std::memset(out, 0, panel_bytes(n));
+    for (int64_t i = 0; i < n / kQK; ++i) {
+      uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+      for (int r = 0; r < n_w; ++r) {
+        const BlockQ4_0* b = row_block<BlockQ4_0>(W, w_stride, r, i);
+        const float d = h2f(b->d);
+        std::memcpy(p + 4 * r, &d, 4);
+        for (int j = 0; j < 4; ++j) std::memcpy(p + 64 + 64 * j + 4 * r, b->qs + 4 * j, 4);
+      }
+    }
+  }
+
+  static void prepare(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) {
+    auto* out = static_cast<Aux*>(aux);
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    for (int64_t t = 0; t < n_x; ++t) {
+      const auto* b = reinterpret_cast<const BlockQ8_0*>(static_cast<const uint8_t*>(X) + t * x_stride);
+      for (int64_t i = 0; i < n / kQK; ++i) {
+        // Σ (x + 128) by byte sums, then Σ x = that − 32·128.
+        const __m256i s = _mm256_sad_epu8(_mm256_xor_si256(load256(b[i].qs), flip), _mm256_setzero_si256());
+        const int64_t sum = _mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 1) + _mm256_extract_epi64(s, 2) +
+                            _mm256_extract_epi64(s, 3) - kQK * 128;
+        out->dx = h2f(b[i].d);
+        out->bias = static_cast<int32_t>(-8 * sum);
+        ++out;
+      }
+    }
+  }
+
+  template <int NT>
+  static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t* aux,
+                   float* Y, size_t y_stride) {
+    const BlockQ8_0* x[NT];
+    const Aux* ax[NT];
+    const size_t a_stride = aux_stride(n);
+    for (int t = 0; t < NT; ++t) {
+      x[t] = reinterpret_cast<const BlockQ8_0*>(X + static_cast<size_t>(t) * x_stride);
+      ax[t] = reinterpret_cast<const Aux*>(aux + static_cast<size_t>(t) * a_stride);
+    }
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    __m512 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < n / kQK; ++i) {
+      const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      const __m512 dw = _mm512_loadu_ps(p);
+      __m512i lo[4], hi[4];
+      for (int j = 0; j < 4; ++j) {
+        const __m512i q = vec(p + 64 + 64 * j);
+        lo[j] = _mm512_and_si512(q, m4);
+        hi[j] = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+      }
+      for (int t = 0; t < NT; ++t) {
+        const int8_t* xq = x[t][i].qs;
+        __m512i s = _mm512_set1_epi32(ax[t][i].bias);
+        for (int j = 0; j < 4; ++j) s = _mm512_dpbusd_epi32(s, lo[j], bcast32(xq + 4 * j));
+        for (int j = 0; j < 4; ++j) s = _mm512_dpbusd_epi32(s, hi[j], bcast32(xq + 16 + 4 * j));
+        const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(ax[t][i].dx));
+        acc[t] = _mm512_fmadd_ps(to_float(s), d, acc[t]);
+      }
+    }
+    store_rows<NT>(acc, n_w, Y, y_stride);
+  }
+};
+
+// ---- Q4_K / Q5_K ---------------------------------------------------------------------------------
+
+template <bool kFive>
+struct K4 {
+  using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
+  static constexpr size_t kSc = 128, kMin = 128 + 8 * 64, kQ = kMin + 8 * 64;
+  static constexpr size_t kBlock = kQ + 64 * 64;
+  static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
+  static size_t aux_stride(int64_t) { return 0; }
+
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    auto* out = static_cast<uint8_t*>(panel);
+    std::memset(out, 0, panel_bytes(n));
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i one = _mm256_set1_epi8(1);
+    alignas(32) uint8_t q[kQKK];
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+      for (int r = 0; r < n_w; ++r) {
+        const Block* b = row_block<Block>(W, w_stride, r, i);
+        const float d = h2f(b->d), dmin = h2f(b->dmin);
+        std::memcpy(p + 4 * r, &d, 4);
+        std::memcpy(p + 64 + 4 * r, &dmin, 4);
+        for (int s = 0; s < 8; ++s) {
+          uint8_t sc, m;
+          k4_scale_min(s, b->scales, &sc, &m);
+          const int32_t sc32 = sc, pair = static_cast<int32_t>(m) | (static_cast<int32_t>(m) << 16);
+          std::memcpy(p + kSc + 64 * s + 4 * r, &sc32, 4);
+          std::memcpy(p + kMin + 64 * s + 4 * r, &pair, 4);
+        }
+        __m256i qh = _mm256_setzero_si256();
+        if constexpr (kFive) qh = load256(b->qh);
+        for (int c = 0; c < 4; ++c) {
+          const __m256i v = load256(b->qs + 32 * c);
+          __m256i lo = _mm256_and_si256(v, m4);
+          __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+          if constexpr (kFive) {
+            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+          }
+          _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64 * c), lo);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64 * c + 32), hi);
+        }
+        for (int k = 0; k < 64; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, q + 4 * k, 4);
+      }
+    }
+  }
+
+  template <int NT>
+  static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
+                   float* Y, size_t y_stride) {
+    const BlockQ8_K* x[NT];
+    for (int t = 0; t < NT; ++t) x[t] = reinterpret_cast<const BlockQ8_K*>(X + static_cast<size_t>(t) * x_stride);
+    __m512 sum[NT], mins[NT];
+    for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      const __m512 dw = _mm512_loadu_ps(p);
+      const __m512 dmin = _mm512_loadu_ps(p + 64);
+      // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the bsums pair of sub-block s broadcast.
+      for (int t = 0; t < NT; ++t) {
+        __m512i md = _mm512_setzero_si512();
+        for (int s = 0; s < 8; ++s) md = _mm512_dpwssd_epi32(md, vec(p + kMin + 64 * s), bcast32(x[t][i].bsums + 2 * s));
+        mins[t] = _mm512_fmadd_ps(to_float(md), _mm512_mul_ps(dmin, _mm512_set1_ps(x[t][i].d)), mins[t]);
+      }
+      __m512i total[NT];
+      for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
+      for (int s = 0; s < 8; ++s) {
+        __m512i q[8];
+        for (int k = 0; k < 8; ++k) q[k] = vec(p + kQ + 64 * (8 * s + k));
+        const __m512i sc = vec(p + kSc + 64 * s);
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* xq = x[t][i].qs + 32 * s;
+          __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], bcast32(xq));
+          __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
+          for (int k = 2; k < 8; k += 2) {
+            d0 = _mm512_dpbusd_epi32(d0, q[k], bcast32(xq + 4 * k));
+            d1 = _mm512_dpbusd_epi32(d1, q[k + 1], bcast32(xq + 4 * k + 4));
+          }
+          total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_add_epi32(d0, d1), sc));
+        }
+      }
+      for (int t = 0; t < NT; ++t)
+        sum[t] = _mm512_fmadd_ps(to_float(total[t]), _mm512_mul_ps(dw, _mm512_set1_ps(x[t][i].d)), sum[t]);
+    }
+    __m512 out[NT];
+    for (int t = 0; t < NT; ++t) out[t] = _mm512_sub_ps(sum[t], mins[t]);
+    store_rows<NT>(out, n_w, Y, y_stride);
+  }
+};
+
+// ---- Q6_K ----------------------------------------------------------------------------------------
+
+struct Q6K {
+  static constexpr size_t kSc = 64, kBias = kSc + 16 * 64, kQ = kBias + 8 * 64;
+  static constexpr size_t kBlock = kQ + 64 * 64;
+  static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
+  static size_t aux_stride(int64_t) { return 0; }
+
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    auto* out = static_cast<uint8_t*>(panel);
+    std::memset(out, 0, panel_bytes(n));
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i m30 = _mm256_set1_epi8(0x30);
+    alignas(32) uint8_t q[kQKK];
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+      for (int r = 0; r < n_w; ++r) {
+        const BlockQ6_K* b = row_block<BlockQ6_K>(W, w_stride, r, i);
+        const float d = h2f(b->d);
+        std::memcpy(p + 4 * r, &d, 4);
+        for (int g = 0; g < 16; ++g) {
+          const int32_t sc = b->scales[g];
+          std::memcpy(p + kSc + 64 * g + 4 * r, &sc, 4);
+        }
+        for (int k = 0; k < 8; ++k) {
+          const auto lo = static_cast<uint16_t>(static_cast<int16_t>(-32 * b->scales[2 * k]));
+          const auto hi = static_cast<uint16_t>(static_cast<int16_t>(-32 * b->scales[2 * k + 1]));
+          const uint32_t pair = lo | (static_cast<uint32_t>(hi) << 16);
+          std::memcpy(p + kBias + 64 * k + 4 * r, &pair, 4);
+        }
+        // Element 128h + 32p + l: low bits in the low (p < 2) or high nibble of ql[64h + 32(p % 2) + l],
+        // high bits in bits 2p of qh[32h + l].
+        for (int h = 0; h < 2; ++h) {
+          const __m256i l0 = load256(b->ql + 64 * h);
+          const __m256i l1 = load256(b->ql + 64 * h + 32);
+          const __m256i hb = load256(b->qh + 32 * h);
+          const __m256i v[4] = {
+              _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30)),
+              _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30)),
+              _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30)),
+              _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                              _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30))};
+          for (int pp = 0; pp < 4; ++pp)
+            _mm256_store_si256(reinterpret_cast<__m256i*>(q + 128 * h + 32 * pp), v[pp]);
+        }
+        for (int k = 0; k < 64; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, q + 4 * k, 4);
+      }
+    }
+  }
+
+  template <int NT>
+  static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
+                   float* Y, size_t y_stride) {
+    const BlockQ8_K* x[NT];
+    for (int t = 0; t < NT; ++t) x[t] = reinterpret_cast<const BlockQ8_K*>(X + static_cast<size_t>(t) * x_stride);
+    __m512 acc[NT];
+    for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      const __m512 dw = _mm512_loadu_ps(p);
+      __m512i total[NT];
+      // −32 · Σ_g sc_g · bsum_g: the offset of the unsigned quants.
+      for (int t = 0; t < NT; ++t) {
+        __m512i b = _mm512_setzero_si512();
+        for (int k = 0; k < 8; ++k) b = _mm512_dpwssd_epi32(b, vec(p + kBias + 64 * k), bcast32(x[t][i].bsums + 2 * k));
+        total[t] = b;
+      }
+      for (int g = 0; g < 16; ++g) {
+        __m512i q[4];
+        for (int k = 0; k < 4; ++k) q[k] = vec(p + kQ + 64 * (4 * g + k));
+        const __m512i sc = vec(p + kSc + 64 * g);
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* xq = x[t][i].qs + 16 * g;
+          __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], bcast32(xq));
+          __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
+          d0 = _mm512_dpbusd_epi32(d0, q[2], bcast32(xq + 8));
+          d1 = _mm512_dpbusd_epi32(d1, q[3], bcast32(xq + 12));
+          total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_add_epi32(d0, d1), sc));
+        }
+      }
+      for (int t = 0; t < NT; ++t)
+        acc[t] = _mm512_fmadd_ps(to_float(total[t]), _mm512_mul_ps(dw, _mm512_set1_ps(x[t][i].d)), acc[t]);
+    }
+    store_rows<NT>(acc, n_w, Y, y_stride);
+  }
+};
+
+template <class K>
+constexpr PanelKernels panel_of() {
+  PanelKernels p;
+  p.panel_bytes = K::panel_bytes;
+  p.pack = K::pack;
+  p.run = run_tokens<K>;
+  return p;
+}
+
+}  // namespace
+
+void install_avx512_panel(KernelTable& t) {
+  PanelKernels q4_0 = panel_of<Q40>();
+  q4_0.aux_bytes = Q40::aux_stride;
+  q4_0.prepare = Q40::prepare;
+  t.panel[idx(TensorType::Q4_0)] = q4_0;
+  t.panel[idx(TensorType::Q4_K)] = panel_of<K4<false>>();
+  t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
+  t.panel[idx(TensorType::Q6_K)] = panel_of<Q6K>();
+}
+
+}  // namespace a3s::power::kernels
