@@ -1,6 +1,7 @@
 // AVX-512 VNNI panel kernels (kernel_table.h, PanelKernels): matmul's prefill path for the types
 // whose scalar reference adds one exact integer total per (super-)block with one FMA (ref/vec_dot.cpp:
-// Q4_0, Q4_K, Q5_K, Q6_K). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
+// Q4_0, Q4_K, Q5_K, Q6_K). Q8_0 has none: its reference keeps the eight float lanes of llama.cpp's
+// x86 Q8_0 dot product, which its results equal bit for bit (a per-block total parted from them). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
 // 512-bit vector belongs to row r: vpdpbusd multiplies four weight bytes of each of the 16 rows with
 // the same four activation bytes (broadcast from memory) and adds them into the row's lane. Each lane
 // then holds the row's exact integer total of the block, scaled and added by one FMA per block in block
@@ -95,14 +96,40 @@ void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_s
 
 // ---- Q4_0 ----------------------------------------------------------------------------------------
 
+// The activation side data of Q8_0 activations: the scale as float and −kOffset · Σ x of each block
+// (kOffset: what the stored unsigned weight quants exceed their signed values by).
+struct BlockAux {
+  float dx;
+  int32_t bias;
+};
+
+template <int kOffset>
+void prepare_q8_0(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) {
+  auto* out = static_cast<BlockAux*>(aux);
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (int64_t t = 0; t < n_x; ++t) {
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(static_cast<const uint8_t*>(X) + t * x_stride);
+    for (int64_t i = 0; i < n / kQK; ++i) {
+      // Σ (x + 128) by byte sums, then Σ x = that − 32·128.
+      const __m256i s = _mm256_sad_epu8(_mm256_xor_si256(load256(b[i].qs), flip), _mm256_setzero_si256());
+      const int64_t sum = _mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 1) + _mm256_extract_epi64(s, 2) +
+                          _mm256_extract_epi64(s, 3) - kQK * 128;
+      out->dx = h2f(b[i].d);
+      out->bias = static_cast<int32_t>(-kOffset * sum);
+      ++out;
+    }
+  }
+}
+
+size_t aux_q8_0(int64_t n) {
+  return static_cast<size_t>(n / kQK) * sizeof(BlockAux);
+}
+
 struct Q40 {
   static constexpr size_t kBlock = 64 + 4 * 64;
-  struct Aux {
-    float dx;        // the activation block's scale
-    int32_t bias;    // −8 · Σ x of the block
-  };
+  using Aux = BlockAux;
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQK) * kBlock; }
-  static size_t aux_stride(int64_t n) { return static_cast<size_t>(n / kQK) * sizeof(Aux); }
+  static size_t aux_stride(int64_t n) { return aux_q8_0(n); }
 
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
@@ -114,23 +141,6 @@ struct Q40 {
         const float d = h2f(b->d);
         std::memcpy(p + 4 * r, &d, 4);
         for (int j = 0; j < 4; ++j) std::memcpy(p + 64 + 64 * j + 4 * r, b->qs + 4 * j, 4);
-      }
-    }
-  }
-
-  static void prepare(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) {
-    auto* out = static_cast<Aux*>(aux);
-    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-    for (int64_t t = 0; t < n_x; ++t) {
-      const auto* b = reinterpret_cast<const BlockQ8_0*>(static_cast<const uint8_t*>(X) + t * x_stride);
-      for (int64_t i = 0; i < n / kQK; ++i) {
-        // Σ (x + 128) by byte sums, then Σ x = that − 32·128.
-        const __m256i s = _mm256_sad_epu8(_mm256_xor_si256(load256(b[i].qs), flip), _mm256_setzero_si256());
-        const int64_t sum = _mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 1) + _mm256_extract_epi64(s, 2) +
-                            _mm256_extract_epi64(s, 3) - kQK * 128;
-        out->dx = h2f(b[i].d);
-        out->bias = static_cast<int32_t>(-8 * sum);
-        ++out;
       }
     }
   }
@@ -361,8 +371,8 @@ constexpr PanelKernels panel_of() {
 
 void install_avx512_panel(KernelTable& t) {
   PanelKernels q4_0 = panel_of<Q40>();
-  q4_0.aux_bytes = Q40::aux_stride;
-  q4_0.prepare = Q40::prepare;
+  q4_0.aux_bytes = aux_q8_0;
+  q4_0.prepare = prepare_q8_0<8>;
   t.panel[idx(TensorType::Q4_0)] = q4_0;
   t.panel[idx(TensorType::Q4_K)] = panel_of<K4<false>>();
   t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
