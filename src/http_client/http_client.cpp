@@ -8,7 +8,9 @@
 #include <exception>
 
 #include "a3s/power/error.h"
+#include "http_client/curl_handle.h"
 #include "http_client/server_error.h"
+#include "http_client/server_route.h"
 
 namespace a3s::power::client {
 namespace {
@@ -126,65 +128,47 @@ void check_header_value(const std::string& v) {
 
 }  // namespace
 
-std::string HttpResponse::header(std::string_view name) const {
-  const std::string key = lowercase(name);
-  for (const auto& [k, v] : headers)
-    if (k == key) return v;
-  return "";
-}
+struct HttpClient::Transport {
+  ServerRoute route;
+  CurlEasy curl;
 
-HttpClient::HttpClient(ClientOptions opts)
-    : opts_(std::move(opts)),
-      route_(opts_.url, !opts_.pinned_spki.empty(), opts_.connect_timeout_ms),
-      curl_(make_curl_easy()) {
-  check_header_value(opts_.api_key);
-  if (!opts_.pinned_spki.empty() && opts_.url.scheme() != "https" && !opts_.url.is_vsock()) {
-    throw Error(codes::kInvalidArgument,
-                "a pinned RA-TLS key (--ratls-pin) needs an https:// URL (the RA-TLS port) or a vsock:// URL");
-  }
-  if (opts_.url.is_vsock() && !opts_.ca_file.empty()) {
-    throw Error(codes::kInvalidArgument, "--cacert does not apply to a vsock:// URL: TLS over vsock is RA-TLS, "
-                                         "checked with --ratls-pin");
-  }
-  if (opts_.url.is_vsock() && opts_.pinned_spki.empty() && !opts_.url.is_local()) {
-    throw Error(codes::kInvalidArgument,
-                "plain HTTP over vsock is only allowed to CID 1 (this machine): traffic to " + opts_.url.display() +
-                    " passes through the host; use RA-TLS (a3s-power-verify --ratls, then --ratls-pin)");
-  }
-  if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
-    throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
-  }
-}
+  // Sets up the next transfer on the handle: the URL of `path`, TLS (or the RA-TLS pin), the route
+  // (vsock: through a bridge), timeouts and `headers`.
+  void prepare(const ClientOptions& opts, std::string_view path, const CurlHeaders& headers, long total_timeout_ms);
+  [[noreturn]] void throw_transport_error(const ClientOptions& opts, CURLcode rc, const char* errbuf);
+};
 
-void HttpClient::prepare(std::string_view path, const CurlHeaders& headers, long total_timeout_ms) {
-  CURL* c = curl_.get();
+void HttpClient::Transport::prepare(const ClientOptions& opts, std::string_view path, const CurlHeaders& headers,
+                                    long total_timeout_ms) {
+  CURL* c = curl.get();
   curl_easy_reset(c);  // keeps the connection cache
   TransferOptions o;
   o.protocols = "http,https";
-  o.ca_file = opts_.ca_file;
-  if (!opts_.pinned_spki.empty()) {
+  o.ca_file = opts.ca_file;
+  if (!opts.pinned_spki.empty()) {
     o.verify_peer = false;  // replaced by the pin: the RA-TLS certificate is self-signed
-    o.pinned_public_key = opts_.pinned_spki;
+    o.pinned_public_key = opts.pinned_spki;
     o.protocols = "https";
   }
   // A loopback server is always reached directly; remote ones honour the proxy environment.
-  o.no_proxy = is_loopback_host(opts_.url.host());
-  route_.apply(o, path);  // the URL libcurl requests (vsock: connects, through a bridge, no proxy)
-  o.connect_timeout_ms = opts_.connect_timeout_ms;
+  o.no_proxy = is_loopback_host(opts.url.host());
+  route.apply(o, path);  // the URL libcurl requests (vsock: connects, through a bridge, no proxy)
+  o.connect_timeout_ms = opts.connect_timeout_ms;
   o.timeout_ms = total_timeout_ms;
   o.user_agent = "a3s-power-client";
   o.headers = &headers;
   set_transfer_options(c, o);
 }
 
-void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
+void HttpClient::Transport::throw_transport_error(const ClientOptions& opts, CURLcode rc, const char* errbuf) {
   // vsock: a connection the bridge could not make reaches libcurl as one closed at once.
-  if (std::string why = route_.take_connect_error(); !why.empty()) throw Error(codes::kServerUnreachable, why);
-  const std::string where = opts_.url.display();
+  if (std::string why = route.take_connect_error(); !why.empty())
+    throw Error(codes::kServerUnreachable, why);
+  const std::string where = opts.url.display();
   std::string detail =
       errbuf != nullptr && errbuf[0] != '\0' ? one_line(errbuf, 200) : curl_easy_strerror(rc);
   long os_errno = 0;
-  curl_easy_getinfo(curl_.get(), CURLINFO_OS_ERRNO, &os_errno);
+  curl_easy_getinfo(curl.get(), CURLINFO_OS_ERRNO, &os_errno);
   switch (rc) {
     case CURLE_COULDNT_CONNECT:
       if (os_errno == ECONNREFUSED) {
@@ -209,7 +193,7 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
       throw Error(codes::kServerUnreachable, "TLS connection to " + where + " failed: " + detail);
     case CURLE_OPERATION_TIMEDOUT: {
       curl_off_t connected_us = 0;
-      curl_easy_getinfo(curl_.get(), CURLINFO_CONNECT_TIME_T, &connected_us);
+      curl_easy_getinfo(curl.get(), CURLINFO_CONNECT_TIME_T, &connected_us);
       if (connected_us == 0)
         throw Error(codes::kServerUnreachable, "timed out connecting to the server at " + where);
       throw ServerError(0, "", "the server at " + where + " did not answer in time");
@@ -219,12 +203,45 @@ void HttpClient::throw_transport_error(CURLcode rc, const char* errbuf) {
   }
 }
 
+std::string HttpResponse::header(std::string_view name) const {
+  const std::string key = lowercase(name);
+  for (const auto& [k, v] : headers)
+    if (k == key) return v;
+  return "";
+}
+
+HttpClient::HttpClient(ClientOptions opts) : opts_(std::move(opts)) {
+  transport_ = std::make_unique<Transport>(
+      Transport{ServerRoute(opts_.url, !opts_.pinned_spki.empty(), opts_.connect_timeout_ms), make_curl_easy()});
+  check_header_value(opts_.api_key);
+  if (!opts_.pinned_spki.empty() && opts_.url.scheme() != "https" && !opts_.url.is_vsock()) {
+    throw Error(codes::kInvalidArgument,
+                "a pinned RA-TLS key (--ratls-pin) needs an https:// URL (the RA-TLS port) or a vsock:// URL");
+  }
+  if (opts_.url.is_vsock() && !opts_.ca_file.empty()) {
+    throw Error(codes::kInvalidArgument, "--cacert does not apply to a vsock:// URL: TLS over vsock is RA-TLS, "
+                                         "checked with --ratls-pin");
+  }
+  if (opts_.url.is_vsock() && opts_.pinned_spki.empty() && !opts_.url.is_local()) {
+    throw Error(codes::kInvalidArgument,
+                "plain HTTP over vsock is only allowed to CID 1 (this machine): traffic to " + opts_.url.display() +
+                    " passes through the host; use RA-TLS (a3s-power-verify --ratls, then --ratls-pin)");
+  }
+  if (!opts_.ca_file.empty() && ::access(opts_.ca_file.c_str(), R_OK) != 0) {
+    throw Error(codes::kInvalidArgument, "cannot read the CA certificate file (--cacert)");
+  }
+}
+
+HttpClient::~HttpClient() = default;
+HttpClient::HttpClient(HttpClient&&) noexcept = default;
+HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
+
 HttpResponse HttpClient::get(std::string_view path) {
   CurlHeaders headers;
   headers.append("Accept: application/json");
   if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
-  prepare(path, headers, opts_.request_timeout_ms);
-  CURL* c = curl_.get();
+  transport_->prepare(opts_, path, headers, opts_.request_timeout_ms);
+  CURL* c = transport_->curl.get();
   Transfer t;
   t.curl = c;
   t.body_limit = kMaxBodyBytes;
@@ -235,7 +252,7 @@ HttpResponse HttpClient::get(std::string_view path) {
   const CURLcode rc = curl_easy_perform(c);
   if (t.failure) std::rethrow_exception(t.failure);
   if (t.body_too_large) throw ServerError(t.status, "", "the server's answer is too large");
-  if (rc != CURLE_OK) throw_transport_error(rc, errbuf);
+  if (rc != CURLE_OK) transport_->throw_transport_error(opts_, rc, errbuf);
   read_response_head(t);  // an empty body never reached the write callback
   return HttpResponse{t.status, std::move(t.content_type), std::move(t.body), std::move(t.headers)};
 }
@@ -257,8 +274,8 @@ StreamEnd HttpClient::post_stream(std::string_view path, const nlohmann::json& b
   headers.append("Accept: text/event-stream");
   headers.append("Expect:");  // no 100-continue round trip
   if (!opts_.api_key.empty()) headers.append("Authorization: Bearer " + opts_.api_key);
-  prepare(path, headers, 0L);
-  CURL* c = curl_.get();
+  transport_->prepare(opts_, path, headers, 0L);
+  CURL* c = transport_->curl.get();
   Transfer t;
   t.curl = c;
   t.streaming = true;
@@ -285,7 +302,7 @@ StreamEnd HttpClient::post_stream(std::string_view path, const nlohmann::json& b
     if (!is_success(t.status)) throw server_error_from_response(t.status, "");
     throw ServerError(t.status, "", "the server did not answer with an event stream");
   }
-  if (rc != CURLE_OK) throw_transport_error(rc, errbuf);
+  if (rc != CURLE_OK) transport_->throw_transport_error(opts_, rc, errbuf);
   read_response_head(t);
   if (!is_success(t.status)) throw server_error_from_response(t.status, t.body);
   if (!t.stream_body()) {

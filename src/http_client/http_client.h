@@ -21,14 +21,13 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "http_client/curl_handle.h"
-#include "http_client/server_route.h"
 #include "http_client/server_url.h"
 #include "http_client/sse_parser.h"
 
@@ -73,6 +72,9 @@ class HttpClient {
   static constexpr std::size_t kMaxBodyBytes = 16u << 20;
 
   explicit HttpClient(ClientOptions opts);
+  ~HttpClient();
+  HttpClient(HttpClient&&) noexcept;
+  HttpClient& operator=(HttpClient&&) noexcept;
 
   const ServerUrl& url() const { return opts_.url; }
 
@@ -90,12 +92,10 @@ class HttpClient {
                         const std::atomic<bool>* cancel = nullptr);
 
  private:
-  void prepare(std::string_view path, const CurlHeaders& headers, long total_timeout_ms);
-  [[noreturn]] void throw_transport_error(CURLcode rc, const char* errbuf);
+  struct Transport;  // the libcurl handle and the route to the server (http_client.cpp)
 
   ClientOptions opts_;
-  ServerRoute route_;
-  CurlEasy curl_;
+  std::unique_ptr<Transport> transport_;
 };
 
 }  // namespace a3s::power::client
