@@ -5,7 +5,8 @@
 namespace a3s::power::verify::cli {
 
 int exit_status_for(ErrorCode error_code) {
-  if (error_code == codes::kInvalidArgument || error_code == codes::kIo) return kExitUsage;
+  if (error_code == codes::kInvalidArgument || error_code == codes::kIo || error_code == codes::kNotBuilt)
+    return kExitUsage;
   return kExitInternal;
 }
 

@@ -13,7 +13,7 @@ inline constexpr int kExitUsage = 2;     // bad flags or values, unreadable file
 inline constexpr int kExitRejected = 3;  // the evidence was verified and rejected (failed_step says why)
 
 // Exit status for an a3s::power::Error code raised before verification ran: bad input (invalid_argument,
-// io_error) is a usage error, anything else internal.
+// io_error) and a mode this build profile leaves out (not_built) are usage errors, anything else internal.
 int exit_status_for(ErrorCode error_code);
 
 }  // namespace a3s::power::verify::cli

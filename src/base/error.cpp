@@ -55,6 +55,9 @@ const std::vector<ErrorCodeInfo>& rows() {
       {C::kMalformedEvidence, "malformed_evidence", 500, 1},
       {C::kUnsupportedVersion, "unsupported_version", 500, 1},
       {C::kPromptCacheUnsupported, "prompt_cache_unsupported", 400, 2},
+      // A command or route of the product that this build profile does not contain (README "Build
+      // profiles"): 501 Not Implemented, and exit 2 like a usage error.
+      {C::kNotBuilt, "not_built", 501, 2},
   };
   return t;
 }

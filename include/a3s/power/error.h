@@ -57,6 +57,7 @@ enum class ErrorCode {
   kMalformedEvidence,        // "malformed_evidence"         500, 1: attestation evidence that does not parse
   kUnsupportedVersion,       // "unsupported_version"        500, 1: evidence of a version not implemented
   kPromptCacheUnsupported,   // "prompt_cache_unsupported"   400, 2: prompt_cache_key on a path that cannot honour it
+  kNotBuilt,                 // "not_built"                  501, 2: a feature this build profile leaves out (no libcurl, …)
 };
 
 // The stable string of a code ("invalid_argument", ...).
@@ -117,6 +118,7 @@ inline constexpr ErrorCode kCancelled = ErrorCode::kCancelled;
 inline constexpr ErrorCode kMalformedEvidence = ErrorCode::kMalformedEvidence;
 inline constexpr ErrorCode kUnsupportedVersion = ErrorCode::kUnsupportedVersion;
 inline constexpr ErrorCode kPromptCacheUnsupported = ErrorCode::kPromptCacheUnsupported;
+inline constexpr ErrorCode kNotBuilt = ErrorCode::kNotBuilt;
 }  // namespace codes
 
 // One row of the code table.
