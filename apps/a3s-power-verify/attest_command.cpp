@@ -6,6 +6,7 @@
 #include "a3s/power/error.h"
 #include "a3s/power/verify_attestation.h"
 #include "base/hex.h"
+#include "http_client/http_client_built.h"
 #include "http_client/server_error.h"
 #include "http_client/server_url.h"
 #include "a3s-power-verify/attest_output.h"
@@ -177,6 +178,7 @@ bool attest_options_given(const CLI::App& cmd) {
 }
 
 int run_attest(const AttestArgs& a) {
+  client::require_http_client("a3s-power-verify live verification (--url)");
   if (a.url.empty()) throw Error(codes::kInvalidArgument, "--url is required");
   if (a.model.empty()) throw Error(codes::kInvalidArgument, "--model is required");
   if (a.expected_hash.empty())

@@ -14,6 +14,7 @@
 #include <exception>
 
 #include "a3s/power/error.h"
+#include "base/build_info.h"
 #include "a3s-power-verify/attest_command.h"
 #include "a3s-power-verify/exit_status.h"
 #include "a3s-power-verify/receipt_command.h"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
   using namespace a3s::power::verify::cli;
   CLI::App app{"a3s-power-verify: verify A3S Power attestation evidence", "a3s-power-verify"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", std::string(A3S_POWER_VERSION));
+  app.set_version_flag("--version", version_text("a3s-power-verify"));
   AttestArgs live_args, attest_args;
   add_attest_options(app, live_args);
   CLI::App* attest = app.add_subcommand(

@@ -1,6 +1,7 @@
 #include "a3s-power-verify/online_args.h"
 
 #include "a3s-power-verify/non_empty_arg.h"
+#include "http_client/http_client_built.h"
 #include "verify/online/endorsement_cache.h"
 #include "verify/online/online_endorsements.h"
 #include "attestation/verify_result.h"
@@ -53,6 +54,7 @@ online::OnlineOptions online_options(const OnlineArgs& a, OnlineUse& use) {
 OnlineUse apply_online(const OnlineArgs& a, std::span<const uint8_t> evidence, EvidenceOptions& options) {
   OnlineUse use;
   if (!a.online) return use;
+  client::require_http_client("a3s-power-verify --online");
   online::add_online_endorsements(evidence, options, online_options(a, use));
   return use;
 }

@@ -33,6 +33,8 @@
 #include "a3s/power/error.h"
 #include "base/hex.h"
 #include "http_client/http_client.h"
+#include "http_client/http_client_built.h"
+#include "a3s-power/not_built_command.h"
 #include "http_client/server_error.h"
 
 namespace a3s::power::cli {
@@ -248,9 +250,14 @@ void run_bench_cache(const BenchCacheOptions& o) {
 }  // namespace
 
 void add_bench_cache_command(CLI::App& root) {
+  constexpr const char* kDescription =
+      "Measure what the prompt-prefix cache saves on a running server (cold/warm pairs)";
+  if (!client::http_client_built()) {
+    add_not_built_command(root, "bench-cache", kDescription, "built without libcurl");
+    return;
+  }
   auto o = std::make_shared<BenchCacheOptions>();
-  CLI::App* sub = root.add_subcommand(
-      "bench-cache", "Measure what the prompt-prefix cache saves on a running server (cold/warm pairs)");
+  CLI::App* sub = root.add_subcommand("bench-cache", kDescription);
   add_server_flags(sub, o->server);
   sub->add_option("--model,-m", o->model, "Served model name (default: the first loaded one)");
   sub->add_option("--pairs", o->pairs, "Cold/warm request pairs")->capture_default_str();

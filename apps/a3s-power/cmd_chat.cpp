@@ -20,6 +20,8 @@
 #include "http_client/chat_stream.h"
 #include "a3s-power/conversation_loop.h"
 #include "http_client/http_client.h"
+#include "http_client/http_client_built.h"
+#include "a3s-power/not_built_command.h"
 #include "a3s-power/server_flags.h"
 #include "chat/messages.h"
 #include "http_client/server_error.h"
@@ -64,8 +66,13 @@ void run_chat(const ChatOptions& o) {
 }  // namespace
 
 void add_chat_command(CLI::App& root) {
+  constexpr const char* kDescription = "Chat with a model on a running server (streaming)";
+  if (!client::http_client_built()) {
+    add_not_built_command(root, "chat", kDescription, "built without libcurl");
+    return;
+  }
   auto o = std::make_shared<ChatOptions>();
-  CLI::App* sub = root.add_subcommand("chat", "Chat with a model on a running server (streaming)");
+  CLI::App* sub = root.add_subcommand("chat", kDescription);
   sub->add_option("model", o->model, "Model name as the server knows it")->required();
   sub->add_option("prompt", o->prompt,
                   "Prompt (one turn, then exit); without it: interactive or one turn per line");

@@ -10,6 +10,8 @@
 #include "a3s-power/command.h"
 #include "a3s-power/conversation_loop.h"
 #include "http_client/http_client.h"
+#include "http_client/http_client_built.h"
+#include "a3s-power/not_built_command.h"
 #include "a3s-power/model_status.h"
 #include "a3s-power/server_flags.h"
 
@@ -36,9 +38,13 @@ void run_ps(const PsOptions& o) {
 }  // namespace
 
 void add_ps_command(CLI::App& root) {
+  constexpr const char* kDescription = "List the models of a running server and whether they are loaded";
+  if (!client::http_client_built()) {
+    add_not_built_command(root, "ps", kDescription, "built without libcurl");
+    return;
+  }
   auto o = std::make_shared<PsOptions>();
-  CLI::App* sub =
-      root.add_subcommand("ps", "List the models of a running server and whether they are loaded");
+  CLI::App* sub = root.add_subcommand("ps", kDescription);
   add_server_flags(sub, o->server);
   sub->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))

@@ -11,6 +11,8 @@
 
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
+#include "a3s-power/not_built_command.h"
+#include "http_client/http_client_built.h"
 #include "store/store.h"
 
 namespace a3s::power::cli {
@@ -106,10 +108,14 @@ void run_pull(const PullArgs& a) {
 }  // namespace
 
 void add_pull_command(CLI::App& root) {
+  constexpr const char* kDescription =
+      "Pull a model into the store (path, https:// URL, hf://org/repo/file.gguf; optional @sha256:<hex>)";
+  if (!client::http_client_built()) {
+    add_not_built_command(root, "pull", kDescription, "built without libcurl");
+    return;
+  }
   auto a = std::make_shared<PullArgs>();
-  CLI::App* sub = root.add_subcommand(
-      "pull",
-      "Pull a model into the store (path, https:// URL, hf://org/repo/file.gguf; optional @sha256:<hex>)");
+  CLI::App* sub = root.add_subcommand("pull", kDescription);
   sub->add_option("ref", a->ref, "Model reference")->required();
   sub->add_option("--name", a->name, "Name in the store (default: file name without .gguf)");
   sub->add_option("--sha256", a->sha256, "Expected SHA-256 of the file (hex)");

@@ -8,9 +8,8 @@
 
 namespace a3s::power::cli {
 
-#if A3S_POWER_HAVE_SERVER
+// cmd_serve.cpp, or in a build without the server cmd_serve_not_built.cpp (`serve` says it is not built).
 void add_serve_command(CLI::App& root);
-#endif
 void add_generate_command(CLI::App& root);
 void add_logits_command(CLI::App& root);
 void add_bench_command(CLI::App& root);

@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "a3s-power/command.h"
+#include "base/build_info.h"
 #include "base/setting_names.h"
 #include "kernels/kernels.h"
 
@@ -17,9 +18,7 @@ namespace {
 
 // Every subcommand, in the order of --help.
 constexpr void (*kCommands[])(CLI::App&) = {
-#if A3S_POWER_HAVE_SERVER
     add_serve_command,
-#endif
     add_generate_command, add_logits_command, add_bench_command,   add_synth_command,
     add_run_command,      add_chat_command,   add_ps_command,      add_bench_cache_command, add_pull_command,
     add_list_command,     add_show_command,   add_rm_command,      add_tokenize_command,
@@ -36,7 +35,7 @@ int main(int argc, char** argv) {
   set_setting_spelling(SettingSpelling::kCli);  // messages name the flags this user types
   CLI::App app{"A3S Power: privacy-preserving LLM inference server", "a3s-power"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(A3S_POWER_VERSION));
+  app.set_version_flag("--version", version_text("a3s-power"));
   for (auto add : cli::kCommands) add(app);
   if (const auto warning = kernels::isa_environment_warning(std::getenv("A3S_POWER_ISA")))
     std::fprintf(stderr, "warning: %s\n", warning->c_str());

@@ -9,6 +9,7 @@
 
 #include "a3s/power/error.h"
 #include "http_client/curl_handle.h"
+#include "http_client/http_client_built.h"
 #include "http_client/server_error.h"
 #include "http_client/server_route.h"
 
@@ -127,6 +128,10 @@ void check_header_value(const std::string& v) {
 }
 
 }  // namespace
+
+bool http_client_built() noexcept {
+  return true;
+}
 
 struct HttpClient::Transport {
   ServerRoute route;

@@ -71,6 +71,7 @@ class HttpClient {
   // Largest non-streaming body accepted (larger → ServerError).
   static constexpr std::size_t kMaxBodyBytes = 16u << 20;
 
+  // Without libcurl in the build (http_client_built.h) this throws Error(codes::kNotBuilt).
   explicit HttpClient(ClientOptions opts);
   ~HttpClient();
   HttpClient(HttpClient&&) noexcept;

@@ -7,7 +7,10 @@
 #include <cstring>
 
 #include "a3s/power/error.h"
+#include "http_client/http_client_built.h"
+#if A3S_HTTP_CLIENT_WITH_CURL
 #include "http_client/curl_handle.h"
+#endif
 
 namespace a3s::power::client {
 namespace {
@@ -17,6 +20,7 @@ std::string lower(std::string s) {
   return s;
 }
 
+#if A3S_HTTP_CLIENT_WITH_CURL
 // Reads one part of a parsed URL; nullopt-like empty string when absent.
 bool url_part(CURLU* u, CURLUPart part, std::string& out) {
   char* value = nullptr;
@@ -25,6 +29,7 @@ bool url_part(CURLU* u, CURLUPart part, std::string& out) {
   curl_free(value);
   return true;
 }
+#endif
 
 Error bad_url(const std::string& why) {
   return Error(codes::kInvalidArgument, "invalid --url: " + why);
@@ -91,6 +96,10 @@ ServerUrl ServerUrl::parse(std::string_view text) {
   std::string full(text);
   if (full.find("://") == std::string::npos) full = "http://" + full;
 
+#if !A3S_HTTP_CLIENT_WITH_CURL
+  require_http_client("the HTTP client (http:// and https:// URLs)");
+  throw Error(codes::kInternal, "unreachable");
+#else
   curl_global_init_once();
   CurlUrl u(curl_url());
   if (!u) throw Error(codes::kInternal, "out of memory parsing the URL");
@@ -122,6 +131,7 @@ ServerUrl ServerUrl::parse(std::string_view text) {
     throw bad_url("plain http is only allowed to a loopback host; use https for a remote server");
   }
   return out;
+#endif
 }
 
 bool ServerUrl::is_local() const {

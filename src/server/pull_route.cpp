@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <variant>
 
+#include "base/build_info.h"
 #include "server/api.h"
 #include "server/api_error.h"
 #include "server/async_queue.h"
@@ -44,6 +45,8 @@ std::string string_field(const nlohmann::json& body, const char* key, bool requi
 }  // namespace
 
 asio::awaitable<void> Api::pull(Exchange& ex) {
+  // A build without the HTTP client (the tee-minimal profile) downloads nothing: 501 not_built.
+  if (!store::downloads_built()) throw not_built("POST /v1/models/pull", "built without libcurl");
   nlohmann::json body = parse_json_object(ex.request().body);
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (it.key() != "model" && it.key() != "sha256" && it.key() != "name") {

@@ -12,6 +12,7 @@
 #include "base/syscall.h"
 #include "http_client/curl_handle.h"
 #include "store/file_io.h"
+#include "store/store.h"
 
 namespace a3s::power::store {
 namespace {
@@ -236,6 +237,10 @@ Attempt attempt(const DownloadRequest& req, Transfer& t, DownloadResult& out) {
 }
 
 }  // namespace
+
+bool downloads_built() noexcept {
+  return true;
+}
 
 DownloadResult download_to_file(const DownloadRequest& req) {
   if (req.fd < 0 || req.hasher == nullptr) throw Error(codes::kInternal, "download without a staging file");

@@ -17,6 +17,7 @@
 
 #include "a3s/power/error.h"
 #include "base/atomic_write.h"
+#include "base/build_info.h"
 #include "base/utc_time.h"
 #include "store/file_io.h"
 #include "store/file_lock.h"
@@ -341,6 +342,7 @@ Manifest pull_local(const Layout& l, const Resolved& r, const PullOptions& opts,
 }
 
 Manifest pull_url(const Layout& l, const Resolved& r, const PullOptions& opts, ProgressReporter& progress) {
+  if (!downloads_built()) throw not_built("downloading a model (https://, hf://)", "built without libcurl");
   const std::string key = sha256_hex(r.ref.url);
   const std::string partial = l.staging + "/" + key + ".partial";
   const std::string lock_path = l.staging + "/" + key + ".lock";

@@ -59,6 +59,11 @@ struct Progress {
   std::string stage;
 };
 
+// Whether this build downloads models (https://, hf://, loopback http://): not without the HTTP client
+// (A3S_WITH_CURL=OFF, the tee-minimal profile), where pulling a remote reference throws
+// Error(codes::kNotBuilt) before anything is staged. Local paths are copied either way.
+bool downloads_built() noexcept;
+
 class Store {
  public:
   explicit Store(std::string home);  // creates directories on first write
