@@ -5,6 +5,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential cmake ninja-build pkg-config git
+  ccache                              # the build profiles share the objects they compile alike
   clang libclang-rt-14-dev            # libFuzzer + sanitizers
   libssl-dev                          # OpenSSL 3: crypto, TLS, X.509
   libboost-dev                        # Boost.Asio / Boost.Beast (header-only)
