@@ -1,7 +1,7 @@
 // AVX-512 VNNI panel kernels (kernel_table.h, PanelKernels): matmul's prefill path for the types
 // whose scalar reference adds one exact integer total per (super-)block with one FMA (ref/vec_dot.cpp:
-// Q4_0, Q4_K, Q5_K, Q6_K). Q8_0 has none: its reference keeps the eight float lanes of llama.cpp's
-// x86 Q8_0 dot product, which its results equal bit for bit (a per-block total parted from them). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
+// Q4_0, Q4_K, Q5_K, Q6_K), and for Q8_0, whose reference keeps eight float lanes per row (two rows per
+// vector, below). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
 // 512-bit vector belongs to row r: vpdpbusd multiplies four weight bytes of each of the 16 rows with
 // the same four activation bytes (broadcast from memory) and adds them into the row's lane. Each lane
 // then holds the row's exact integer total of the block, scaled and added by one FMA per block in block
@@ -37,7 +37,9 @@ namespace {
 
 constexpr int kRows = kPanelRows;
 static_assert(kRows == 16, "one int32 lane of a 512-bit vector per row");
-constexpr int kTokens = 8;  // tokens per pass over a panel
+namespace panel {
+constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kTokens)
+}  // namespace panel
 
 inline int32_t load_i32(const void* p) {
   int32_t v;
@@ -47,10 +49,14 @@ inline int32_t load_i32(const void* p) {
 inline __m512i bcast32(const void* p) {
   return _mm512_set1_epi32(load_i32(p));
 }
-// int32 → float, rounded to nearest as static_cast<float> (the zero-masked form: GCC 12 warns about
-// the undefined source register of the unmasked intrinsic).
+// int32 → float, rounded to nearest as static_cast<float> (the zero-masked forms here and below: GCC
+// 12 warns about the undefined source register of the unmasked intrinsics).
 inline __m512 to_float(__m512i v) {
   return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v);
+}
+// The 32 bytes at p in both 256-bit halves (zero-masked form, as above).
+inline __m512i bcast256(const void* p) {
+  return _mm512_maskz_broadcast_i64x4(static_cast<__mmask8>(0xFF), _mm256_loadu_si256(static_cast<const __m256i*>(p)));
 }
 inline __m512i vec(const uint8_t* p) {
   return _mm512_loadu_si512(p);
@@ -68,7 +74,7 @@ void store_rows(const __m512* acc, int n_w, float* Y, size_t y_stride) {
   for (int t = 0; t < NT; ++t) _mm512_mask_storeu_ps(Y + static_cast<size_t>(t) * y_stride, m, acc[t]);
 }
 
-// Runs K::pass<NT> over n_x tokens in passes of kTokens.
+// Runs K::pass<NT> over n_x tokens in passes of K::kTokens (≤ 8).
 template <class K>
 void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_stride, const void* aux, int n_x,
                 float* Y, size_t y_stride) {
@@ -81,7 +87,7 @@ void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_s
          y_stride);
   };
   int t = 0;
-  for (; t + kTokens <= n_x; t += kTokens) at(t, K::template pass<kTokens>);
+  for (; t + K::kTokens <= n_x; t += K::kTokens) at(t, K::template pass<K::kTokens>);
   switch (n_x - t) {
     case 7: at(t, K::template pass<7>); break;
     case 6: at(t, K::template pass<6>); break;
@@ -126,6 +132,7 @@ size_t aux_q8_0(int64_t n) {
 }
 
 struct Q40 {
+  static constexpr int kTokens = panel::kTokens;
   static constexpr size_t kBlock = 64 + 4 * 64;
   using Aux = BlockAux;
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQK) * kBlock; }
@@ -180,11 +187,111 @@ struct Q40 {
   }
 };
 
+// ---- Q8_0 ----------------------------------------------------------------------------------------
+
+// Q8_0 keeps the reference's eight float lanes per row (llama.cpp's x86 order, ref/vec_dot.cpp): one
+// 512-bit vector holds two rows, each in a 256-bit half with the reference's lane layout (lane j: the
+// products of bytes 4j..4j+3), and the FMA per lane and block in block order; the halves are summed at
+// the end in hsum's order. The weights are stored plus 128 (unsigned for vpdpbusd) and the activation
+// side data removes 128 · Σ of each lane's four activation bytes.
+// Per block (1024 bytes), for each pair p of rows 2p, 2p+1: uint8 q[64] (row 2p's 32 bytes, then row
+// 2p+1's) and float d[16] (row 2p's scale in lanes 0-7, row 2p+1's in lanes 8-15).
+struct Q80 {
+  static constexpr int kTokens = 4;     // with four pairs of rows per pass: 16 accumulators
+  static constexpr int kPairsPerPass = 4;
+  static constexpr size_t kPair = 128, kBlock = 8 * kPair;
+  struct Aux {
+    int32_t bias[8];  // −128 · Σ of activation bytes 4l..4l+3
+    float dx;
+    int32_t pad[7];
+  };
+  static_assert(sizeof(Aux) == 64);
+  static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQK) * kBlock; }
+  static size_t aux_stride(int64_t n) { return static_cast<size_t>(n / kQK) * sizeof(Aux); }
+
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    auto* out = static_cast<uint8_t*>(panel);
+    std::memset(out, 0, panel_bytes(n));
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    for (int64_t i = 0; i < n / kQK; ++i) {
+      for (int r = 0; r < n_w; ++r) {
+        const BlockQ8_0* b = row_block<BlockQ8_0>(W, w_stride, r, i);
+        uint8_t* p = out + static_cast<size_t>(i) * kBlock + static_cast<size_t>(r / 2) * kPair;
+        const int half = r % 2;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * half), _mm256_xor_si256(load256(b->qs), flip));
+        _mm256_storeu_ps(reinterpret_cast<float*>(p + 64 + 32 * half), _mm256_set1_ps(h2f(b->d)));
+      }
+    }
+  }
+
+  static void prepare(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) {
+    auto* out = static_cast<Aux*>(aux);
+    const __m256i ones = _mm256_set1_epi8(1);
+    for (int64_t t = 0; t < n_x; ++t) {
+      const auto* b = reinterpret_cast<const BlockQ8_0*>(static_cast<const uint8_t*>(X) + t * x_stride);
+      for (int64_t i = 0; i < n / kQK; ++i) {
+        // Lane l: Σ of bytes 4l..4l+3 (1 · x, exact), times −128.
+        const __m256i lanes = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, load256(b[i].qs));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->bias), _mm256_slli_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), lanes), 7));
+        out->dx = h2f(b[i].d);
+        ++out;
+      }
+    }
+  }
+
+  template <int NT>
+  static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t* aux,
+                   float* Y, size_t y_stride) {
+    const BlockQ8_0* x[NT];
+    const Aux* ax[NT];
+    for (int t = 0; t < NT; ++t) {
+      x[t] = reinterpret_cast<const BlockQ8_0*>(X + static_cast<size_t>(t) * x_stride);
+      ax[t] = reinterpret_cast<const Aux*>(aux + static_cast<size_t>(t) * aux_stride(n));
+    }
+    for (int p0 = 0; 2 * p0 < n_w; p0 += kPairsPerPass) {
+      __m512 acc[kPairsPerPass][NT];
+      for (auto& row : acc) {
+        for (auto& a : row) a = _mm512_setzero_ps();
+      }
+      for (int64_t i = 0; i < n / kQK; ++i) {
+        const uint8_t* blk = panel + static_cast<size_t>(i) * kBlock + static_cast<size_t>(p0) * kPair;
+        __m512i q[kPairsPerPass];
+        __m512 d[kPairsPerPass];
+        for (int p = 0; p < kPairsPerPass; ++p) {
+          q[p] = vec(blk + p * kPair);
+          d[p] = _mm512_loadu_ps(blk + p * kPair + 64);
+        }
+        for (int t = 0; t < NT; ++t) {
+          const __m512i xq = bcast256(x[t][i].qs);
+          const __m512i bias = bcast256(ax[t][i].bias);
+          const __m512 dx = _mm512_set1_ps(ax[t][i].dx);
+          for (int p = 0; p < kPairsPerPass; ++p) {
+            const __m512i s = _mm512_dpbusd_epi32(bias, q[p], xq);
+            acc[p][t] = _mm512_fmadd_ps(to_float(s), _mm512_mul_ps(d[p], dx), acc[p][t]);
+          }
+        }
+      }
+      for (int p = 0; p < kPairsPerPass; ++p) {
+        for (int half = 0; half < 2; ++half) {
+          const int r = 2 * (p0 + p) + half;
+          if (r >= n_w) break;
+          for (int t = 0; t < NT; ++t) {
+            alignas(64) float v[16];
+            _mm512_store_ps(v, acc[p][t]);
+            Y[static_cast<size_t>(t) * y_stride + static_cast<size_t>(r)] = hsum(_mm256_load_ps(v + 8 * half));
+          }
+        }
+      }
+    }
+  }
+};
+
 // ---- Q4_K / Q5_K ---------------------------------------------------------------------------------
 
 template <bool kFive>
 struct K4 {
   using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
+  static constexpr int kTokens = panel::kTokens;
   static constexpr size_t kSc = 128, kMin = 128 + 8 * 64, kQ = kMin + 8 * 64;
   static constexpr size_t kBlock = kQ + 64 * 64;
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
@@ -274,6 +381,7 @@ struct K4 {
 // ---- Q6_K ----------------------------------------------------------------------------------------
 
 struct Q6K {
+  static constexpr int kTokens = panel::kTokens;
   static constexpr size_t kSc = 64, kBias = kSc + 16 * 64, kQ = kBias + 8 * 64;
   static constexpr size_t kBlock = kQ + 64 * 64;
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
@@ -374,6 +482,10 @@ void install_avx512_panel(KernelTable& t) {
   q4_0.aux_bytes = aux_q8_0;
   q4_0.prepare = prepare_q8_0<8>;
   t.panel[idx(TensorType::Q4_0)] = q4_0;
+  PanelKernels q8_0 = panel_of<Q80>();
+  q8_0.aux_bytes = Q80::aux_stride;
+  q8_0.prepare = Q80::prepare;
+  t.panel[idx(TensorType::Q8_0)] = q8_0;
   t.panel[idx(TensorType::Q4_K)] = panel_of<K4<false>>();
   t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
   t.panel[idx(TensorType::Q6_K)] = panel_of<Q6K>();
