@@ -98,7 +98,7 @@ void BM_quantize(benchmark::State& state, k::Isa isa, TensorType act) {
 
 void register_all() {
   // Every instruction set; one the CPU lacks reports "instruction set not supported on this CPU".
-  for (k::Isa isa : {k::Isa::Scalar, k::Isa::Avx2, k::Isa::Avx512}) {
+  for (k::Isa isa : {k::Isa::Scalar, k::Isa::Avx2, k::Isa::AvxVnni, k::Isa::Avx512}) {
     const std::string isa_s = k::isa_name(isa);
     for (TensorType t : kTypes) {
       const std::string ts = a3s::power::type_name(t);

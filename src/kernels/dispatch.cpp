@@ -38,6 +38,18 @@ bool cpu_has_avx2() {
 }
 #endif
 
+#if defined(A3S_KERNELS_HAVE_AVXVNNI)
+// AVX2 (above) plus AVX-VNNI from CPUID leaf 7 subleaf 1 (EAX bit 4); its VEX instructions use the
+// YMM state AVX2 already requires.
+bool cpu_has_avxvnni() {
+  if (!cpu_has_avx2()) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || a < 1) return false;  // a: highest subleaf
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) == 0) return false;
+  return (a >> 4) & 1u;
+}
+#endif
+
 #if defined(A3S_KERNELS_HAVE_AVX512)
 // AVX2 (above) plus AVX-512 F, BW, VL and VNNI from CPUID leaf 7, and the OS saving the opmask and
 // ZMM state (XCR0 bits 5, 6 and 7 besides the YMM bits).
@@ -59,6 +71,9 @@ constexpr std::array kIsas = {
 #if defined(A3S_KERNELS_HAVE_AVX2)
     IsaEntry{Isa::Avx2, "avx2", cpu_has_avx2, install_avx2},
 #endif
+#if defined(A3S_KERNELS_HAVE_AVXVNNI)
+    IsaEntry{Isa::AvxVnni, "avxvnni", cpu_has_avxvnni, install_avxvnni},
+#endif
 #if defined(A3S_KERNELS_HAVE_AVX512)
     IsaEntry{Isa::Avx512, "avx512", cpu_has_avx512, install_avx512},
 #endif
@@ -76,7 +91,7 @@ bool supported(const IsaEntry& e) {
 }
 
 // One immutable table per compiled-in ISA, built on first use. Each ISA's kernels lie over the
-// table of the ISA before it (avx512 over avx2 over scalar), so an entry an ISA leaves null keeps
+// table of the ISA before it (avx512 over avxvnni over avx2 over scalar), so an entry an ISA leaves null keeps
 // the next slower path's kernel. Tables of unsupported ISAs are never installed (their code would
 // fault) and never selected (force_isa refuses them).
 const KernelTable& table_for(Isa isa) {
@@ -121,6 +136,8 @@ const char* isa_name(Isa isa) {
       return "scalar";
     case Isa::Avx2:
       return "avx2";
+    case Isa::AvxVnni:
+      return "avxvnni";
     case Isa::Avx512:
       return "avx512";
   }
@@ -130,6 +147,7 @@ const char* isa_name(Isa isa) {
 std::optional<Isa> parse_isa(std::string_view name) {
   if (name == "scalar") return Isa::Scalar;
   if (name == "avx2") return Isa::Avx2;
+  if (name == "avxvnni") return Isa::AvxVnni;
   if (name == "avx512") return Isa::Avx512;
   return std::nullopt;
 }
@@ -165,7 +183,7 @@ std::optional<std::string> isa_environment_warning(const char* value) {
   const std::string shown = printable(value, style);
   const std::string quoted = "A3S_POWER_ISA=\"" + shown + "\"";
   const std::string fallback = std::string("; using ") + isa_name(best_isa());
-  if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2, avx512)" + fallback;
+  if (!forced) return quoted + " is not an instruction set (auto, scalar, avx2, avxvnni, avx512)" + fallback;
   return quoted + " is not supported by this CPU" + fallback;
 }
 

@@ -89,6 +89,12 @@ const KernelTable& scalar_table();
 void install_avx2(KernelTable& t);
 #endif
 
+#if defined(A3S_KERNELS_HAVE_AVXVNNI)
+// Fills the 256-bit VNNI kernels in AVX-VNNI's VEX form into an all-null table (avxvnni/*.cpp,
+// compiled with -mavxvnni besides the AVX2 flags). Entries left null keep the AVX2 kernel.
+void install_avxvnni(KernelTable& t);
+#endif
+
 #if defined(A3S_KERNELS_HAVE_AVX512)
 // Fills the AVX-512 (F+BW+VL+VNNI) kernels into an all-null table (the avx512/*.cpp files, compiled
 // with -mavx512f -mavx512bw -mavx512vl -mavx512vnni besides the AVX2 flags). Entries left null keep

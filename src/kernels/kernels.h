@@ -158,10 +158,11 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
 enum class Isa : int {
   Scalar = 0,  // portable reference code (the test oracle)
   Avx2 = 1,    // x86-64 AVX2 + FMA + F16C
-  Avx512 = 2,  // Avx2 plus AVX-512 F + BW + VL + VNNI (vpdpbusd); kernels without one use Avx2's
+  Avx512 = 2,  // Avx2 plus AVX-512 F + BW + VL + VNNI (vpdpbusd); kernels without one use those below
+  AvxVnni = 3,  // Avx2 plus AVX-VNNI (256-bit VEX vpdpbusd), e.g. CPUs without AVX-512; ranks below Avx512
 };
 
-const char* isa_name(Isa isa);                        // "scalar", "avx2", "avx512"
+const char* isa_name(Isa isa);                        // "scalar", "avx2", "avxvnni", "avx512"
 std::optional<Isa> parse_isa(std::string_view name);  // inverse of isa_name; nullopt otherwise
 bool isa_supported(Isa isa);                          // compiled in and supported by this CPU
 Isa best_isa();                                       // the fastest supported path

@@ -92,6 +92,39 @@ inline __m256i dot_i8_i8(__m256i a, __m256i b) {
   return dot_u8_i8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
 }
 
+// The 128 quants of half h of a Q6_K block (ql, qh of the block) as four 32-byte vectors, element
+// 128h + 32p + l in byte l of q[p], unsigned 0..63: the low four bits from the low (p < 2) or high
+// nibble of ql[64h + 32(p % 2) + l], the two high bits from bits 2p of qh[32h + l], shifted into bits
+// 4-5 (a 16-bit shift moves no bit of one byte into bits 4-5 of another).
+inline void q6k_half(const uint8_t* ql, const uint8_t* qh, int h, __m256i* q) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m30 = _mm256_set1_epi8(0x30);
+  const __m256i l0 = load256(ql + 64 * h);
+  const __m256i l1 = load256(ql + 64 * h + 32);
+  const __m256i hb = load256(qh + 32 * h);
+  q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+  q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+  q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
+  q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                         _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
+}
+
+// The quants of sub-blocks 2c (*lo) and 2c + 1 (*hi) of a Q4_K / Q5_K block, from qs[32c .. 32c+31]'s
+// low and high nibbles; Q5_K (kFive): with the fifth bit of element 32j + l from bit j of qh[l] (qh:
+// the block's 32 qh bytes as one vector).
+template <bool kFive>
+inline void k4_pair(const uint8_t* qs, __m256i qh, int c, __m256i* lo, __m256i* hi) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i q = load256(qs + 32 * c);
+  *lo = _mm256_and_si256(q, m4);
+  *hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+  if constexpr (kFive) {
+    const __m256i one = _mm256_set1_epi8(1);
+    *lo = _mm256_or_si256(*lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
+    *hi = _mm256_or_si256(*hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
+  }
+}
+
 // Unpacks the eight 6-bit scales and eight 6-bit mins of a Q4_K / Q5_K block (12 bytes): bytes 0-3
 // hold scales 0-3 (+ the high bits of scales 4-7 in bits 6-7), bytes 4-7 mins 0-3 (+ the high bits of
 // mins 4-7), bytes 8-11 the low nibbles of scales 4-7 and, above them, of mins 4-7. Reads 16 bytes

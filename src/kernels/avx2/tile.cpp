@@ -180,8 +180,6 @@ void multi_q_1(int64_t n, const void* w, const void* x, size_t xs, float* out) {
 template <int NT, bool kFive>
 void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   const Rows<BlockQ8_K, NT> b(x, xs);
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  const __m256i one = _mm256_set1_epi8(1);
   float sum[NT], mins[NT];
   for (int t = 0; t < NT; ++t) sum[t] = mins[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
@@ -213,14 +211,8 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
-      const __m256i q = load256(qs + 32 * c);
-      __m256i lo = _mm256_and_si256(q, m4);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-      if constexpr (kFive) {
-        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
-        hi = _mm256_or_si256(hi,
-                             _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
-      }
+      __m256i lo, hi;
+      k4_pair<kFive>(qs, qh, c, &lo, &hi);
       const __m256i slo = bcast16(sc, 2 * c);
       const __m256i shi = bcast16(sc, 2 * c + 1);
       for (int t = 0; t < NT; ++t) {
@@ -240,8 +232,6 @@ template <int NT>
 void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   const auto* a = static_cast<const BlockQ6_K*>(w);
   const Rows<BlockQ8_K, NT> b(x, xs);
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  const __m256i m30 = _mm256_set1_epi8(0x30);
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
@@ -253,17 +243,8 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
     __m256i isum[NT];
     for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
-      const __m256i l0 = load256(a[i].ql + 64 * half);
-      const __m256i l1 = load256(a[i].ql + 64 * half + 32);
-      const __m256i h = load256(a[i].qh + 32 * half);
-      // The two high bits of each quant, already in bits 4-5 (a 16-bit shift moves no bit of one byte
-      // into bits 4-5 of another).
-      const __m256i q[4] = {
-          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m30)),
-          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(h, 2), m30)),
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(h, m30)),
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                          _mm256_and_si256(_mm256_srli_epi16(h, 2), m30))};
+      __m256i q[4];
+      q6k_half(a[i].ql, a[i].qh, half, q);
       for (int p = 0; p < 4; ++p) {
         const __m256i s = pair16(sc_half[half], p);
         for (int t = 0; t < NT; ++t) {

@@ -300,8 +300,6 @@ struct K4 {
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
     std::memset(out, 0, panel_bytes(n));
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
-    const __m256i one = _mm256_set1_epi8(1);
     alignas(32) uint8_t q[kQKK];
     for (int64_t i = 0; i < n / kQKK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
@@ -320,13 +318,8 @@ struct K4 {
         __m256i qh = _mm256_setzero_si256();
         if constexpr (kFive) qh = load256(b->qh);
         for (int c = 0; c < 4; ++c) {
-          const __m256i v = load256(b->qs + 32 * c);
-          __m256i lo = _mm256_and_si256(v, m4);
-          __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
-          if constexpr (kFive) {
-            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), one), 4));
-            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * c + 1), one), 4));
-          }
+          __m256i lo, hi;
+          k4_pair<kFive>(b->qs, qh, c, &lo, &hi);
           _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64 * c), lo);
           _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64 * c + 32), hi);
         }
@@ -390,8 +383,6 @@ struct Q6K {
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
     std::memset(out, 0, panel_bytes(n));
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
-    const __m256i m30 = _mm256_set1_epi8(0x30);
     alignas(32) uint8_t q[kQKK];
     for (int64_t i = 0; i < n / kQKK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
@@ -409,20 +400,10 @@ struct Q6K {
           const uint32_t pair = lo | (static_cast<uint32_t>(hi) << 16);
           std::memcpy(p + kBias + 64 * k + 4 * r, &pair, 4);
         }
-        // Element 128h + 32p + l: low bits in the low (p < 2) or high nibble of ql[64h + 32(p % 2) + l],
-        // high bits in bits 2p of qh[32h + l].
         for (int h = 0; h < 2; ++h) {
-          const __m256i l0 = load256(b->ql + 64 * h);
-          const __m256i l1 = load256(b->ql + 64 * h + 32);
-          const __m256i hb = load256(b->qh + 32 * h);
-          const __m256i v[4] = {
-              _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30)),
-              _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30)),
-              _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30)),
-              _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                              _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30))};
-          for (int pp = 0; pp < 4; ++pp)
-            _mm256_store_si256(reinterpret_cast<__m256i*>(q + 128 * h + 32 * pp), v[pp]);
+          __m256i v[4];
+          q6k_half(b->ql, b->qh, h, v);
+          for (int pp = 0; pp < 4; ++pp) _mm256_store_si256(reinterpret_cast<__m256i*>(q + 128 * h + 32 * pp), v[pp]);
         }
         for (int k = 0; k < 64; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, q + 4 * k, 4);
       }

@@ -111,7 +111,7 @@ TEST(CliBench, AnIsaNameTheEnvironmentGetsWrongIsAWarningAndTheBestPathRuns) {
   ::unsetenv("A3S_POWER_ISA");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(r.err, "warning: A3S_POWER_ISA=\"AVX-2\" is not an instruction set (auto, scalar, avx2, avx512); using " +
+  EXPECT_EQ(r.err, "warning: A3S_POWER_ISA=\"AVX-2\" is not an instruction set (auto, scalar, avx2, avxvnni, avx512); using " +
                        j["isa"].get<std::string>() + "\n");
 }
 

@@ -26,6 +26,7 @@
 #include "crypto/sha256.h"
 #include "base/hex.h"
 #include "engine/generator.h"
+#include "kernels/kernels.h"
 #include "support/gguf_builder.h"
 #include "support/synth_models.h"
 #include "support/temp_dir.h"
@@ -219,7 +220,16 @@ std::vector<float> prefill_then_decode(std::shared_ptr<Model> model, std::span<c
   return out;
 }
 
-class Parity : public ::testing::TestWithParam<ParityCase> {};
+class Parity : public ::testing::TestWithParam<ParityCase> {
+ protected:
+  // A run with A3S_POWER_ISA naming a path this CPU lacks would silently test another path instead.
+  void SetUp() override {
+    const char* v = std::getenv("A3S_POWER_ISA");
+    const auto isa = v != nullptr ? kernels::parse_isa(v) : std::nullopt;
+    if (isa && !kernels::isa_supported(*isa))
+      GTEST_SKIP() << "A3S_POWER_ISA=" << v << ": instruction set not supported by this CPU";
+  }
+};
 
 TEST_P(Parity, PromptTokens) {
   const Reference ref = load_reference(GetParam());

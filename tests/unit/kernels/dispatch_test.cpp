@@ -57,7 +57,7 @@ TEST(Dispatch, AnEnvironmentValueThatIsNotTakenGetsAWarning) {
   EXPECT_EQ(isa_environment_warning("avx512").has_value(), !isa_supported(Isa::Avx512));
   const auto upper = isa_environment_warning("AVX2");
   ASSERT_TRUE(upper);
-  EXPECT_EQ(*upper, std::string("A3S_POWER_ISA=\"AVX2\" is not an instruction set (auto, scalar, avx2, avx512); using ") +
+  EXPECT_EQ(*upper, std::string("A3S_POWER_ISA=\"AVX2\" is not an instruction set (auto, scalar, avx2, avxvnni, avx512); using ") +
                         isa_name(best_isa()));
   const auto odd = isa_environment_warning("a\nb\x1b[31m0123456789012345678901234567890123456789");
   ASSERT_TRUE(odd);
@@ -85,6 +85,21 @@ TEST(Dispatch, Avx512DetectedOnThisCpu) {
 }
 #endif
 
+#if defined(__x86_64__)
+TEST(Dispatch, AvxVnniDetectedOnThisCpu) {
+  __builtin_cpu_init();
+  const bool cpu = isa_supported(Isa::Avx2) && __builtin_cpu_supports("avxvnni");
+  EXPECT_EQ(isa_supported(Isa::AvxVnni), cpu);
+  if (!cpu) GTEST_SKIP() << "CPU without AVX-VNNI: the avxvnni path is not tested here";
+  IsaGuard guard(Isa::AvxVnni);
+  EXPECT_EQ(active_isa(), Isa::AvxVnni);
+  // Ranked below avx512: where both are supported, the best path is avx512.
+  if (isa_supported(Isa::Avx512)) {
+    EXPECT_EQ(best_isa(), Isa::Avx512);
+  }
+}
+#endif
+
 TEST(Dispatch, ForcingUnsupportedIsaThrows) {
   IsaGuard guard;
   const Isa before = active_isa();
@@ -96,7 +111,7 @@ TEST(Dispatch, ForcingUnsupportedIsaThrows) {
   }
   EXPECT_EQ(active_isa(), before);
   EXPECT_FALSE(isa_supported(static_cast<Isa>(42)));
-  for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+  for (Isa isa : {Isa::Avx2, Isa::AvxVnni, Isa::Avx512}) {
     if (!isa_supported(isa)) {
       EXPECT_THROW(force_isa(isa), Error);
     }

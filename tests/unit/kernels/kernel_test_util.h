@@ -40,7 +40,7 @@ inline bool cpu_has_f16c() {
 
 // Every instruction set the library knows, supported here or not.
 inline std::vector<Isa> all_isas() {
-  return {Isa::Scalar, Isa::Avx2, Isa::Avx512};
+  return {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
 }
 
 inline std::vector<Isa> supported_isas() {

@@ -1,0 +1,235 @@
+#pragma once
+// Included by exactly one source file per instruction set (avx512/tile.cpp, avxvnni/tile.cpp), which
+// defines A3S_VNNI_DPBUSD and A3S_VNNI_DPWSSD as its form of vpdpbusd / vpdpwssd (256-bit) first.
+// Everything here has internal linkage, so each file keeps its own copy, compiled for its own ISA.
+//
+// 256-bit VNNI tile kernels for matmul, shared by the avx512 path (EVEX vpdpbusd, AVX-512 VL + VNNI)
+// and the avxvnni path (the VEX form, AVX-VNNI, on CPUs without AVX-512): one weight row against up to
+// eight tokens at a time, with the byte products summed by vpdpbusd (unsigned × signed bytes, four products into each int32 lane)
+// instead of AVX2's vpmaddubsw + vpmaddwd. Lane j of a vpdpbusd sum covers bytes 4j..4j+3, the
+// bytes AVX2's two-instruction sum puts into lane j, and both are exact, so every int32 lane - and
+// with it every float operation, in the same order - is that of the AVX2 kernels (avx2/tile.cpp)
+// and of the scalar reference (ref/vec_dot.cpp, lanes8.h): the results are the same bits. The
+// K-quants, whose sub-blocks carry an integer scale, pair the bytes with vpmaddubsw and scale and add
+// the pairs with vpdpwssd instead (scaled_dot), which gives the same lanes in fewer µops. The same
+// kernels with one token are the vec_dot of these types (decode rows), where that measures faster.
+// Types without a kernel here keep their AVX2 kernel (kernel_table.h). Q4_0 is one of them: a
+// vpdpbusd form, which sums every block horizontally to keep the reference's order, ran at half the
+// AVX2 kernel's speed in prefill and decode on an Intel Xeon (docs/benchmarks.md). Every fused
+// multiply-add is written out (the kernels are compiled with -ffp-contract=off).
+#include "kernels/avx2/common.h"
+
+namespace a3s::power::kernels {
+namespace {
+
+constexpr int kTokens = 8;  // tokens per weight pass
+
+// Σ over groups of four of unsigned a[i] · signed b[i] → 8 int32 lanes (lane j: bytes 4j..4j+3).
+// Exact for any bytes; equal to avx2 dot_u8_i8 wherever that one is exact.
+inline __m256i vnni_u8_i8(__m256i a, __m256i b) {
+  return A3S_VNNI_DPBUSD(_mm256_setzero_si256(), a, b);
+}
+
+template <typename Block, int NT>
+struct Rows {
+  const Block* r[NT];
+  Rows(const void* x, size_t stride) {
+    for (int t = 0; t < NT; ++t)
+      r[t] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(x) + t * stride);
+  }
+};
+
+// ---- 32-element blocks against Q8_0 ------------------------------------------------------------------
+
+template <int NT>
+void multi_q8_0(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockQ8_0*>(w);
+  const Rows<BlockQ8_0, NT> b(x, xs);
+  __m256 acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    const __m256i qa = load256(a[i].qs);
+    const __m256i aa = _mm256_abs_epi8(qa);  // |qa| ≤ 128 as an unsigned byte
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      const __m256i s = vnni_u8_i8(aa, _mm256_sign_epi8(load256(b.r[t][i].qs), qa));
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(da * h2f(b.r[t][i].d)), _mm256_cvtepi32_ps(s), acc[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = hsum(acc[t]);
+}
+
+// ---- K-quants against Q8_K -------------------------------------------------------------------------
+
+// acc + lane j of (Σ over bytes 4j..4j+3 of unsigned a · signed b) · the int16 scale of lanes 2j, 2j+1
+// of `scales16`: vpmaddubsw pairs the bytes (exact here: a ≤ 63, so |pair| ≤ 2·63·128 < 2^15), then
+// vpdpwssd multiplies the pairs by their scale and adds them into acc in one instruction. The lane
+// holds the same integer as avx2's maddubs + madd(scale) (or vpdpbusd followed by a multiply by the
+// widened scale), without the 32-bit multiply, which is the slow part of that form on Intel cores.
+inline __m256i scaled_dot(__m256i acc, __m256i a, __m256i b, __m256i scales16) {
+  return A3S_VNNI_DPWSSD(acc, _mm256_maddubs_epi16(a, b), scales16);
+}
+
+// Q4_K / Q5_K (kFive): 8 sub-blocks of 32 with 6-bit scales and mins.
+template <int NT, bool kFive>
+void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  float sum[NT], mins[NT];
+  for (int t = 0; t < NT; ++t) sum[t] = mins[t] = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const uint8_t* scales;
+    const uint8_t* qs;
+    uint16_t d16, dmin16;
+    __m256i qh = _mm256_setzero_si256();
+    if constexpr (kFive) {
+      const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
+      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      scales = blk.scales;
+      qs = blk.qs;
+      d16 = blk.d;
+      dmin16 = blk.dmin;
+      qh = load256(blk.qh);
+    } else {
+      const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
+      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+      scales = blk.scales;
+      qs = blk.qs;
+      d16 = blk.d;
+      dmin16 = blk.dmin;
+    }
+    __m128i mn;
+    const __m256i sc = k4_scales(scales, &mn);
+    const float da = h2f(d16), dmin = h2f(dmin16);
+    for (int t = 0; t < NT; ++t)
+      mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
+    __m256i isum[NT];
+    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      __m256i lo, hi;
+      k4_pair<kFive>(qs, qh, c, &lo, &hi);
+      const __m256i slo = bcast16(sc, 2 * c);
+      const __m256i shi = bcast16(sc, 2 * c + 1);
+      for (int t = 0; t < NT; ++t) {
+        const int8_t* q8 = b.r[t][i].qs + 64 * c;
+        isum[t] = scaled_dot(isum[t], lo, load256(q8), slo);
+        isum[t] = scaled_dot(isum[t], hi, load256(q8 + 32), shi);
+      }
+    }
+    for (int t = 0; t < NT; ++t)
+      sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(isum[t])), sum[t]);
+  }
+  for (int t = 0; t < NT; ++t) out[t] = sum[t] - mins[t];
+}
+
+template <int NT>
+void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  const auto* a = static_cast<const BlockQ6_K*>(w);
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  float sum[NT];
+  for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
+    const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
+    const __m256i sc_half[2] = {_mm256_permute2x128_si256(sc_vec, sc_vec, 0x00),
+                                _mm256_permute2x128_si256(sc_vec, sc_vec, 0x11)};
+    __m256i isum[NT];
+    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    for (int half = 0; half < 2; ++half) {
+      __m256i q[4];
+      q6k_half(a[i].ql, a[i].qh, half, q);
+      for (int p = 0; p < 4; ++p) {
+        const __m256i s = pair16(sc_half[half], p);
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* q8 = b.r[t][i].qs + 128 * half + 32 * p;
+          isum[t] = scaled_dot(isum[t], q[p], load256(q8), s);
+        }
+      }
+    }
+    const float da = h2f(a[i].d);
+    for (int t = 0; t < NT; ++t) {
+      // Σ q·x − 32·Σ scale·bsum, reduced once (the integers are exact in any order).
+      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(sc_vec, load256(b.r[t][i].bsums)), 5);
+      const int total = hsum_i32(_mm256_sub_epi32(isum[t], bias));
+      sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) out[t] = sum[t];
+}
+
+// ---- tile driver -------------------------------------------------------------------------------------
+
+template <template <int> class K, int NT>
+void run_tail(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  if constexpr (NT >= 1) K<NT>::run(n, w, x, xs, out);
+}
+
+template <template <int> class K>
+void tile(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
+          float* Y, size_t y_stride) {
+  float out[kTokens];
+  for (int r = 0; r < n_w; ++r) {
+    const uint8_t* w = static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride;
+    int t = 0;
+    for (; t + kTokens <= n_x; t += kTokens) {
+      K<kTokens>::run(n, w, static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride, x_stride,
+                      out);
+      for (int k = 0; k < kTokens; ++k)
+        Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+    }
+    const uint8_t* xt = static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride;
+    switch (n_x - t) {
+      case 7: K<7>::run(n, w, xt, x_stride, out); break;
+      case 6: K<6>::run(n, w, xt, x_stride, out); break;
+      case 5: K<5>::run(n, w, xt, x_stride, out); break;
+      case 4: K<4>::run(n, w, xt, x_stride, out); break;
+      case 3: K<3>::run(n, w, xt, x_stride, out); break;
+      case 2: K<2>::run(n, w, xt, x_stride, out); break;
+      case 1: K<1>::run(n, w, xt, x_stride, out); break;
+      default: break;
+    }
+    for (int k = 0; k < n_x - t; ++k)
+      Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[k];
+  }
+}
+
+template <int NT>
+struct KQ8_0 {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q8_0<NT>(n, w, x, s, o); }
+};
+template <int NT>
+struct KQ4_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, false>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ5_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) {
+    multi_k4<NT, true>(n, w, x, s, o);
+  }
+};
+template <int NT>
+struct KQ6_K {
+  static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q6_k<NT>(n, w, x, s, o); }
+};
+
+template <template <int> class K>
+void dot_one(int64_t n, float* out, const void* w, const void* x) {
+  K<1>::run(n, w, x, 0, out);
+}
+
+// The kernels above into a table (the including ISA's install function calls it).
+void install_vnni256_tile(KernelTable& t) {
+  t.vec_dot[idx(TensorType::Q8_0)] = dot_one<KQ8_0>;
+  t.vec_dot[idx(TensorType::Q4_K)] = dot_one<KQ4_K>;
+  t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
+  t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
+  t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
+  t.tile[idx(TensorType::Q4_K)] = tile<KQ4_K>;
+  t.tile[idx(TensorType::Q5_K)] = tile<KQ5_K>;
+  t.tile[idx(TensorType::Q6_K)] = tile<KQ6_K>;
+}
+
+}  // namespace
+}  // namespace a3s::power::kernels
