@@ -23,6 +23,7 @@ namespace a3s::power::kernels {
 namespace {
 
 constexpr int kTokens = 8;  // tokens per weight pass
+constexpr int kWideTokens = 4;  // K-quant tiles of this many tokens or more reduce them in one vector
 
 // Σ over groups of four of unsigned a[i] · signed b[i] → 8 int32 lanes (lane j: bytes 4j..4j+3).
 // Exact for any bytes; equal to avx2 dot_u8_i8 wherever that one is exact.
@@ -38,6 +39,26 @@ struct Rows {
       r[t] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(x) + t * stride);
   }
 };
+
+// ---- per-token totals, eight tokens at once -----------------------------------------------------------
+
+// Lane t: the sum of the eight int32 lanes of v[t] (t < 8). Integer sums are exact in any order, so
+// each lane equals hsum_i32(v[t]); one hadd tree replaces eight horizontal sums.
+inline __m256i hsum8_i32(const __m256i v[8]) {
+  const __m256i s01 = _mm256_hadd_epi32(v[0], v[1]), s23 = _mm256_hadd_epi32(v[2], v[3]);
+  const __m256i s45 = _mm256_hadd_epi32(v[4], v[5]), s67 = _mm256_hadd_epi32(v[6], v[7]);
+  const __m256i a = _mm256_hadd_epi32(s01, s23), b = _mm256_hadd_epi32(s45, s67);
+  // a: tokens 0-3 of the low 128-bit halves, then of the high halves; b: the same for tokens 4-7.
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+// Lane t: the field `d` (a float) of block i of token t's row, 0 for t ≥ NT.
+template <int NT, typename Block>
+inline __m256 token_scales(const Rows<Block, NT>& b, int64_t i) {
+  alignas(32) float d[8] = {};
+  for (int t = 0; t < NT; ++t) d[t] = b.r[t][i].d;
+  return _mm256_load_ps(d);
+}
 
 // ---- 32-element blocks against Q8_0 ------------------------------------------------------------------
 
@@ -74,9 +95,12 @@ inline __m256i scaled_dot(__m256i acc, __m256i a, __m256i b, __m256i scales16) {
 // Q4_K / Q5_K (kFive): 8 sub-blocks of 32 with 6-bit scales and mins.
 template <int NT, bool kFive>
 void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
+  // From kWideTokens tokens on, the per-token totals are formed in the lanes of one vector.
+  constexpr bool kWide = NT >= kWideTokens;
   const Rows<BlockQ8_K, NT> b(x, xs);
   float sum[NT], mins[NT];
   for (int t = 0; t < NT; ++t) sum[t] = mins[t] = 0.0f;
+  __m256 vsum = _mm256_setzero_ps(), vmins = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQKK; ++i) {
     const uint8_t* scales;
     const uint8_t* qs;
@@ -101,10 +125,12 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
     __m128i mn;
     const __m256i sc = k4_scales(scales, &mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
-    for (int t = 0; t < NT; ++t)
-      mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
-    __m256i isum[NT];
-    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    if constexpr (!kWide) {
+      for (int t = 0; t < NT; ++t)
+        mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
+    }
+    __m256i isum[kWide ? 8 : NT];
+    for (auto& v : isum) v = _mm256_setzero_si256();
     for (int c = 0; c < 4; ++c) {
       __m256i lo, hi;
       k4_pair<kFive>(qs, qh, c, &lo, &hi);
@@ -116,25 +142,46 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
         isum[t] = scaled_dot(isum[t], hi, load256(q8 + 32), shi);
       }
     }
-    for (int t = 0; t < NT; ++t)
-      sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(isum[t])), sum[t]);
+    if constexpr (kWide) {
+      // Lane t is token t's scalar form below: the same products, converts and fused adds.
+      __m256i md[8];
+      for (int t = 0; t < 8; ++t) {
+        md[t] = t < NT ? _mm256_zextsi128_si256(_mm_madd_epi16(
+                             mn, _mm_hadd_epi16(load128(b.r[t][i].bsums), load128(b.r[t][i].bsums + 8))))
+                       : _mm256_setzero_si256();
+      }
+      const __m256 bd = token_scales(b, i);
+      vmins = _mm256_fmadd_ps(_mm256_mul_ps(bd, _mm256_set1_ps(dmin)), _mm256_cvtepi32_ps(hsum8_i32(md)), vmins);
+      vsum = _mm256_fmadd_ps(_mm256_mul_ps(bd, _mm256_set1_ps(da)), _mm256_cvtepi32_ps(hsum8_i32(isum)), vsum);
+    } else {
+      for (int t = 0; t < NT; ++t)
+        sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(isum[t])), sum[t]);
+    }
   }
-  for (int t = 0; t < NT; ++t) out[t] = sum[t] - mins[t];
+  if constexpr (kWide) {
+    alignas(32) float o[8];
+    _mm256_store_ps(o, _mm256_sub_ps(vsum, vmins));
+    for (int t = 0; t < NT; ++t) out[t] = o[t];
+  } else {
+    for (int t = 0; t < NT; ++t) out[t] = sum[t] - mins[t];
+  }
 }
 
 template <int NT>
 void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   const auto* a = static_cast<const BlockQ6_K*>(w);
+  constexpr bool kWide = NT >= kWideTokens;
   const Rows<BlockQ8_K, NT> b(x, xs);
   float sum[NT];
   for (int t = 0; t < NT; ++t) sum[t] = 0.0f;
+  __m256 vsum = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQKK; ++i) {
     prefetch_span(reinterpret_cast<const char*>(a + i) + kPrefetchAhead, sizeof a[i]);
     const __m256i sc_vec = _mm256_cvtepi8_epi16(load128(a[i].scales));
     const __m256i sc_half[2] = {_mm256_permute2x128_si256(sc_vec, sc_vec, 0x00),
                                 _mm256_permute2x128_si256(sc_vec, sc_vec, 0x11)};
-    __m256i isum[NT];
-    for (int t = 0; t < NT; ++t) isum[t] = _mm256_setzero_si256();
+    __m256i isum[kWide ? 8 : NT];
+    for (auto& v : isum) v = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
       __m256i q[4];
       q6k_half(a[i].ql, a[i].qh, half, q);
@@ -147,14 +194,26 @@ void multi_q6_k(int64_t n, const void* w, const void* x, size_t xs, float* out) 
       }
     }
     const float da = h2f(a[i].d);
+    // Σ q·x − 32·Σ scale·bsum, reduced once (the integers are exact in any order).
     for (int t = 0; t < NT; ++t) {
-      // Σ q·x − 32·Σ scale·bsum, reduced once (the integers are exact in any order).
       const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(sc_vec, load256(b.r[t][i].bsums)), 5);
-      const int total = hsum_i32(_mm256_sub_epi32(isum[t], bias));
-      sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(total), sum[t]);
+      isum[t] = _mm256_sub_epi32(isum[t], bias);
+    }
+    if constexpr (kWide) {  // lane t is token t's scalar form below
+      vsum = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(da), token_scales(b, i)),
+                             _mm256_cvtepi32_ps(hsum8_i32(isum)), vsum);
+    } else {
+      for (int t = 0; t < NT; ++t)
+        sum[t] = std::fma(da * b.r[t][i].d, static_cast<float>(hsum_i32(isum[t])), sum[t]);
     }
   }
-  for (int t = 0; t < NT; ++t) out[t] = sum[t];
+  if constexpr (kWide) {
+    alignas(32) float o[8];
+    _mm256_store_ps(o, vsum);
+    for (int t = 0; t < NT; ++t) out[t] = o[t];
+  } else {
+    for (int t = 0; t < NT; ++t) out[t] = sum[t];
+  }
 }
 
 // ---- tile driver -------------------------------------------------------------------------------------

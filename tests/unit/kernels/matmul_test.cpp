@@ -33,7 +33,7 @@ TEST_P(Matmul, TiledEqualsNaiveLoopAndScalarPath) {
   std::mt19937 rng(static_cast<uint32_t>(type) + 100);
   ThreadPool pool1(1), pool3(3);
   for (int64_t n_rows : {1, 37, 70}) {
-    for (int64_t n_tokens : {1, 3, 7, 13, 33, 70}) {
+    for (int64_t n_tokens : {1, 3, 4, 7, 13, 33, 70}) {
       const size_t wb = row_bytes(type, n_cols), xb = row_bytes(act, n_cols);
       Buffer W(wb * static_cast<size_t>(n_rows)), X(xb * static_cast<size_t>(n_tokens));
       for (int64_t r = 0; r < n_rows; ++r) fill_random_row(rng, type, W.data() + r * wb, n_cols);
