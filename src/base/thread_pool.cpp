@@ -2,6 +2,7 @@
 
 #include "a3s/power/error.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <fstream>
@@ -10,6 +11,24 @@
 #include <utility>
 
 namespace a3s::power {
+
+namespace {
+
+// Stepping down (thread_pool.h). A trial alternates blocks of kBlockRuns runs, kTrialProbeBlocks
+// of them in the other mode between blocks in the mode in use (blocks of 32 runs span about a
+// layer or more of a forward pass, so that both modes see the same mix of runs, and a trial spans
+// several scheduler time slices). With all threads in use, a trial starts once kLateRunsForTrial
+// runs were late (the caller waited for a worker longer than kLate and than it worked itself);
+// trials are at least kMinTrialInterval runs apart after a change of mode, twice as far each time
+// the mode in use wins, up to kMaxTrialInterval.
+constexpr std::chrono::microseconds kLate{100};
+constexpr int kLateRunsForTrial = 3;
+constexpr int kBlockRuns = 32;
+constexpr int kTrialProbeBlocks = 8;
+constexpr int kMinTrialInterval = 1024;
+constexpr int kMaxTrialInterval = 32768;
+
+}  // namespace
 
 int ThreadPool::physical_cores() {
   std::ifstream f("/proc/cpuinfo");
@@ -129,10 +148,21 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
   if (n_tasks <= 0) return;
-  if (workers_.empty() || n_tasks == 1) {
-    for (int i = 0; i < n_tasks; ++i) fn(i, n_tasks);
+  if (workers_.empty() || !step_down_enabled_) {
+    run_in_mode(n_tasks, fn);
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
+  const bool late = run_in_mode(n_tasks, fn);
+  account(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count(), late);
+}
+
+bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& fn) {
+  if (workers_.empty() || n_tasks == 1 || active_threads() == 1) {
+    for (int i = 0; i < n_tasks; ++i) fn(i, n_tasks);
+    return false;
+  }
+  const auto start = std::chrono::steady_clock::now();
   // Every task of the previous run has finished, so no thread reads fn_ or counts into done_ now.
   fn_.store(&fn, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
@@ -144,11 +174,53 @@ void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
   claim_and_run(false);
   // Every task is claimed; wait for those still running on workers, and for no worker else.
   const auto running = [&] { return done_.load(std::memory_order_seq_cst) != n_tasks; };
-  if (!spin_while(running, kCallerSpin)) {
+  if (spin_while(running, kCallerSpin)) return false;
+  const auto caller_done = std::chrono::steady_clock::now();
+  {
     std::unique_lock<std::mutex> lk(mu_);
     caller_sleeping_.store(true, std::memory_order_seq_cst);
     done_cv_.wait(lk, [&] { return !running(); });
     caller_sleeping_.store(false, std::memory_order_relaxed);
+  }
+  // Late: the caller waited longer than kLate and than it worked itself (a worker descheduled while
+  // it held a task, or scheduled late).
+  const auto waited = std::chrono::steady_clock::now() - caller_done;
+  return waited > kLate && waited > caller_done - start;
+}
+
+void ThreadPool::account(double run_ns, bool late) {
+  if (!in_trial_) {
+    if (late) ++late_runs_;
+    ++runs_since_trial_;
+    // All threads in use: a trial only once workers were late a few times (rarely, without a
+    // competing load). The calling thread alone: a trial now and then, to see whether it has gone.
+    if (runs_since_trial_ < trial_interval_ || (!solo_ && late_runs_ < kLateRunsForTrial)) return;
+    in_trial_ = true;  // blocks alternate from here: mode in use, other mode, … , mode in use
+    block_ = 0;
+    block_runs_ = 0;
+    trial_ns_[0] = trial_ns_[1] = 0;
+    trial_runs_[0] = trial_runs_[1] = 0;
+    late_runs_ = 0;
+    runs_since_trial_ = 0;
+    return;  // this run was outside the trial
+  }
+  const int kind = block_ & 1;  // 0: mode in use, 1: the other mode
+  trial_ns_[kind] += run_ns;
+  ++trial_runs_[kind];
+  if (++block_runs_ < kBlockRuns) return;
+  block_runs_ = 0;
+  if (++block_ < 2 * kTrialProbeBlocks + 1) {
+    probing_ = (block_ & 1) != 0;
+    return;
+  }
+  in_trial_ = false;
+  probing_ = false;
+  const double in_use = trial_ns_[0] / trial_runs_[0], other = trial_ns_[1] / trial_runs_[1];
+  if (other < in_use) {  // the other mode was faster: it becomes the mode in use
+    solo_ = !solo_;
+    trial_interval_ = kMinTrialInterval;
+  } else {
+    trial_interval_ = std::min(trial_interval_ * 2, kMaxTrialInterval);
   }
 }
 

@@ -9,11 +9,21 @@
 // finished tasks reaches n_tasks: it waits only for the tasks that were claimed, never for a worker
 // that took none (one that is descheduled by a competing process, say) — the calling thread takes
 // the tasks left itself. Waiting threads spin briefly, then sleep: the workers between runs (decode
-// steps arrive back to back), the caller for the last tasks still running on other threads. Under a
-// competing load on one core, a pool of two threads is then never slower than one.
+// steps arrive back to back), the caller for the last tasks still running on other threads.
+//
+// Stepping down: a worker that shares its core with a competing process can be descheduled for a
+// whole time slice (milliseconds) while it holds a claimed task, and the run waits for that task;
+// two threads are then slower than one. The pool therefore runs trials when its workers were late
+// (and, while stepped down, now and then): blocks of runs alternate between the mode in use (all threads, or the calling thread alone) and the other
+// mode, beginning and ending in the mode in use, so that work that changes steadily (a growing KV
+// cache) weighs on both alike; the mode with the lower mean wall time per run becomes the mode in
+// use. Trials are at least 1024 runs apart after a change, twice as far each time the mode in use
+// wins; without a competing load the workers are seldom late and trials are rare.
+// Results do not change: the same tasks run, only on fewer threads.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -40,9 +50,20 @@ class ThreadPool {
   // Physical core count (hyper-threads excluded where the OS reports them), at least 1.
   static int physical_cores();
 
+  // The threads a run started now would use: size(), or 1 while stepped down (above). Callers that
+  // split work into tasks size them by this, so a stepped-down pool runs one task, not many small
+  // ones.
+  int active_threads() const { return solo_ != probing_ ? 1 : n_threads_; }
+
+  // True while the mode in use is the calling thread alone (above); a trial may still run blocks on
+  // every thread.
+  bool stepped_down() const { return solo_; }
+
   // Tests: while held, the workers claim no task (as if they were never scheduled), so a test can
   // show that run() finishes on the calling thread alone.
   void hold_workers_for_testing(bool held);
+  // Tests: turns stepping down off (a test of the claim protocol wants every run parallel).
+  void set_step_down_for_testing(bool enabled) { step_down_enabled_ = enabled; }
 
  private:
   // The claim word: n_tasks of the current run in the high 32 bits, the next unclaimed task in the
@@ -54,6 +75,11 @@ class ThreadPool {
 
   void worker_loop();
   void claim_and_run(bool worker);  // runs tasks until none is left to claim (or, for a worker, held)
+  // One run on all threads, or on the calling thread alone while stepped down. Returns whether the
+  // run was late (waited long for a worker: thread_pool.cpp).
+  bool run_in_mode(int n_tasks, const std::function<void(int, int)>& fn);
+  // Adds a run's wall time to the trial under way, ends it when it is complete, or starts one.
+  void account(double run_ns, bool late);
   void shutdown() noexcept;  // stops and joins every worker
 
   int n_threads_;
@@ -67,6 +93,19 @@ class ThreadPool {
   std::atomic<bool> caller_sleeping_{false};  // the caller waits on done_cv_
   std::atomic<bool> held_{false};
   std::atomic<bool> stop_{false};
+
+  // Stepping down; touched by the calling thread only (one run at a time).
+  bool step_down_enabled_ = true;
+  bool solo_ = false;     // the mode in use is the calling thread alone
+  bool probing_ = false;   // this block of a trial runs in the other mode
+  bool in_trial_ = false;
+  int trial_interval_ = 1024;
+  int runs_since_trial_ = 1024;
+  int late_runs_ = 0;  // since the last trial
+  int block_ = 0;            // block of the trial: even in the mode in use, odd in the other
+  int block_runs_ = 0;
+  double trial_ns_[2] = {0, 0};  // wall time of the trial's runs: [0] mode in use, [1] other mode
+  int trial_runs_[2] = {0, 0};
 };
 
 }  // namespace a3s::power

@@ -56,7 +56,7 @@ void quantize_activations(TensorType act, const float* X, void* dst, int64_t n_r
                           ThreadPool& pool) {
   const size_t row_bytes = static_cast<size_t>(n_cols / kBlock) * (act == TensorType::Q8_0 ? 34 : 36);
   auto* out = static_cast<uint8_t*>(dst);
-  const int n_tasks = static_cast<int>(std::min<int64_t>(n_rows, pool.size()));
+  const int n_tasks = static_cast<int>(std::min<int64_t>(n_rows, pool.active_threads()));
   auto body = [&](int task, int n) {
     for (int64_t r = task; r < n_rows; r += n) quantize_row(act, X + r * n_cols, out + r * row_bytes, n_cols);
   };

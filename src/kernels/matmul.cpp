@@ -156,7 +156,8 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   }
   const int64_t n_blocks = (n_rows + kTaskRows - 1) / kTaskRows;
   const int per_thread = n_tokens <= kDecodeTokens ? 16 : 4;
-  const int64_t want_tasks = pool.size() <= 1 ? 1 : std::min<int64_t>(n_blocks, per_thread * pool.size());
+  const int threads = pool.active_threads();
+  const int64_t want_tasks = threads <= 1 ? 1 : std::min<int64_t>(n_blocks, per_thread * threads);
   const int64_t blocks_per_task = (n_blocks + want_tasks - 1) / want_tasks;
   c.rows_per_task = blocks_per_task * kTaskRows;
   const int n_tasks = static_cast<int>((n_rows + c.rows_per_task - 1) / c.rows_per_task);

@@ -1,5 +1,6 @@
 // The worker pool: every task runs once, a run waits only for the tasks that were claimed (never for
-// a worker that took none), and a pool whose threads cannot all be started fails with a clear error
+// a worker that took none), a pool whose workers are late steps down to the calling thread and
+// probes again later, and a pool whose threads cannot all be started fails with a clear error
 // after stopping the ones that did start (no hang, no std::terminate).
 #include <gtest/gtest.h>
 
@@ -68,6 +69,7 @@ TEST(ThreadPool, ACallerThatSleepsIsWokenByTheLastTask) {
   // One long task per run: the caller finishes its share, spins, then sleeps until a worker ends
   // the last task. A lost wake-up would hang the test.
   ThreadPool pool(3);
+  pool.set_step_down_for_testing(false);  // the runs are slower than one thread: keep them parallel
   std::atomic<int> total{0};
   const std::function<void(int, int)> fn = [&](int task, int) {
     if (task == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -83,6 +85,7 @@ TEST(ThreadPool, BackToBackRunsOfChangingSizesRunEachTaskOnceInItsOwnRun) {
   // Workers that read the claim word of an earlier run can only claim a task of the current one:
   // each run's tasks see their own run's function and count, exactly once each.
   ThreadPool pool(4);
+  pool.set_step_down_for_testing(false);  // every run parallel, however small its tasks
   for (int round = 0; round < 20000; ++round) {
     const int n = 2 + round % 15;
     std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
@@ -98,6 +101,77 @@ TEST(ThreadPool, BackToBackRunsOfChangingSizesRunEachTaskOnceInItsOwnRun) {
     ASSERT_EQ(wrong.load(), 0) << "round " << round;
     for (int i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "round " << round << " task " << i;
   }
+}
+
+// Keeps the calling thread busy for `d` (a task that computes, unlike one that sleeps).
+void busy_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+TEST(ThreadPool, AFreshPoolUsesEveryThread) {
+  ThreadPool pool(3);
+  EXPECT_FALSE(pool.stepped_down());
+  EXPECT_EQ(pool.active_threads(), 3);
+}
+
+TEST(ThreadPool, WorkersLateWithTheirTasksMakeThePoolStepDownThenTryThemAgain) {
+  // A task that runs on a worker takes 1 ms (as if the worker were descheduled while it held it),
+  // one on the calling thread 20 µs: the runs are late, a trial finds the calling thread alone
+  // faster, and the pool steps down; it then runs every task on the calling thread, until a later
+  // trial gives the workers tasks again. Every task runs once throughout.
+  ThreadPool pool(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> slow_workers{true};
+  std::atomic<int> on_workers{0};
+  std::atomic<int> ran{0};
+  const std::function<void(int, int)> fn = [&](int, int) {
+    ran.fetch_add(1);
+    if (std::this_thread::get_id() != caller) {
+      on_workers.fetch_add(1);
+      if (slow_workers.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return;
+    }
+    busy_for(std::chrono::microseconds(20));
+  };
+  int runs = 0;
+  for (; runs < 20000 && !pool.stepped_down(); ++runs) pool.run(8, fn);
+  ASSERT_TRUE(pool.stepped_down()) << "after " << runs << " runs with late workers";
+  EXPECT_GT(on_workers.load(), 0);
+  EXPECT_EQ(ran.load(), 8 * runs);
+  EXPECT_EQ(pool.active_threads(), 1);
+
+  // Stepped down, and the next trial at least 1024 runs away: the workers get no task.
+  on_workers.store(0);
+  for (int i = 0; i < 100; ++i) pool.run(8, fn);
+  EXPECT_EQ(on_workers.load(), 0);
+  EXPECT_TRUE(pool.stepped_down());
+
+  // A later trial gives the workers tasks again.
+  slow_workers.store(false);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (on_workers.load() == 0 && std::chrono::steady_clock::now() < until) pool.run(8, fn);
+  EXPECT_GT(on_workers.load(), 0) << "no trial gave the workers a task again";
+}
+
+TEST(ThreadPool, WithSteppingDownOffThePoolStaysParallel) {
+  ThreadPool pool(2);
+  pool.set_step_down_for_testing(false);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> on_workers{0};
+  const std::function<void(int, int)> fn = [&](int, int) {
+    if (std::this_thread::get_id() != caller) {
+      on_workers.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      return;
+    }
+    busy_for(std::chrono::microseconds(20));
+  };
+  for (int i = 0; i < 300; ++i) pool.run(8, fn);
+  EXPECT_GT(on_workers.load(), 0);  // the workers were late with tasks …
+  EXPECT_FALSE(pool.stepped_down());  // … and the pool did not step down
+  EXPECT_EQ(pool.active_threads(), 2);
 }
 
 // The process's address space now (VmSize), in bytes.
