@@ -17,12 +17,12 @@ namespace {
 // Stepping down (thread_pool.h). A trial alternates blocks of kBlockRuns runs, kTrialProbeBlocks
 // of them in the other mode between blocks in the mode in use (blocks of 32 runs span about a
 // layer or more of a forward pass, so that both modes see the same mix of runs, and a trial spans
-// several scheduler time slices). With all threads in use, a trial starts once kLateRunsForTrial
-// runs were late (the caller waited for a worker longer than kLate and than it worked itself);
+// several scheduler time slices). With all threads in use, a trial starts once most runs since the
+// last one went without the workers' help: they took no task (asleep, or not scheduled in time), or
+// were late (the caller waited for one longer than kLate and than it worked itself);
 // trials are at least kMinTrialInterval runs apart after a change of mode, twice as far each time
 // the mode in use wins, up to kMaxTrialInterval.
 constexpr std::chrono::microseconds kLate{100};
-constexpr int kLateRunsForTrial = 3;
 constexpr int kBlockRuns = 32;
 constexpr int kTrialProbeBlocks = 8;
 constexpr int kMinTrialInterval = 1024;
@@ -113,14 +113,16 @@ constexpr std::chrono::microseconds kCallerSpin{50};
 
 }  // namespace
 
-void ThreadPool::claim_and_run(bool worker) {
+int ThreadPool::claim_and_run(bool worker) {
+  int ran = 0;
   uint64_t w = claim_.load(std::memory_order_acquire);
   while (claimable(w)) {
-    if (worker && held_.load(std::memory_order_relaxed)) return;
+    if (worker && held_.load(std::memory_order_relaxed)) return ran;
     if (!claim_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
     const int task = static_cast<int>(w & kLow);
     const int n = static_cast<int>(w >> 32);
     (*fn_.load(std::memory_order_relaxed))(task, n);
+    ++ran;
     // The last task wakes the caller if it sleeps (seq_cst on both sides: either the caller sees
     // the count, or this thread sees the flag).
     if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == n && caller_sleeping_.load(std::memory_order_seq_cst)) {
@@ -129,6 +131,7 @@ void ThreadPool::claim_and_run(bool worker) {
     }
     w = claim_.load(std::memory_order_acquire);
   }
+  return ran;
 }
 
 void ThreadPool::worker_loop() {
@@ -153,8 +156,8 @@ void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  const bool late = run_in_mode(n_tasks, fn);
-  account(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count(), late);
+  const bool unhelped = run_in_mode(n_tasks, fn);
+  account(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count(), unhelped);
 }
 
 bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& fn) {
@@ -171,7 +174,7 @@ bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& f
     claim_.store(static_cast<uint64_t>(n_tasks) << 32, std::memory_order_release);
   }
   work_cv_.notify_all();
-  claim_and_run(false);
+  if (claim_and_run(false) == n_tasks) return true;  // the workers took no task
   // Every task is claimed; wait for those still running on workers, and for no worker else.
   const auto running = [&] { return done_.load(std::memory_order_seq_cst) != n_tasks; };
   if (spin_while(running, kCallerSpin)) return false;
@@ -188,19 +191,20 @@ bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& f
   return waited > kLate && waited > caller_done - start;
 }
 
-void ThreadPool::account(double run_ns, bool late) {
+void ThreadPool::account(double run_ns, bool unhelped) {
   if (!in_trial_) {
-    if (late) ++late_runs_;
+    if (unhelped) ++unhelped_runs_;
     ++runs_since_trial_;
-    // All threads in use: a trial only once workers were late a few times (rarely, without a
-    // competing load). The calling thread alone: a trial now and then, to see whether it has gone.
-    if (runs_since_trial_ < trial_interval_ || (!solo_ && late_runs_ < kLateRunsForTrial)) return;
+    // All threads in use: a trial only once the workers failed to help in most runs (a few small
+    // runs that the caller finishes alone are no sign of a competing load). The calling thread
+    // alone: a trial now and then, to see whether a competing load has gone.
+    if (runs_since_trial_ < trial_interval_ || (!solo_ && 2 * unhelped_runs_ <= runs_since_trial_)) return;
     in_trial_ = true;  // blocks alternate from here: mode in use, other mode, … , mode in use
     block_ = 0;
     block_runs_ = 0;
     trial_ns_[0] = trial_ns_[1] = 0;
     trial_runs_[0] = trial_runs_[1] = 0;
-    late_runs_ = 0;
+    unhelped_runs_ = 0;
     runs_since_trial_ = 0;
     return;  // this run was outside the trial
   }

@@ -13,12 +13,13 @@
 //
 // Stepping down: a worker that shares its core with a competing process can be descheduled for a
 // whole time slice (milliseconds) while it holds a claimed task, and the run waits for that task;
-// two threads are then slower than one. The pool therefore runs trials when its workers were late
-// (and, while stepped down, now and then): blocks of runs alternate between the mode in use (all threads, or the calling thread alone) and the other
+// two threads are then slower than one; a worker that cannot run in time takes no task, and waking
+// it each run costs a system call. The pool therefore runs trials when its workers failed to help
+// in most runs (and, while stepped down, now and then): blocks of runs alternate between the mode in use (all threads, or the calling thread alone) and the other
 // mode, beginning and ending in the mode in use, so that work that changes steadily (a growing KV
 // cache) weighs on both alike; the mode with the lower mean wall time per run becomes the mode in
 // use. Trials are at least 1024 runs apart after a change, twice as far each time the mode in use
-// wins; without a competing load the workers are seldom late and trials are rare.
+// wins, so that where the workers help, trials are rare.
 // Results do not change: the same tasks run, only on fewer threads.
 #pragma once
 
@@ -74,12 +75,14 @@ class ThreadPool {
   static bool claimable(uint64_t word) { return (word & kLow) < (word >> 32); }
 
   void worker_loop();
-  void claim_and_run(bool worker);  // runs tasks until none is left to claim (or, for a worker, held)
-  // One run on all threads, or on the calling thread alone while stepped down. Returns whether the
-  // run was late (waited long for a worker: thread_pool.cpp).
+  // Runs tasks until none is left to claim (or, for a worker, held); returns how many it ran.
+  int claim_and_run(bool worker);
+  // One run on all threads, or on the calling thread alone while stepped down. Returns whether a
+  // run on all threads went without the workers' help (they took no task, or were late:
+  // thread_pool.cpp).
   bool run_in_mode(int n_tasks, const std::function<void(int, int)>& fn);
   // Adds a run's wall time to the trial under way, ends it when it is complete, or starts one.
-  void account(double run_ns, bool late);
+  void account(double run_ns, bool unhelped);
   void shutdown() noexcept;  // stops and joins every worker
 
   int n_threads_;
@@ -100,8 +103,8 @@ class ThreadPool {
   bool probing_ = false;   // this block of a trial runs in the other mode
   bool in_trial_ = false;
   int trial_interval_ = 1024;
-  int runs_since_trial_ = 1024;
-  int late_runs_ = 0;  // since the last trial
+  int runs_since_trial_ = 0;
+  int unhelped_runs_ = 0;  // since the last trial
   int block_ = 0;            // block of the trial: even in the mode in use, odd in the other
   int block_runs_ = 0;
   double trial_ns_[2] = {0, 0};  // wall time of the trial's runs: [0] mode in use, [1] other mode

@@ -38,6 +38,7 @@ TEST(ThreadPool, ARunDoesNotWaitForWorkersThatTookNoTask) {
   // Held workers behave like workers the scheduler never runs: the calling thread takes every task
   // and the run returns (the former join over every worker waited for them forever).
   ThreadPool pool(4);
+  pool.set_step_down_for_testing(false);  // runs without the workers' help would start a trial
   pool.hold_workers_for_testing(true);
   std::mutex mu;
   std::set<std::thread::id> threads;
