@@ -20,12 +20,11 @@ namespace {
 // several scheduler time slices). With all threads in use, a trial starts once most runs since the
 // last one went without the workers' help: they took no task (asleep, or not scheduled in time), or
 // were late (the caller waited for one longer than kLate and than it worked itself);
-// trials are at least kMinTrialInterval runs apart after a change of mode, twice as far each time
-// the mode in use wins, up to kMaxTrialInterval.
+// trials are at least kMinTrialInterval runs apart after a change of mode (thread_pool.h), twice as
+// far each time the mode in use wins, up to kMaxTrialInterval.
 constexpr std::chrono::microseconds kLate{100};
 constexpr int kBlockRuns = 32;
 constexpr int kTrialProbeBlocks = 8;
-constexpr int kMinTrialInterval = 1024;
 constexpr int kMaxTrialInterval = 32768;
 
 }  // namespace
@@ -155,9 +154,12 @@ void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
     run_in_mode(n_tasks, fn);
     return;
   }
-  const auto start = std::chrono::steady_clock::now();
+  // Only a trial's runs are timed (the clock stays off the hot path otherwise).
+  const bool timed = in_trial_;
+  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const bool unhelped = run_in_mode(n_tasks, fn);
-  account(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count(), unhelped);
+  account(timed ? std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() : 0.0,
+          unhelped);
 }
 
 bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& fn) {

@@ -15,12 +15,13 @@
 // whole time slice (milliseconds) while it holds a claimed task, and the run waits for that task;
 // two threads are then slower than one; a worker that cannot run in time takes no task, and waking
 // it each run costs a system call. The pool therefore runs trials when its workers failed to help
-// in most runs (and, while stepped down, now and then): blocks of runs alternate between the mode in use (all threads, or the calling thread alone) and the other
-// mode, beginning and ending in the mode in use, so that work that changes steadily (a growing KV
-// cache) weighs on both alike; the mode with the lower mean wall time per run becomes the mode in
-// use. Trials are at least 1024 runs apart after a change, twice as far each time the mode in use
-// wins, so that where the workers help, trials are rare.
-// Results do not change: the same tasks run, only on fewer threads.
+// in most runs (and, while stepped down, now and then): blocks of runs alternate between the mode
+// in use (all threads, or the calling thread alone) and the other mode, beginning and ending in the
+// mode in use, so that work that changes steadily (a growing KV cache) weighs on both alike; the
+// mode with the lower mean wall time per run becomes the mode in use. Trials are at least
+// kMinTrialInterval runs apart after a change, twice as far each time the mode in use wins, so that
+// where the workers help, trials are rare. Results do not change: the same tasks run, only on fewer
+// threads.
 #pragma once
 
 #include <atomic>
@@ -74,6 +75,8 @@ class ThreadPool {
   static constexpr uint64_t kLow = 0xffffffffu;
   static bool claimable(uint64_t word) { return (word & kLow) < (word >> 32); }
 
+  static constexpr int kMinTrialInterval = 1024;  // runs (stepping down, above)
+
   void worker_loop();
   // Runs tasks until none is left to claim (or, for a worker, held); returns how many it ran.
   int claim_and_run(bool worker);
@@ -102,7 +105,7 @@ class ThreadPool {
   bool solo_ = false;     // the mode in use is the calling thread alone
   bool probing_ = false;   // this block of a trial runs in the other mode
   bool in_trial_ = false;
-  int trial_interval_ = 1024;
+  int trial_interval_ = kMinTrialInterval;
   int runs_since_trial_ = 0;
   int unhelped_runs_ = 0;  // since the last trial
   int block_ = 0;            // block of the trial: even in the mode in use, odd in the other
