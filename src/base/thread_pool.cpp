@@ -26,6 +26,8 @@ constexpr std::chrono::microseconds kLate{100};
 constexpr int kBlockRuns = 32;
 constexpr int kTrialProbeBlocks = 8;
 constexpr int kMaxTrialInterval = 32768;
+constexpr double kProbeLoses = 1.5;  // a probe block this much slower per run than the mode in use
+constexpr double kParallelMargin = 1.15;
 
 }  // namespace
 
@@ -215,15 +217,25 @@ void ThreadPool::account(double run_ns, bool unhelped) {
   ++trial_runs_[kind];
   if (++block_runs_ < kBlockRuns) return;
   block_runs_ = 0;
-  if (++block_ < 2 * kTrialProbeBlocks + 1) {
+  // A probe block far slower than the mode in use ends the trial at once: the other mode has lost,
+  // and each further probe block would cost as much again (beside a competing load, a worker that
+  // is descheduled while it holds a task stalls its run for a time slice).
+  const bool lost = kind == 1 && trial_ns_[1] * trial_runs_[0] > kProbeLoses * trial_ns_[0] * trial_runs_[1];
+  if (++block_ < 2 * kTrialProbeBlocks + 1 && !lost) {
     probing_ = (block_ & 1) != 0;
     return;
   }
   in_trial_ = false;
   probing_ = false;
   const double in_use = trial_ns_[0] / trial_runs_[0], other = trial_ns_[1] / trial_runs_[1];
-  if (other < in_use) {  // the other mode was faster: it becomes the mode in use
-    solo_ = !solo_;
+  // All threads are the mode in use after a trial only when they were clearly faster per run (by
+  // kParallelMargin): trials run only when the workers failed to help or while stepped down, that is
+  // beside a competing load, which makes all threads look fast while it leaves their core for a
+  // while and then stalls them; in a near tie the calling thread alone is the steadier choice.
+  const double all = solo_ ? other : in_use, alone = solo_ ? in_use : other;
+  const bool solo = all * kParallelMargin >= alone;
+  if (solo != solo_) {
+    solo_ = solo;
     trial_interval_ = kMinTrialInterval;
   } else {
     trial_interval_ = std::min(trial_interval_ * 2, kMaxTrialInterval);

@@ -18,10 +18,12 @@
 // in most runs (and, while stepped down, now and then): blocks of runs alternate between the mode
 // in use (all threads, or the calling thread alone) and the other mode, beginning and ending in the
 // mode in use, so that work that changes steadily (a growing KV cache) weighs on both alike; the
-// mode with the lower mean wall time per run becomes the mode in use. Trials are at least
-// kMinTrialInterval runs apart after a change, twice as far each time the mode in use wins, so that
-// where the workers help, trials are rare. Results do not change: the same tasks run, only on fewer
-// threads.
+// mode in use after the trial is all threads only when their mean wall time per run was clearly
+// (15 %) below the calling thread's alone — in a near tie beside a competing load, one thread is the
+// steadier choice. A trial ends early once a block in the other mode was far (1.5×) slower per run
+// than the mode in use. Trials are kMinTrialInterval runs apart after a change, twice as far each
+// time the mode in use stays, so that where the workers help, trials are rare. Results do not
+// change: the same tasks run, only on fewer threads.
 #pragma once
 
 #include <atomic>

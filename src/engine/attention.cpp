@@ -38,7 +38,8 @@ void Attention::run(std::span<const AttentionRow> rows, int il, const float* q, 
   int64_t positions = 0;
   for (const AttentionRow& r : rows) positions += r.pos + 1;
   const int64_t macs = positions * n_head_ * head_dim_ * 2;
-  const int n_tasks = macs < (1 << 16) ? 1 : std::min(n_slots_, n_work);
+  // A stepped-down pool (thread_pool.h) runs one task over every (token, head) pair.
+  const int n_tasks = macs < (1 << 16) ? 1 : std::min({n_slots_, pool.active_threads(), n_work});
   const int n_gqa = n_head_ / n_head_kv_;
   const size_t n_q = static_cast<size_t>(n_head_) * head_dim_;
   // The body is passed by reference so std::function never allocates (no allocation per decode step).

@@ -143,10 +143,18 @@ TEST(ThreadPool, WorkersLateWithTheirTasksMakeThePoolStepDownThenTryThemAgain) {
   EXPECT_EQ(ran.load(), 8 * runs);
   EXPECT_EQ(pool.active_threads(), 1);
 
-  // Stepped down, and the next trial at least 1024 runs away: the workers get no task.
+  // Stepped down, and the next trial 1024 runs away: the workers get no task.
   on_workers.store(0);
   for (int i = 0; i < 100; ++i) pool.run(8, fn);
   EXPECT_EQ(on_workers.load(), 0);
+  EXPECT_TRUE(pool.stepped_down());
+
+  // The next trial (1024 runs after the step down) ends after its first block on all threads (32
+  // runs), far slower than the calling thread alone: the workers get a task in no more of its runs.
+  on_workers.store(0);
+  for (int i = 0; i < 1024 + 17 * 32; ++i) pool.run(8, fn);
+  EXPECT_GT(on_workers.load(), 0) << "no trial";
+  EXPECT_LE(on_workers.load(), 40) << "the trial went on after its first block on all threads";
   EXPECT_TRUE(pool.stepped_down());
 
   // A later trial gives the workers tasks again.
