@@ -53,11 +53,18 @@ inline __m256i hsum8_i32(const __m256i v[8]) {
 }
 
 // Lane t: the field `d` (a float) of block i of token t's row, 0 for t ≥ NT.
+// Built in registers: written to the stack and loaded as one vector, the 32-byte load waits for the
+// narrower stores before it (a store-forwarding stall on every block).
 template <int NT, typename Block>
 inline __m256 token_scales(const Rows<Block, NT>& b, int64_t i) {
-  alignas(32) float d[8] = {};
-  for (int t = 0; t < NT; ++t) d[t] = b.r[t][i].d;
-  return _mm256_load_ps(d);
+  const auto d = [&](int t) { return t < NT ? b.r[t][i].d : 0.0f; };
+  const auto quad = [&](int t0) {
+    __m128 v = _mm_set_ss(d(t0));
+    v = _mm_insert_ps(v, _mm_set_ss(d(t0 + 1)), 0x10);
+    v = _mm_insert_ps(v, _mm_set_ss(d(t0 + 2)), 0x20);
+    return _mm_insert_ps(v, _mm_set_ss(d(t0 + 3)), 0x30);
+  };
+  return NT <= 4 ? _mm256_insertf128_ps(_mm256_setzero_ps(), quad(0), 0) : _mm256_set_m128(quad(4), quad(0));
 }
 
 // ---- 32-element blocks against Q8_0 ------------------------------------------------------------------
