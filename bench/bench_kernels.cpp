@@ -2,6 +2,8 @@
 //   vec_dot/<isa>/<type>                one 4096-element row (decode inner loop)
 //   matvec/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 1 token (decode)
 //   matmul/<isa>/<type>/threads:<t>     [1024 × 4096] weights × 64 tokens (prefill)
+//   batch4/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 4 tokens (a decode step of four
+//                                       sequences: the tile kernels at four tokens)
 //   quantize/<isa>/<act type>           one 4096-element activation row
 // Counters: bytes_per_second of weights streamed; "GMAC/s" multiply-accumulates per second.
 #include <benchmark/benchmark.h>
@@ -109,6 +111,11 @@ void register_all() {
           ->Arg(2)
           ->UseRealTime();
       benchmark::RegisterBenchmark(("matmul/" + isa_s + "/" + ts).c_str(), BM_matmul, isa, t, 1024, 64)
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("batch4/" + isa_s + "/" + ts).c_str(), BM_matmul, isa, t, 4096, 4)
           ->ArgName("threads")
           ->Arg(1)
           ->Arg(2)
