@@ -50,6 +50,22 @@ void StepBatcher::lead(std::unique_lock<std::mutex>& lk) {
     }
   }
 
+  // A step of prompts alone (nothing decoding) waits a moment for more prompts (step_batcher.h).
+  if (std::all_of(queue_.begin(), queue_.end(), [](const Pending* p) { return p->seg.tokens.size() > 1; }) &&
+      all_active_waiting()) {
+    const auto window = formation_for_testing_.count() >= 0
+                            ? std::chrono::steady_clock::duration(formation_for_testing_)
+                            : std::min<std::chrono::steady_clock::duration>(kFormation, last_step_ / 8);
+    const auto deadline = std::chrono::steady_clock::now() + window;
+    const auto queued_tokens = [this] {
+      size_t n = 0;
+      for (const Pending* p : queue_) n += p->seg.tokens.size();
+      return n;
+    };
+    while (queued_tokens() < static_cast<size_t>(n_batch()) && cv_.wait_until(lk, deadline) != std::cv_status::timeout) {
+    }
+  }
+
   // Compose: decode tokens first, then prefill chunks in arrival order (the last one maybe split).
   struct Part {
     Pending* p;
@@ -126,6 +142,11 @@ StepBatcher::Stats StepBatcher::stats() const {
 int StepBatcher::queued() const {
   std::lock_guard lk(mu_);
   return static_cast<int>(queue_.size());
+}
+
+void StepBatcher::set_formation_window_for_testing(std::chrono::milliseconds window) {
+  std::lock_guard lk(mu_);
+  formation_for_testing_ = window;
 }
 
 void StepBatcher::pause_for_testing(bool paused) {

@@ -16,6 +16,10 @@
 // the grace scales with the step (a quarter of it) up to kMaxGrace: with streamed weights a step
 // lasts about a second, and four request threads sampling on two busy cores can take longer than
 // 20 ms to come back (the former cap), which left a sequence out of every other step.
+// A step of prompts alone (nothing decoding) likewise waits up to kFormation, and at most an eighth
+// of the last step, for more prompts, or until it is full: requests sent together arrive a few
+// milliseconds apart, and a prompt that misses the first step waits all of it (with streamed
+// weights, seconds), where one step for all of them reads the weights once.
 //
 // Errors: a step that throws fails every segment in it (each caller gets the error); the callers'
 // caches then hold partial K/V beyond their n_past, which the next eval overwrites.
@@ -39,6 +43,7 @@ class ModelImpl;
 class StepBatcher {
  public:
   static constexpr std::chrono::milliseconds kMaxGrace{250};
+  static constexpr std::chrono::milliseconds kFormation{20};
 
   explicit StepBatcher(const ModelImpl& model);
   ~StepBatcher();
@@ -72,6 +77,9 @@ class StepBatcher {
   // Tests: while paused no step starts (submissions queue up), so a test can make several
   // sequences share one step deterministically.
   void pause_for_testing(bool paused);
+  // Tests: the window a step of prompts alone waits for more prompts, instead of min(kFormation, an
+  // eighth of the last step) (negative: back to that rule).
+  void set_formation_window_for_testing(std::chrono::milliseconds window);
 
  private:
   struct Pending {
@@ -91,6 +99,7 @@ class StepBatcher {
   bool paused_ = false;
   std::vector<const void*> active_;         // owners that have submitted and not left
   std::chrono::steady_clock::duration last_step_{};
+  std::chrono::milliseconds formation_for_testing_{-1};
   std::unique_ptr<Forward> fwd_;            // created at the first step
   Stats stats_;
 };

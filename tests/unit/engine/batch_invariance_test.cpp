@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "a3s/power/engine.h"
@@ -227,6 +229,36 @@ TEST(BatchInvarianceSplit, ARefusedEvalLeavesTheBatcherServing) {
   const auto got = batched(m, scripts, &n_steps);
   EXPECT_EQ(n_steps, 7);
   for (size_t i = 0; i < scripts.size(); ++i) EXPECT_EQ(got[i].size(), alone(m, scripts[i]).size());
+}
+
+// Prompts that arrive a moment apart while nothing decodes share one step when the first waits for
+// them (the formation window), and run one step each when it does not.
+TEST(BatchInvarianceSplit, PromptsArrivingTogetherShareTheFirstStep) {
+  auto m = load_with("tiny-llama-Q4_K_M", 512);
+  engine::StepBatcher& b = engine::batcher_of(*m);
+  const auto p1 = seeded_tokens(12, m->info().n_vocab, 11), p2 = seeded_tokens(9, m->info().n_vocab, 12);
+  const auto run_pair = [&](std::chrono::milliseconds window) {
+    b.set_formation_window_for_testing(window);
+    Context c1(m, {.n_ctx = 64}), c2(m, {.n_ctx = 64});
+    const uint64_t steps0 = b.stats().steps;
+    std::vector<float> l1, l2;
+    std::thread first([&] {
+      auto l = c1.eval(p1);
+      l1.assign(l.begin(), l.end());
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the first prompt's step has begun
+    auto l = c2.eval(p2);
+    l2.assign(l.begin(), l.end());
+    first.join();
+    return std::tuple{b.stats().steps - steps0, l1, l2};
+  };
+  const auto [apart, a1, a2] = run_pair(std::chrono::milliseconds(0));
+  EXPECT_EQ(apart, 2u) << "without a window, each prompt has a step of its own";
+  const auto [together, t1, t2] = run_pair(std::chrono::milliseconds(1500));
+  EXPECT_EQ(together, 1u) << "the first prompt's step waited for the second";
+  EXPECT_EQ(b.stats().max_segments_in_step, 2);
+  EXPECT_TRUE(bitwise_equal(a1, t1));
+  EXPECT_TRUE(bitwise_equal(a2, t2));
 }
 
 }  // namespace
