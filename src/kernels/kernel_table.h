@@ -87,6 +87,9 @@ const KernelTable& scalar_table();
 // Fills the AVX2+FMA+F16C kernels into an all-null table (the avx2/*.cpp files, compiled with
 // -mavx2 -mfma -mf16c). Entries left null fall back to the scalar code.
 void install_avx2(KernelTable& t);
+// The AVX2 Q4_0 tile (eight rows per pass), which the avx512 path keeps for a single token.
+void tile_q4_0_avx2(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
+                    float* Y, size_t y_stride);
 #endif
 
 #if defined(A3S_KERNELS_HAVE_AVXVNNI)

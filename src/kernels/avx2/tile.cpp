@@ -467,7 +467,15 @@ void rows8_q4_0(int64_t n, const uint8_t* W, size_t w_stride, const uint8_t* X, 
   for (int t = 0; t < NT; ++t) _mm256_storeu_ps(Y + static_cast<size_t>(t) * y_stride, acc[t]);
 }
 
-void tile_q4_0(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
+// vec_dot(n, out, w, x) as the tile kernel with one token.
+template <template <int> class K>
+void dot_one(int64_t n, float* out, const void* w, const void* x) {
+  K<1>::run(n, w, x, 0, out);
+}
+
+}  // namespace
+
+void tile_q4_0_avx2(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x,
                float* Y, size_t y_stride) {
   const auto* w = static_cast<const uint8_t*>(W);
   const auto* x = static_cast<const uint8_t*>(X);
@@ -485,14 +493,6 @@ void tile_q4_0(int64_t n, const void* W, size_t w_stride, int n_w, const void* X
   if (r < n_w) tile<KQ4_0>(n, w + static_cast<size_t>(r) * w_stride, w_stride, n_w - r, X, x_stride, n_x, Y + r, y_stride);
 }
 
-// vec_dot(n, out, w, x) as the tile kernel with one token.
-template <template <int> class K>
-void dot_one(int64_t n, float* out, const void* w, const void* x) {
-  K<1>::run(n, w, x, 0, out);
-}
-
-}  // namespace
-
 void install_avx2_tile(KernelTable& t) {
   t.vec_dot[idx(TensorType::F32)] = dot_one<KF32>;
   t.vec_dot[idx(TensorType::F16)] = dot_one<KF16>;
@@ -509,7 +509,7 @@ void install_avx2_tile(KernelTable& t) {
   t.tile[idx(TensorType::F32)] = tile<KF32>;
   t.tile[idx(TensorType::F16)] = tile<KF16>;
   t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
-  t.tile[idx(TensorType::Q4_0)] = tile_q4_0;
+  t.tile[idx(TensorType::Q4_0)] = tile_q4_0_avx2;
   t.tile[idx(TensorType::Q5_0)] = tile<KQ5_0>;
   t.tile[idx(TensorType::Q4_1)] = tile<KQ4_1>;
   t.tile[idx(TensorType::Q5_1)] = tile<KQ5_1>;

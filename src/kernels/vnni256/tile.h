@@ -14,9 +14,10 @@
 // the pairs with vpdpwssd instead (scaled_dot), which gives the same lanes in fewer µops. The same
 // kernels with one token are the vec_dot of these types (decode rows), where that measures faster.
 // Types without a kernel here keep their AVX2 kernel (kernel_table.h). Q4_0 is one of them: a
-// vpdpbusd form, which sums every block horizontally to keep the reference's order, ran at half the
-// AVX2 kernel's speed in prefill and decode on an Intel Xeon (docs/benchmarks.md). Every fused
-// multiply-add is written out (the kernels are compiled with -ffp-contract=off).
+// 256-bit vpdpbusd form, which sums every block horizontally to keep the reference's order, ran at
+// half the AVX2 kernel's speed on an Intel Xeon; the avx512 path has a 512-bit sixteen-row Q4_0 tile
+// of its own (avx512/tile.cpp). Every fused multiply-add is written out (the kernels are compiled
+// with -ffp-contract=off).
 #include "kernels/avx2/common.h"
 
 namespace a3s::power::kernels {
