@@ -142,6 +142,7 @@ void Forward::layer(int il, int n) {
   weights::LayerLease lease = ws.acquire_layer(il);
   auto desc = [&](LayerRole r) -> const weights::TensorDesc& { return ws.desc(lt[r]); };
   auto data = [&](LayerRole r) { return lease.data(lt[r]); };
+  auto packed = [&](LayerRole r) { return m_.packed(lt[r]); };
   const size_t n_embd = static_cast<size_t>(hp.n_embd), n_q = static_cast<size_t>(hp.n_embd_q()),
                n_kv = static_cast<size_t>(hp.n_embd_kv()), n_ff = static_cast<size_t>(hp.ffn_width());
 
@@ -155,9 +156,9 @@ void Forward::layer(int il, int n) {
     linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q, n_kv, n, k_.data());
     linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q + n_kv, n_kv, n, v_.data());
   } else {
-    linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool);
-    linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool);
-    linear(desc(LayerRole::Wv), data(LayerRole::Wv), xn_.data(), n, v_.data(), act_, pool);
+    linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool, packed(LayerRole::Wq));
+    linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool, packed(LayerRole::Wk));
+    linear(desc(LayerRole::Wv), data(LayerRole::Wv), xn_.data(), n, v_.data(), act_, pool, packed(LayerRole::Wv));
   }
   struct BiasTarget {
     LayerRole role;
@@ -197,7 +198,7 @@ void Forward::layer(int il, int n) {
   }
   attn_.run(rows_, il, q_.data(), att_.data(), pool, swa ? hp.n_swa : 0);
   act_.invalidate();
-  linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool);
+  linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool, packed(LayerRole::Wo));
   post_norm(lt, LayerRole::AttnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
 
@@ -213,8 +214,8 @@ void Forward::layer(int il, int n) {
       linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
       linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
     } else {
-      linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool);
-      linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool);
+      linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool, packed(LayerRole::FfnGate));
+      linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool, packed(LayerRole::FfnUp));
     }
     if (m_.arch().ffn_act == FfnActivation::GeluTanh) {
       geglu(gate_.data(), up_.data(), n, n_ff);
@@ -222,7 +223,7 @@ void Forward::layer(int il, int n) {
       swiglu(gate_.data(), up_.data(), n, n_ff);
     }
     act_.invalidate();
-    linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool);
+    linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool, packed(LayerRole::FfnDown));
   }
   post_norm(lt, LayerRole::FfnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));

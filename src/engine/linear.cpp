@@ -34,11 +34,14 @@ ThreadPool& serial_pool() {
 }  // namespace
 
 void linear(const weights::TensorDesc& w, const uint8_t* data, const float* X, int64_t n_tokens, float* Y,
-            ActivationCache& act, ThreadPool& pool) {
+            ActivationCache& act, ThreadPool& pool, const PackedWeights::Tensor* packed) {
   const TensorType at = kernels::vec_dot_type(w.type);
   const void* xa = act.get(X, n_tokens, w.ne[0], at, pool);
-  const bool small = w.ne[0] * w.ne[1] * n_tokens < kParallelWork;
-  kernels::matmul(w.type, data, w.ne[1], w.ne[0], xa, n_tokens, Y, small ? serial_pool() : pool);
+  ThreadPool& run_on = w.ne[0] * w.ne[1] * n_tokens < kParallelWork ? serial_pool() : pool;
+  if (packed != nullptr &&
+      kernels::matmul_packed(packed->isa, w.type, packed->bytes, w.ne[1], w.ne[0], xa, n_tokens, Y, run_on))
+    return;
+  kernels::matmul(w.type, data, w.ne[1], w.ne[0], xa, n_tokens, Y, run_on);
 }
 
 }  // namespace a3s::power::engine

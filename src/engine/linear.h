@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "base/thread_pool.h"
+#include "engine/packed_weights.h"
 #include "model/sources/weight_source.h"
 
 namespace a3s::power::engine {
@@ -28,8 +29,9 @@ class ActivationCache {
   TensorType type_ = TensorType::F32;
 };
 
-// Y [n_tokens, w.ne[1]] = X [n_tokens, w.ne[0]] · Wᵀ, W being `w` with bytes `data`.
+// Y [n_tokens, w.ne[1]] = X [n_tokens, w.ne[0]] · Wᵀ, W being `w` with bytes `data`; from `packed`
+// (packed_weights.h) instead when it is given and the active ISA reads it (the same bits).
 void linear(const weights::TensorDesc& w, const uint8_t* data, const float* X, int64_t n_tokens, float* Y,
-            ActivationCache& act, ThreadPool& pool);
+            ActivationCache& act, ThreadPool& pool, const PackedWeights::Tensor* packed = nullptr);
 
 }  // namespace a3s::power::engine

@@ -27,9 +27,10 @@ uint64_t activation_bytes_per_token(const HParams& hp, bool stream) {
 }
 
 MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>& tensors, int output_id,
-                       int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes) {
+                       int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes,
+                       uint64_t resident_extra_bytes) {
   // Streaming holds two of the largest block tensor, and one plane (one expert) of stacked ones.
-  uint64_t all = 0, largest_block = 0, largest_plane = 0;
+  uint64_t all = resident_extra_bytes, largest_block = 0, largest_plane = 0;
   for (const weights::TensorDesc& d : tensors) {
     all += d.size_bytes;
     if (d.layer < 0) continue;

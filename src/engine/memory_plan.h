@@ -1,6 +1,6 @@
 // Memory accounting of a loaded model under a memory budget (docs/layer-streaming.md):
 //   budget ≥ baseline (process RSS before loading + a margin)
-//          + weights in memory (resident: every tensor; stream: two block-tensor buffers + one
+//          + weights in memory (resident: every tensor, plus the packed matrices' extra bytes; stream: two block-tensor buffers + one
 //            expert plane (mixture of experts) + one output-head chunk + one embedding row)
 //          + activations (n_batch × per-token buffers of the forward pass)
 //          + n_ctx × per-position cost (fp16 K and V of every layer + attention scratch).
@@ -31,8 +31,10 @@ inline constexpr int64_t kHeadChunkRows = 4096;
 
 // Throws Error(codes::kInvalidArgument) when the model cannot fit the budget in the requested mode
 // (naming the smallest budget that would do).
+// resident_extra_bytes: what resident weights take beyond the tensors' bytes (packed_weights.h).
 MemoryPlan plan_memory(const HParams& hp, const std::vector<weights::TensorDesc>& tensors, int output_id,
-                       int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes);
+                       int tok_embd_id, const ModelOptions& opts, int n_threads, uint64_t baseline_bytes,
+                       uint64_t resident_extra_bytes = 0);
 
 // Forward-pass buffer bytes per batch token (float activations, quantized activation row, head
 // chunk output for streaming).

@@ -94,7 +94,7 @@ void check_tensor(const weights::TensorDesc& d, std::array<int64_t, 3> shape, Us
 
 ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shared_ptr<const gguf::File> file,
                      std::unique_ptr<weights::WeightSource> weights, std::unique_ptr<Tokenizer> tokenizer,
-                     const ModelOptions& opts)
+                     const ModelOptions& opts, bool pack_weights)
     : info_(std::move(info)),
       hp_(std::move(hp)),
       arch_(arch),
@@ -114,6 +114,7 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
       if (lt[r] >= 0 && !weights_->desc(lt[r]).stacked()) order.push_back(lt[r]);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
+  if (pack_weights) packed_ = std::make_unique<PackedWeights>(*weights_, *pool_);
   kv_pool_ = std::make_unique<KvBlockPool>(hp_.n_layer, hp_.n_embd_kv(), 0);
   // Capacity: kv_cache_bytes, and within a memory budget at most the budget's context.
   int64_t blocks = 0;
@@ -350,7 +351,11 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   // Residency, batch and context limit under the memory budget.
   const int n_threads = opts.n_threads > 0 ? opts.n_threads : ThreadPool::physical_cores();
   const int output_id = find_desc(arch->output).value_or(*embd);
-  const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline);
+  // A mapped plaintext file held resident has the matrices the ISA packs packed at load
+  // (packed_weights.h), which costs their extra bytes.
+  const bool can_pack = bytes == WeightBytes::kPlainFile;
+  const uint64_t packed_extra = can_pack ? PackedWeights::extra_bytes(descs) : 0;
+  const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline, packed_extra);
   check_planned_residency(bytes, plan.weights, subject);
   std::unique_ptr<weights::WeightSource> weights;
   if (plan.weights == WeightsMode::Stream) {
@@ -394,8 +399,9 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   info.encryption = std::move(encryption);
   info.integrity = std::move(integrity);
 
+  const bool pack = can_pack && plan.weights == WeightsMode::Resident;
   return std::make_shared<ModelImpl>(std::move(info), std::move(hp), *arch, std::move(file), std::move(weights),
-                                     std::move(tok), effective);
+                                     std::move(tok), effective, pack);
 }
 
 }  // namespace a3s::power

@@ -13,6 +13,7 @@
 #include "engine/arch.h"
 #include "engine/hparams.h"
 #include "engine/kv_block_pool.h"
+#include "engine/packed_weights.h"
 #include "engine/step_batcher.h"
 #include "grammar/token_mask.h"
 #include "model/sources/weight_source.h"
@@ -29,7 +30,7 @@ class ModelImpl final : public Model {
  public:
   ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shared_ptr<const gguf::File> file,
             std::unique_ptr<weights::WeightSource> weights, std::unique_ptr<Tokenizer> tokenizer,
-            const ModelOptions& opts);
+            const ModelOptions& opts, bool pack_weights = false);
   ~ModelImpl() override;
 
   const ModelInfo& info() const override { return info_; }
@@ -41,6 +42,8 @@ class ModelImpl final : public Model {
   const ArchSpec& arch() const { return arch_; }
   const ModelOptions& options() const { return opts_; }
   weights::WeightSource& weights() const { return *weights_; }
+  // The packed form of tensor `id` (packed_weights.h), or null.
+  const PackedWeights::Tensor* packed(int id) const { return packed_ ? packed_->find(id) : nullptr; }
   ThreadPool& pool() const { return *pool_; }
   std::mutex& compute_mutex() const { return *compute_mu_; }
   // The engine loop every Context of this model runs its tokens through (step_batcher.h).
@@ -71,6 +74,7 @@ class ModelImpl final : public Model {
   ModelOptions opts_;
   std::shared_ptr<const gguf::File> file_;
   std::unique_ptr<weights::WeightSource> weights_;
+  std::unique_ptr<PackedWeights> packed_;  // resident plaintext files only
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<std::mutex> compute_mu_;

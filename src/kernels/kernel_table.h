@@ -53,6 +53,10 @@ struct PanelKernels {
   // (null when aux_bytes is 0).
   void (*run)(int64_t n, const void* panel, int n_w, const void* X, size_t x_stride, const void* aux, int n_x,
               float* Y, size_t y_stride) = nullptr;
+  // The panels are about the size of the rows and `run` with few tokens beats the tile kernel, so a
+  // resident model's matrices of this type are packed once at load and multiplied from the panels
+  // for every number of tokens (kernels.h, pack_weight).
+  bool prepack = false;
 };
 
 // Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct

@@ -179,4 +179,20 @@ std::optional<std::string> isa_environment_warning(const char* value);
 // Not synchronised with kernels running on other threads: call between computations.
 void force_isa(Isa isa);
 
+// ---------------------------------------------------------------------------------------------------
+// Weights packed at load (resident models). Where the active ISA multiplies a type faster from its
+// panel layout (kernel_table.h, PanelKernels::prepack: Q4_0 on avx512), a matrix can be packed once
+// and multiplied from the panels for any number of tokens: the same bits as matmul on the rows.
+
+// Bytes of the packed form of [n_rows, n_cols] of type w; 0 when the active ISA does not pack w.
+size_t packed_weight_bytes(TensorType w, int64_t n_rows, int64_t n_cols);
+// Packs W ([n_rows, n_cols] of type w, rows row_size(w, n_cols) apart) into `packed`
+// (packed_weight_bytes bytes), in parallel on `pool`; returns the ISA whose layout it wrote. Throws
+// Error(codes::kInternal) when packed_weight_bytes is 0.
+Isa pack_weight(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, void* packed, ThreadPool& pool);
+// Y [n_tokens, n_rows] = X_act · Wᵀ from the packed form. Returns false, computing nothing, when the
+// active ISA is not `packed_for` (the caller then uses matmul on the rows).
+bool matmul_packed(Isa packed_for, TensorType w, const void* packed, int64_t n_rows, int64_t n_cols, const void* X_act,
+                   int64_t n_tokens, float* Y, ThreadPool& pool);
+
 }  // namespace a3s::power::kernels

@@ -33,6 +33,7 @@ struct MatmulCtx {
   const PanelKernels* panel;  // null: tile / vec_dot
   const uint8_t* aux;         // the panel kernels' activation side data (or null)
   size_t aux_stride;
+  const uint8_t* packed;      // the rows packed at load as panels (matmul_packed), or null
   const uint8_t* W;
   const uint8_t* X;
   float* Y;
@@ -74,13 +75,18 @@ void run_panels(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
   const size_t one = k.panel_bytes(c.n_cols);
   const int64_t n_panels = (row_end - row_begin + kPanelRows - 1) / kPanelRows;
   const int64_t per_group = std::max<int64_t>(1, std::min<int64_t>(n_panels, kPanelGroupBytes / one));
-  uint8_t* group = thread_panel_scratch().get(static_cast<size_t>(per_group) * one);
+  uint8_t* scratch = c.packed != nullptr ? nullptr : thread_panel_scratch().get(static_cast<size_t>(per_group) * one);
   for (int64_t p0 = 0; p0 < n_panels; p0 += per_group) {
     const int64_t np = std::min(per_group, n_panels - p0);
-    for (int64_t p = 0; p < np; ++p) {
-      const int64_t r0 = row_begin + (p0 + p) * kPanelRows;
-      k.pack(c.n_cols, c.W + static_cast<size_t>(r0) * c.w_stride, c.w_stride,
-             static_cast<int>(std::min<int64_t>(kPanelRows, row_end - r0)), group + static_cast<size_t>(p) * one);
+    const uint8_t* group = scratch;
+    if (c.packed != nullptr) {
+      group = c.packed + static_cast<size_t>(row_begin / kPanelRows + p0) * one;
+    } else {
+      for (int64_t p = 0; p < np; ++p) {
+        const int64_t r0 = row_begin + (p0 + p) * kPanelRows;
+        k.pack(c.n_cols, c.W + static_cast<size_t>(r0) * c.w_stride, c.w_stride,
+               static_cast<int>(std::min<int64_t>(kPanelRows, row_end - r0)), scratch + static_cast<size_t>(p) * one);
+      }
     }
     for (int64_t t0 = 0; t0 < c.n_tokens; t0 += kTokenTile) {
       const int nt = static_cast<int>(std::min<int64_t>(kTokenTile, c.n_tokens - t0));
@@ -94,6 +100,10 @@ void run_panels(const MatmulCtx& c, int64_t row_begin, int64_t row_end) {
     }
   }
 }
+
+void run_matmul(const KernelTable& table, TensorType w, const uint8_t* W, const uint8_t* packed,
+                const PanelKernels* panel, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
+                float* Y, int64_t y_stride, size_t w_stride, size_t x_stride, ThreadPool& pool);
 
 }  // namespace
 
@@ -115,24 +125,36 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   }
   if (n_rows == 0 || n_tokens == 0) return;
   const KernelTable& table = active_table();
+  const PanelKernels* panel =
+      n_tokens >= kPanelMinTokens && table.panel[slot(w)].run != nullptr ? &table.panel[slot(w)] : nullptr;
+  run_matmul(table, w, static_cast<const uint8_t*>(W), nullptr, panel, n_rows, n_cols, X_act, n_tokens, Y, y_stride,
+             *w_stride, *x_stride, pool);
+}
+
+namespace {
+
+// The body of matmul and matmul_packed (shapes checked): `panel` null takes the tile / vec_dot path;
+// `packed` non-null (with `panel`) reads the panels from there instead of packing W.
+void run_matmul(const KernelTable& table, TensorType w, const uint8_t* W, const uint8_t* packed,
+                const PanelKernels* panel, int64_t n_rows, int64_t n_cols, const void* X_act, int64_t n_tokens,
+                float* Y, int64_t y_stride, size_t w_stride, size_t x_stride, ThreadPool& pool) {
   // Two or more tokens take the batch order where a type has one (BF16: bf16_pairs.h); its rows are
   // then computed one dot product at a time.
   const VecDotFn batch = n_tokens >= 2 ? table.vec_dot_batch[slot(w)] : nullptr;
-  const PanelKernels* panel =
-      n_tokens >= kPanelMinTokens && table.panel[slot(w)].run != nullptr ? &table.panel[slot(w)] : nullptr;
   MatmulCtx c{batch != nullptr ? batch : table.vec_dot[slot(w)],
               batch != nullptr ? nullptr : table.tile[slot(w)],
               panel,
               nullptr,
               0,
-              static_cast<const uint8_t*>(W),
+              packed,
+              W,
               static_cast<const uint8_t*>(X_act),
               Y,
               n_rows,
               n_cols,
               n_tokens,
-              *w_stride,
-              *x_stride,
+              w_stride,
+              x_stride,
               y_stride,
               0};
   if (n_cols == 0) {
@@ -151,7 +173,7 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
     aux_used = c.aux_stride * static_cast<size_t>(n_tokens);
     aux = &thread_aux_scratch();
     uint8_t* a = aux->get(aux_used);
-    panel->prepare(n_cols, X_act, *x_stride, n_tokens, a);
+    panel->prepare(n_cols, X_act, x_stride, n_tokens, a);
     c.aux = a;
   }
   const int64_t n_blocks = (n_rows + kTaskRows - 1) / kTaskRows;
@@ -177,6 +199,57 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
       run_chunk(c, r0, r1);
     }
   });
+}
+
+}  // namespace
+
+namespace {
+// The panel kernels a type is packed with at load on the active ISA, or null.
+const PanelKernels* prepacked_panel(TensorType w) {
+  const PanelKernels& p = active_table().panel[slot(w)];
+  return p.prepack && p.run != nullptr ? &p : nullptr;
+}
+}  // namespace
+
+size_t packed_weight_bytes(TensorType w, int64_t n_rows, int64_t n_cols) {
+  const PanelKernels* p = prepacked_panel(w);
+  if (p == nullptr || n_rows <= 0 || n_cols <= 0 || !row_size(w, n_cols)) return 0;
+  return static_cast<size_t>((n_rows + kPanelRows - 1) / kPanelRows) * p->panel_bytes(n_cols);
+}
+
+Isa pack_weight(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, void* packed, ThreadPool& pool) {
+  const PanelKernels* p = prepacked_panel(w);
+  const auto w_stride = row_size(w, n_cols);
+  if (p == nullptr || !w_stride || n_rows <= 0) throw Error(codes::kInternal, "pack_weight: type not packed here");
+  const Isa isa = active_isa();
+  const size_t one = p->panel_bytes(n_cols);
+  const int64_t n_panels = (n_rows + kPanelRows - 1) / kPanelRows;
+  const auto* src = static_cast<const uint8_t*>(W);
+  auto* dst = static_cast<uint8_t*>(packed);
+  const int n_tasks = static_cast<int>(std::min<int64_t>(n_panels, 64));
+  pool.run(n_tasks, [&](int task, int) {
+    for (int64_t i = task; i < n_panels; i += n_tasks) {
+      const int64_t r0 = i * kPanelRows;
+      p->pack(n_cols, src + static_cast<size_t>(r0) * *w_stride, *w_stride,
+              static_cast<int>(std::min<int64_t>(kPanelRows, n_rows - r0)), dst + static_cast<size_t>(i) * one);
+    }
+  });
+  return isa;
+}
+
+bool matmul_packed(Isa packed_for, TensorType w, const void* packed, int64_t n_rows, int64_t n_cols, const void* X_act,
+                   int64_t n_tokens, float* Y, ThreadPool& pool) {
+  if (packed_for != active_isa()) return false;
+  const PanelKernels* p = prepacked_panel(w);
+  if (p == nullptr) return false;
+  const auto w_stride = row_size(w, n_cols);
+  const auto x_stride = row_size(vec_dot_type(w), n_cols);
+  if (!w_stride || !x_stride || n_rows < 0 || n_tokens < 0)
+    throw Error(codes::kInvalidArgument, "matmul_packed: invalid shape for type " + type_name(w));
+  if (n_rows == 0 || n_tokens == 0) return true;
+  run_matmul(active_table(), w, nullptr, static_cast<const uint8_t*>(packed), p, n_rows, n_cols, X_act, n_tokens, Y,
+             n_rows, *w_stride, *x_stride, pool);
+  return true;
 }
 
 }  // namespace a3s::power::kernels

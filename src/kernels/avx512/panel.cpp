@@ -176,9 +176,17 @@ struct Q40 {
       }
       for (int t = 0; t < NT; ++t) {
         const int8_t* xq = x[t][i].qs;
-        __m512i s = _mm512_set1_epi32(ax[t][i].bias);
-        for (int j = 0; j < 4; ++j) s = _mm512_dpbusd_epi32(s, lo[j], bcast32(xq + 4 * j));
-        for (int j = 0; j < 4; ++j) s = _mm512_dpbusd_epi32(s, hi[j], bcast32(xq + 16 + 4 * j));
+        // With few tokens the eight products go into kChains independent sums (the latency of one
+        // chain of eight vpdpbusd bounds decode); integer sums are exact in any order.
+        constexpr int kChains = NT <= 2 ? 4 : 1;
+        __m512i chain[kChains];
+        chain[0] = _mm512_set1_epi32(ax[t][i].bias);
+        for (int c = 1; c < kChains; ++c) chain[c] = _mm512_setzero_si512();
+        for (int j = 0; j < 4; ++j) chain[j % kChains] = _mm512_dpbusd_epi32(chain[j % kChains], lo[j], bcast32(xq + 4 * j));
+        for (int j = 0; j < 4; ++j)
+          chain[(j + 2) % kChains] = _mm512_dpbusd_epi32(chain[(j + 2) % kChains], hi[j], bcast32(xq + 16 + 4 * j));
+        __m512i s = chain[0];
+        for (int c = 1; c < kChains; ++c) s = _mm512_add_epi32(s, chain[c]);
         const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(ax[t][i].dx));
         acc[t] = _mm512_fmadd_ps(to_float(s), d, acc[t]);
       }
@@ -462,6 +470,7 @@ void install_avx512_panel(KernelTable& t) {
   PanelKernels q4_0 = panel_of<Q40>();
   q4_0.aux_bytes = aux_q8_0;
   q4_0.prepare = prepare_q8_0<8>;
+  q4_0.prepack = true;  // 320 bytes per 16 rows and block against 288 stored; decode 1.3× faster from memory
   t.panel[idx(TensorType::Q4_0)] = q4_0;
   PanelKernels q8_0 = panel_of<Q80>();
   q8_0.aux_bytes = Q80::aux_stride;

@@ -16,6 +16,7 @@
 #include "base/process_memory.h"
 #include "chunked_logits.h"
 #include "engine/hparams.h"
+#include "engine/generator.h"
 #include "engine/memory_plan.h"
 #include "load_error.h"
 #include "model/gguf/gguf_file.h"

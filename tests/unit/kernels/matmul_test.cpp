@@ -104,6 +104,55 @@ TEST(MatmulPanels, GroupsOfPanelsAndPartialPanelsEqualTheReference) {
   }
 }
 
+// Weights packed at load (kernels.h): where the ISA packs a type (Q4_0 on avx512), matmul_packed from
+// the packed form equals matmul on the rows bit for bit for every token count (decode, small
+// batches, a partial token tile) and a partial last panel; under another ISA it computes nothing and
+// says so; types the ISA does not pack report 0 bytes.
+TEST(MatmulPacked, PackedWeightsGiveTheRowsBitsForEveryTokenCount) {
+  const int64_t n_cols = 512, n_rows = 53;
+  std::mt19937 rng(11);
+  bool packed_somewhere = false;
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K}) {
+    const TensorType act = vec_dot_type(type);
+    const size_t wb = row_bytes(type, n_cols), xb = row_bytes(act, n_cols);
+    Buffer W(wb * n_rows);
+    for (int64_t r = 0; r < n_rows; ++r) fill_random_row(rng, type, W.data() + r * wb, n_cols);
+    for (Isa isa : all_isas()) {
+      if (!isa_supported(isa)) continue;
+      IsaGuard guard(isa);
+      ThreadPool pool(2);
+      const size_t bytes = packed_weight_bytes(type, n_rows, n_cols);
+      if (bytes == 0) {
+        EXPECT_THROW(pack_weight(type, W.data(), n_rows, n_cols, nullptr, pool), Error);
+        continue;
+      }
+      packed_somewhere = true;
+      EXPECT_GE(bytes, wb * n_rows) << isa_name(isa) << " " << type_name(type);
+      Buffer P(bytes);
+      EXPECT_EQ(pack_weight(type, W.data(), n_rows, n_cols, P.data(), pool), isa);
+      for (int64_t n_tokens : {1, 2, 3, 5, 16, 17, 40}) {
+        Buffer X(xb * static_cast<size_t>(n_tokens));
+        const auto xf = random_floats(rng, n_tokens * n_cols);
+        quantize_rows(act, xf.data(), X.data(), n_tokens, n_cols, nullptr);
+        std::vector<float> want(static_cast<size_t>(n_rows * n_tokens)), got(want.size(), -1.0f);
+        matmul(type, W.data(), n_rows, n_cols, X.data(), n_tokens, want.data(), pool);
+        ASSERT_TRUE(matmul_packed(isa, type, P.data(), n_rows, n_cols, X.data(), n_tokens, got.data(), pool));
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_EQ(float_bits(got[i]), float_bits(want[i])) << isa_name(isa) << " " << type_name(type)
+                                                             << " tokens=" << n_tokens << " i=" << i;
+        }
+        for (Isa other : all_isas()) {
+          if (other == isa || !isa_supported(other)) continue;
+          std::vector<float> untouched(want.size(), -1.0f);
+          EXPECT_FALSE(matmul_packed(other, type, P.data(), n_rows, n_cols, X.data(), n_tokens, untouched.data(), pool));
+          EXPECT_EQ(untouched[0], -1.0f);
+        }
+      }
+    }
+  }
+  if (!packed_somewhere) GTEST_SKIP() << "no ISA on this CPU packs weights at load (Q4_0 packs on avx512)";
+}
+
 TEST(MatmulShapes, OutputStrideWritesSideBySide) {
   // Two weight matrices written into one [tokens, 24] buffer at columns 0 and 13.
   const int64_t cols = 64, tokens = 5;

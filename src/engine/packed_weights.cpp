@@ -1,0 +1,58 @@
+#include "engine/packed_weights.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace a3s::power::engine {
+
+bool PackedWeights::packs(const weights::TensorDesc& d) {
+  return d.layer >= 0 && !d.stacked() && d.n_dims == 2 && kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
+}
+
+uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& descs) {
+  uint64_t extra = 0;
+  for (const weights::TensorDesc& d : descs) {
+    if (!packs(d)) continue;
+    const uint64_t packed = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    extra += packed > d.size_bytes ? packed - d.size_bytes : 0;
+  }
+  return extra;
+}
+
+namespace {
+// Drops the whole pages of [p, p + n) of a read-only file mapping from the process (they are read
+// again from the file if touched). Best effort: the rows stay usable either way.
+void release_mapped_pages(const uint8_t* p, uint64_t n) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+}  // namespace
+
+PackedWeights::PackedWeights(weights::WeightSource& source, ThreadPool& pool) {
+  const std::vector<weights::TensorDesc>& descs = source.tensors();
+  by_id_.resize(descs.size());
+  for (size_t id = 0; id < descs.size(); ++id) {
+    const weights::TensorDesc& d = descs[id];
+    if (!packs(d)) continue;
+    const size_t n = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    crypto::LockedBuffer buf(n, "packed weights");
+    const weights::LayerLease lease = source.acquire_layer(d.layer);
+    const uint8_t* rows = lease.data(static_cast<int>(id));
+    by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], buf.data(), pool);
+    buf.protect_read_only();
+    release_mapped_pages(rows, d.size_bytes);
+    by_id_[id].bytes = buf.data();
+    bytes_ += n;
+    buffers_.push_back(std::move(buf));
+  }
+}
+
+const PackedWeights::Tensor* PackedWeights::find(int id) const {
+  if (id < 0 || static_cast<size_t>(id) >= by_id_.size() || by_id_[static_cast<size_t>(id)].bytes == nullptr)
+    return nullptr;
+  return &by_id_[static_cast<size_t>(id)];
+}
+
+}  // namespace a3s::power::engine

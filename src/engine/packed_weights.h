@@ -1,0 +1,49 @@
+// PackedWeights: the block matrices of a resident model that the active ISA multiplies faster from
+// its panel layout (kernels.h, pack_weight; Q4_0 on avx512), packed once at load.
+//
+// Only for a plaintext file mapped read-only (residency.h: WeightBytes::kPlainFile): the packing
+// reads each matrix from the mapping after the file's bytes are what the model is known by (its
+// digest and any measurement are taken over the file, not over the panels), and then drops the
+// matrix's pages from the process (madvise MADV_DONTNEED; they are read again from the file only if
+// the rows are needed, e.g. after force_isa to an ISA without this layout). The panels are
+// LockedBuffers: locked where RLIMIT_MEMLOCK allows, excluded from core dumps, wiped when freed.
+// Memory: extra_bytes() more than the rows, counted by the memory plan (memory_plan.h).
+// Stacked (expert) tensors and global tensors (embeddings, output head) are not packed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "crypto/secure_memory.h"
+#include "kernels/kernels.h"
+#include "model/sources/weight_source.h"
+
+namespace a3s::power::engine {
+
+class PackedWeights {
+ public:
+  struct Tensor {
+    const uint8_t* bytes = nullptr;
+    kernels::Isa isa{};  // whose layout the panels are in
+  };
+
+  // The tensors the active ISA packs (block matrices, not stacked) and their bytes beyond the rows.
+  static bool packs(const weights::TensorDesc& d);
+  static uint64_t extra_bytes(const std::vector<weights::TensorDesc>& descs);
+
+  // Packs every tensor `packs` accepts from `source` (a resident source whose layer data points into
+  // a file mapping), on `pool`.
+  PackedWeights(weights::WeightSource& source, ThreadPool& pool);
+
+  // The packed form of tensor `id`, or null when it is not packed.
+  const Tensor* find(int id) const;
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::vector<crypto::LockedBuffer> buffers_;
+  std::vector<Tensor> by_id_;  // per tensor id; bytes null when not packed
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace a3s::power::engine

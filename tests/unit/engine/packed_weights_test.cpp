@@ -1,0 +1,150 @@
+// PackedWeights (engine/packed_weights.h): on an ISA that packs a type at load (Q4_0 on avx512) a
+// resident model's block matrices of that type are packed and nothing else is; the rows stay
+// readable after their pages are dropped; the memory plan's extra bytes are the panels' excess; and
+// the logits (prompt and decode steps) are bitwise those of the rows — streamed (never packed), on
+// another ISA, and after switching the ISA under a model packed for avx512.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "a3s/power/engine.h"
+#include "a3s/power/error.h"
+#include "engine/memory_plan.h"
+#include "engine/packed_weights.h"
+#include "kernels/kernels.h"
+#include "model/gguf/gguf_file.h"
+#include "model/sources/mapped_weights.h"
+#include "support/gguf_builder.h"
+
+namespace a3s::power::packed_weights_test {
+namespace {
+
+class IsaScope {
+ public:
+  explicit IsaScope(kernels::Isa isa) : saved_(kernels::active_isa()) { kernels::force_isa(isa); }
+  ~IsaScope() { kernels::force_isa(saved_); }
+
+ private:
+  kernels::Isa saved_;
+};
+
+constexpr const char* kModel = "tiny-llama-Q4_0";
+
+TEST(PackedWeights, PacksTheBlockMatricesOfThePackedTypeOnly) {
+  if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
+  IsaScope isa(kernels::Isa::Avx512);
+  auto file = gguf::File::open(testing::model_path(kModel));
+  weights::MappedWeights source(file);
+  // A copy of every tensor's bytes, to compare with the rows after their pages are dropped.
+  std::vector<std::vector<uint8_t>> before;
+  for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
+    const weights::TensorDesc& d = source.desc(id);
+    const uint8_t* p = d.layer >= 0 ? source.acquire_layer(d.layer).data(id) : source.read_rows(id, 0, d.n_rows(), {});
+    before.emplace_back(p, p + d.size_bytes);
+  }
+  ThreadPool pool(2);
+  engine::PackedWeights packed(source, pool);
+  uint64_t panels = 0, rows = 0;
+  int n_packed = 0;
+  for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
+    const weights::TensorDesc& d = source.desc(id);
+    const bool want = d.layer >= 0 && d.type == TensorType::Q4_0 && d.n_dims == 2;
+    const engine::PackedWeights::Tensor* t = packed.find(id);
+    ASSERT_EQ(t != nullptr, want) << d.name;
+    if (d.layer >= 0) {
+      const uint8_t* p = source.acquire_layer(d.layer).data(id);
+      EXPECT_EQ(std::memcmp(p, before[static_cast<size_t>(id)].data(), d.size_bytes), 0) << d.name;
+    }
+    if (t == nullptr) continue;
+    ++n_packed;
+    EXPECT_EQ(t->isa, kernels::Isa::Avx512);
+    panels += kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    rows += d.size_bytes;
+  }
+  EXPECT_GT(n_packed, 0);
+  EXPECT_EQ(packed.bytes(), panels);
+  EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors()), panels - rows);
+  EXPECT_EQ(packed.find(-1), nullptr);
+  EXPECT_EQ(packed.find(static_cast<int>(source.tensors().size())), nullptr);
+}
+
+// The memory plan counts the panels' extra bytes as resident weights, and only there: a budget
+// that fits the rows alone no longer fits them with the extra, and streaming ignores it.
+TEST(PackedWeights, TheMemoryPlanCountsTheExtraBytes) {
+  auto file = gguf::File::open(testing::model_path(kModel));
+  const auto descs = weights::tensor_descs(*file);
+  int embd = -1;
+  for (size_t i = 0; i < descs.size(); ++i)
+    if (descs[i].name == "token_embd.weight") embd = static_cast<int>(i);
+  ASSERT_GE(embd, 0);
+  engine::HParams hp;
+  hp.n_vocab = static_cast<int>(descs[static_cast<size_t>(embd)].ne[1]);
+  hp.n_embd = 64;
+  hp.n_layer = 2;
+  hp.n_ff = 128;
+  hp.n_head = 4;
+  hp.n_head_kv = 4;
+  hp.head_dim = 16;
+  ModelOptions opts;
+  opts.weights = WeightsMode::Resident;
+  const uint64_t extra = 5ull << 20;
+  const engine::MemoryPlan rows = engine::plan_memory(hp, descs, embd, embd, opts, 2, 0);
+  const engine::MemoryPlan with = engine::plan_memory(hp, descs, embd, embd, opts, 2, 0, extra);
+  EXPECT_EQ(with.weight_bytes, rows.weight_bytes + extra);
+  opts.weights = WeightsMode::Stream;
+  EXPECT_EQ(engine::plan_memory(hp, descs, embd, embd, opts, 2, 0, extra).weight_bytes,
+            engine::plan_memory(hp, descs, embd, embd, opts, 2, 0).weight_bytes);
+  // A budget the rows just fit (their least context) refuses the extra.
+  opts.weights = WeightsMode::Resident;
+  opts.memory_budget = rows.weight_bytes + rows.activation_bytes + rows.bytes_per_position * 256 + (1ull << 20);
+  EXPECT_NO_THROW(engine::plan_memory(hp, descs, embd, embd, opts, 2, 0));
+  EXPECT_THROW(engine::plan_memory(hp, descs, embd, embd, opts, 2, 0, extra), Error);
+}
+
+// The logits after a 37-token prompt and after each of five decode steps.
+std::vector<std::vector<float>> run(const std::shared_ptr<Model>& m) {
+  Context ctx(m, {.n_ctx = 64});
+  std::vector<Token> prompt;
+  for (int i = 0; i < 37; ++i) prompt.push_back(1 + (i * 7919) % (m->info().n_vocab - 1));
+  std::vector<std::vector<float>> out;
+  auto l = ctx.eval(prompt);
+  out.emplace_back(l.begin(), l.end());
+  for (int i = 0; i < 5; ++i) {
+    const Token t = 1 + (i * 104729) % (m->info().n_vocab - 1);
+    auto d = ctx.eval(std::span<const Token>(&t, 1));
+    out.emplace_back(d.begin(), d.end());
+  }
+  return out;
+}
+
+std::shared_ptr<Model> load(WeightsMode mode) {
+  return Model::load(testing::model_path(kModel), {.n_threads = 2, .n_batch = 16, .weights = mode});
+}
+
+TEST(PackedWeights, LogitsAreBitwiseThoseOfTheRows) {
+  if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
+  std::vector<std::vector<float>> packed, streamed, other_isa, switched;
+  {
+    IsaScope isa(kernels::Isa::Avx512);
+    auto resident = load(WeightsMode::Resident);
+    packed = run(resident);
+    streamed = run(load(WeightsMode::Stream));
+    IsaScope avx2(kernels::Isa::Avx2);  // the packed model's matrices now come from its rows
+    switched = run(resident);
+  }
+  {
+    IsaScope isa(kernels::Isa::Avx2);
+    other_isa = run(load(WeightsMode::Resident));
+  }
+  ASSERT_EQ(packed.size(), 6u);
+  for (size_t i = 0; i < packed.size(); ++i) {
+    const size_t n = packed[i].size() * sizeof(float);
+    EXPECT_EQ(std::memcmp(packed[i].data(), streamed[i].data(), n), 0) << "step " << i;
+    EXPECT_EQ(std::memcmp(packed[i].data(), other_isa[i].data(), n), 0) << "step " << i;
+    EXPECT_EQ(std::memcmp(packed[i].data(), switched[i].data(), n), 0) << "step " << i;
+  }
+}
+
+}  // namespace
+}  // namespace a3s::power::packed_weights_test
