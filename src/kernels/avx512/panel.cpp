@@ -14,7 +14,7 @@
 //   Q4_0, per block (288 bytes, the size of the 16 rows' blocks): binary16 d[16]; uint32 qs[4][16]
 //     (row r's packed nibble bytes 4j..4j+3 in qs[j][r]: the low nibbles are elements 4j.., the high
 //     ones 16 + 4j..).
-//   Q4_K / Q5_K, per super-block (5248 bytes): float d[16], dmin[16]; int32 sc[8][16]; int32
+//   Q5_K, per super-block (5248 bytes): float d[16], dmin[16]; int32 sc[8][16]; int32
 //     min_pair[8][16] (the sub-block's min in both int16 halves); uint32 q[64][16] (elements 4k..4k+3
 //     of row r, unpacked to bytes, in q[k][r]).
 //   Q6_K, per super-block (5696 bytes): float d[16]; int32 sc[16][16]; int32 bias[8][16] (−32·scale of
@@ -294,7 +294,7 @@ struct Q80 {
   }
 };
 
-// ---- Q4_K / Q5_K ---------------------------------------------------------------------------------
+// ---- Q5_K (and Q4_K unpacked to bytes, not installed: Q4_K keeps its nibbles, K4N below) ---------
 
 template <bool kFive>
 struct K4 {
@@ -368,6 +368,110 @@ struct K4 {
             d1 = _mm512_dpbusd_epi32(d1, q[k + 1], bcast32(xq + 4 * k + 4));
           }
           total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_add_epi32(d0, d1), sc));
+        }
+      }
+      for (int t = 0; t < NT; ++t)
+        sum[t] = _mm512_fmadd_ps(to_float(total[t]), _mm512_mul_ps(dw, _mm512_set1_ps(x[t][i].d)), sum[t]);
+    }
+    __m512 out[NT];
+    for (int t = 0; t < NT; ++t) out[t] = _mm512_sub_ps(sum[t], mins[t]);
+    store_rows<NT>(out, n_w, Y, y_stride);
+  }
+};
+
+// ---- Q4_K, packed nibbles ----------------------------------------------------------------------------
+
+// Q4_K keeps its quants as nibbles in the panel, so a panel is about the size of its rows and a
+// resident model's Q4_K matrices are packed once at load (kernels.h, pack_weight) and decoded from
+// the panels. Per super-block (2368 bytes; the 16 rows' blocks take 2304): binary16 d[16],
+// dmin[16]; uint8 sc[8][16], min[8][16] (the 6-bit scale and min of sub-block s of row r at [s][r]);
+// uint32 q[4][8][16] (bytes 32c + 4g .. 32c + 4g + 3 of row r's quants in q[c][g][r]: their low
+// nibbles are elements 64c + 4g.., of sub-block 2c, the high ones 64c + 32 + 4g.., of sub-block
+// 2c + 1). The arithmetic is K4's: the same integer totals and float operations, the same bits.
+struct K4N {
+  static constexpr int kTokens = panel::kTokens;
+  static constexpr size_t kDmin = 32, kSc = 64, kMin = kSc + 128, kQ = kMin + 128;
+  static constexpr size_t kBlock = kQ + 32 * 64;
+  static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
+  static size_t aux_stride(int64_t) { return 0; }
+
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    auto* out = static_cast<uint8_t*>(panel);
+    std::memset(out, 0, panel_bytes(n));
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+      for (int r = 0; r < n_w; ++r) {
+        const BlockQ4_K* b = row_block<BlockQ4_K>(W, w_stride, r, i);
+        std::memcpy(p + 2 * r, &b->d, 2);
+        std::memcpy(p + kDmin + 2 * r, &b->dmin, 2);
+        for (int sb = 0; sb < 8; ++sb) k4_scale_min(sb, b->scales, p + kSc + 16 * sb + r, p + kMin + 16 * sb + r);
+        for (int k = 0; k < 32; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, b->qs + 4 * k, 4);
+      }
+    }
+  }
+
+  template <int NT>
+  static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
+                   float* Y, size_t y_stride) {
+    const BlockQ8_K* x[NT];
+    for (int t = 0; t < NT; ++t) x[t] = reinterpret_cast<const BlockQ8_K*>(X + static_cast<size_t>(t) * x_stride);
+    const auto all = static_cast<__mmask16>(0xFFFF);
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    // With few tokens each sub-block's eight products go into four sums (the latency of one chain of
+    // vpdpbusd bounds decode); integer sums are exact in any order.
+    constexpr bool kSplit = NT <= 2;
+    __m512 sum[NT], mins[NT];
+    for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < n / kQKK; ++i) {
+      const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+      const __m512 dmin = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kDmin)));
+      // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the min in both int16 halves of its lane.
+      __m512i min_pair[8];
+      for (int sb = 0; sb < 8; ++sb) {
+        const __m512i m = _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kMin + 16 * sb)));
+        min_pair[sb] = _mm512_or_si512(m, _mm512_maskz_slli_epi32(all, m, 16));
+      }
+      for (int t = 0; t < NT; ++t) {
+        __m512i md = _mm512_setzero_si512();
+        for (int sb = 0; sb < 8; ++sb) md = _mm512_dpwssd_epi32(md, min_pair[sb], bcast32(x[t][i].bsums + 2 * sb));
+        mins[t] = _mm512_fmadd_ps(to_float(md), _mm512_mul_ps(dmin, _mm512_set1_ps(x[t][i].d)), mins[t]);
+      }
+      __m512i total[NT];
+      for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
+      for (int c = 0; c < 4; ++c) {
+        __m512i lo[8], hi[8];
+        for (int g = 0; g < 8; ++g) {
+          const __m512i q = vec(p + kQ + 64 * (8 * c + g));
+          lo[g] = _mm512_and_si512(q, m4);
+          hi[g] = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+        }
+        const __m512i sc_lo = _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * (2 * c))));
+        const __m512i sc_hi = _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * (2 * c + 1))));
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* xq = x[t][i].qs + 64 * c;
+          for (int h = 0; h < 2; ++h) {  // sub-block 2c (low nibbles), then 2c + 1 (high nibbles)
+            const __m512i* q = h == 0 ? lo : hi;
+            const int8_t* xs = xq + 32 * h;
+            __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], bcast32(xs));
+            __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xs + 4));
+            if constexpr (kSplit) {
+              __m512i d2 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[2], bcast32(xs + 8));
+              __m512i d3 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[3], bcast32(xs + 12));
+              d0 = _mm512_dpbusd_epi32(d0, q[4], bcast32(xs + 16));
+              d1 = _mm512_dpbusd_epi32(d1, q[5], bcast32(xs + 20));
+              d2 = _mm512_dpbusd_epi32(d2, q[6], bcast32(xs + 24));
+              d3 = _mm512_dpbusd_epi32(d3, q[7], bcast32(xs + 28));
+              d0 = _mm512_add_epi32(d0, d2);
+              d1 = _mm512_add_epi32(d1, d3);
+            } else {
+              for (int k = 2; k < 8; k += 2) {
+                d0 = _mm512_dpbusd_epi32(d0, q[k], bcast32(xs + 4 * k));
+                d1 = _mm512_dpbusd_epi32(d1, q[k + 1], bcast32(xs + 4 * k + 4));
+              }
+            }
+            total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_add_epi32(d0, d1), h == 0 ? sc_lo : sc_hi));
+          }
         }
       }
       for (int t = 0; t < NT; ++t)
@@ -476,7 +580,9 @@ void install_avx512_panel(KernelTable& t) {
   q8_0.aux_bytes = Q80::aux_stride;
   q8_0.prepare = Q80::prepare;
   t.panel[idx(TensorType::Q8_0)] = q8_0;
-  t.panel[idx(TensorType::Q4_K)] = panel_of<K4<false>>();
+  PanelKernels q4_k = panel_of<K4N>();
+  q4_k.prepack = true;  // about the size of the rows (2368 bytes per super-block of 16 rows against 2304)
+  t.panel[idx(TensorType::Q4_K)] = q4_k;
   t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
   t.panel[idx(TensorType::Q6_K)] = panel_of<Q6K>();
 }

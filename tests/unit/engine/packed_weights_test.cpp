@@ -1,4 +1,4 @@
-// PackedWeights (engine/packed_weights.h): on an ISA that packs a type at load (Q4_0 on avx512) a
+// PackedWeights (engine/packed_weights.h): on an ISA that packs a type at load (Q4_0, Q4_K on avx512) a
 // resident model's block matrices of that type are packed and nothing else is; the rows stay
 // readable after their pages are dropped; the memory plan's extra bytes are the panels' excess; and
 // the logits (prompt and decode steps) are bitwise those of the rows — streamed (never packed), on
@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "a3s/power/engine.h"
@@ -31,10 +32,12 @@ class IsaScope {
 
 constexpr const char* kModel = "tiny-llama-Q4_0";
 
-TEST(PackedWeights, PacksTheBlockMatricesOfThePackedTypeOnly) {
+class PackedModels : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
   IsaScope isa(kernels::Isa::Avx512);
-  auto file = gguf::File::open(testing::model_path(kModel));
+  auto file = gguf::File::open(testing::model_path(GetParam()));
   weights::MappedWeights source(file);
   // A copy of every tensor's bytes, to compare with the rows after their pages are dropped.
   std::vector<std::vector<uint8_t>> before;
@@ -49,7 +52,7 @@ TEST(PackedWeights, PacksTheBlockMatricesOfThePackedTypeOnly) {
   int n_packed = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const bool want = d.layer >= 0 && d.type == TensorType::Q4_0 && d.n_dims == 2;
+    const bool want = d.layer >= 0 && (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K) && d.n_dims == 2;
     const engine::PackedWeights::Tensor* t = packed.find(id);
     ASSERT_EQ(t != nullptr, want) << d.name;
     if (d.layer >= 0) {
@@ -118,24 +121,24 @@ std::vector<std::vector<float>> run(const std::shared_ptr<Model>& m) {
   return out;
 }
 
-std::shared_ptr<Model> load(WeightsMode mode) {
-  return Model::load(testing::model_path(kModel), {.n_threads = 2, .n_batch = 16, .weights = mode});
+std::shared_ptr<Model> load(const char* name, WeightsMode mode) {
+  return Model::load(testing::model_path(name), {.n_threads = 2, .n_batch = 16, .weights = mode});
 }
 
-TEST(PackedWeights, LogitsAreBitwiseThoseOfTheRows) {
+TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
   std::vector<std::vector<float>> packed, streamed, other_isa, switched;
   {
     IsaScope isa(kernels::Isa::Avx512);
-    auto resident = load(WeightsMode::Resident);
+    auto resident = load(GetParam(), WeightsMode::Resident);
     packed = run(resident);
-    streamed = run(load(WeightsMode::Stream));
+    streamed = run(load(GetParam(), WeightsMode::Stream));
     IsaScope avx2(kernels::Isa::Avx2);  // the packed model's matrices now come from its rows
     switched = run(resident);
   }
   {
     IsaScope isa(kernels::Isa::Avx2);
-    other_isa = run(load(WeightsMode::Resident));
+    other_isa = run(load(GetParam(), WeightsMode::Resident));
   }
   ASSERT_EQ(packed.size(), 6u);
   for (size_t i = 0; i < packed.size(); ++i) {
@@ -145,6 +148,14 @@ TEST(PackedWeights, LogitsAreBitwiseThoseOfTheRows) {
     EXPECT_EQ(std::memcmp(packed[i].data(), switched[i].data(), n), 0) << "step " << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace a3s::power::packed_weights_test
