@@ -18,6 +18,7 @@
 #include "a3s/power/engine.h"
 #include "engine/context_inspect.h"
 #include "kernels/kernels.h"
+#include "support/isa_guard.h"
 #include "support/gguf_builder.h"
 #include "support/synth_models.h"
 
@@ -50,15 +51,6 @@ std::vector<IsaCase> invariance_cases() {
   return cases;
 }
 
-// Switches the kernels to one ISA for a test and back to the start-up choice after it.
-class IsaScope {
- public:
-  explicit IsaScope(kernels::Isa isa) : saved_(kernels::active_isa()) { kernels::force_isa(isa); }
-  ~IsaScope() { kernels::force_isa(saved_); }
-
- private:
-  kernels::Isa saved_;
-};
 
 std::vector<Token> seeded_tokens(int n, int n_vocab, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -92,7 +84,7 @@ std::shared_ptr<Model> load_with(const std::string& name, int n_batch, WeightsMo
 class BatchInvariance : public ::testing::TestWithParam<IsaCase> {};
 
 TEST_P(BatchInvariance, PrefillChunksOf1_7_64And512GiveBitwiseEqualLogits) {
-  IsaScope isa(GetParam().isa);
+  kernels::IsaGuard isa(GetParam().isa);
   auto ref_model = load_with(GetParam().model, 512);
   const int n_vocab = ref_model->info().n_vocab;
   const std::vector<Token> prompt = seeded_tokens(150, n_vocab, 11);
@@ -179,7 +171,7 @@ std::vector<std::vector<std::vector<float>>> batched(const std::shared_ptr<Model
 }
 
 TEST_P(BatchInvariance, SequencesSharingStepsGetTheirAloneLogits) {
-  IsaScope isa(GetParam().isa);
+  kernels::IsaGuard isa(GetParam().isa);
   auto m = load_with(GetParam().model, 512);
   const auto scripts = four_sequences(m->info().n_vocab);
   int n_steps = 0;

@@ -14,6 +14,7 @@
 #include "engine/memory_plan.h"
 #include "engine/packed_weights.h"
 #include "kernels/kernels.h"
+#include "support/isa_guard.h"
 #include "model/gguf/gguf_file.h"
 #include "model/sources/mapped_weights.h"
 #include "support/gguf_builder.h"
@@ -21,14 +22,6 @@
 namespace a3s::power::packed_weights_test {
 namespace {
 
-class IsaScope {
- public:
-  explicit IsaScope(kernels::Isa isa) : saved_(kernels::active_isa()) { kernels::force_isa(isa); }
-  ~IsaScope() { kernels::force_isa(saved_); }
-
- private:
-  kernels::Isa saved_;
-};
 
 constexpr const char* kModel = "tiny-llama-Q4_0";
 
@@ -36,7 +29,7 @@ class PackedModels : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
-  IsaScope isa(kernels::Isa::Avx512);
+  kernels::IsaGuard isa(kernels::Isa::Avx512);
   auto file = gguf::File::open(testing::model_path(GetParam()));
   weights::MappedWeights source(file);
   // A copy of every tensor's bytes, to compare with the rows after their pages are dropped.
@@ -129,15 +122,15 @@ TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
   std::vector<std::vector<float>> packed, streamed, other_isa, switched;
   {
-    IsaScope isa(kernels::Isa::Avx512);
+    kernels::IsaGuard isa(kernels::Isa::Avx512);
     auto resident = load(GetParam(), WeightsMode::Resident);
     packed = run(resident);
     streamed = run(load(GetParam(), WeightsMode::Stream));
-    IsaScope avx2(kernels::Isa::Avx2);  // the packed model's matrices now come from its rows
+    kernels::IsaGuard avx2(kernels::Isa::Avx2);  // the packed model's matrices now come from its rows
     switched = run(resident);
   }
   {
-    IsaScope isa(kernels::Isa::Avx2);
+    kernels::IsaGuard isa(kernels::Isa::Avx2);
     other_isa = run(load(GetParam(), WeightsMode::Resident));
   }
   ASSERT_EQ(packed.size(), 6u);

@@ -18,6 +18,7 @@
 #include "kernels/blocks.h"
 #include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
+#include "support/isa_guard.h"
 #include "model/gguf/tensor_type.h"
 
 namespace a3s::power::kernels::test {
@@ -65,19 +66,6 @@ inline std::string type_param_name(const testing::TestParamInfo<TensorType>& inf
 inline std::string isa_param_name(const testing::TestParamInfo<Isa>& info) {
   return isa_name(info.param);
 }
-
-// Restores the ISA that was active when it was constructed.
-class IsaGuard {
- public:
-  IsaGuard() : saved_(active_isa()) {}
-  explicit IsaGuard(Isa isa) : saved_(active_isa()) { force_isa(isa); }
-  ~IsaGuard() { force_isa(saved_); }
-  IsaGuard(const IsaGuard&) = delete;
-  IsaGuard& operator=(const IsaGuard&) = delete;
-
- private:
-  Isa saved_;
-};
 
 inline size_t row_bytes(TensorType t, int64_t n) {
   auto s = row_size(t, n);
