@@ -21,12 +21,17 @@ uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& desc
 
 namespace {
 // Drops the whole pages of [p, p + n) of a read-only file mapping from the process (they are read
-// again from the file if touched). Best effort: the rows stay usable either way.
+// again from the file if touched). Under a process-wide memory lock (tee_mode: mlockall with
+// MCL_ONFAULT) the packing faulted them in locked, and MADV_DONTNEED refuses locked pages: they are
+// unlocked first (the plaintext file's bytes; the panels stay locked). Best effort: the rows stay
+// usable either way.
 void release_mapped_pages(const uint8_t* p, uint64_t n) {
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const auto begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
   const auto end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  if (end <= begin) return;
+  munlock(reinterpret_cast<void*>(begin), end - begin);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 }  // namespace
 

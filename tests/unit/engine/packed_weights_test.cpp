@@ -5,7 +5,10 @@
 // another ISA, and after switching the ISA under a model packed for avx512.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "model/gguf/gguf_file.h"
 #include "model/sources/mapped_weights.h"
 #include "support/gguf_builder.h"
+#include "support/synth_models.h"
 
 namespace a3s::power::packed_weights_test {
 namespace {
@@ -63,6 +67,41 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors()), panels - rows);
   EXPECT_EQ(packed.find(-1), nullptr);
   EXPECT_EQ(packed.find(static_cast<int>(source.tensors().size())), nullptr);
+}
+
+// VmLck of this process, in KiB.
+uint64_t locked_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmLck:", 0) == 0) return std::stoull(line.substr(6));
+  return 0;
+}
+
+// Under a memory lock (tee_mode locks the whole process, MCL_ONFAULT) the packing faults the rows in
+// locked; the pages are unlocked and dropped after packing, not kept beside the panels.
+TEST(PackedWeights, LockedRowsAreUnlockedAndDroppedAfterPacking) {
+  if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
+  kernels::IsaGuard isa(kernels::Isa::Avx512);
+  auto file = gguf::File::open(testing::synth_preset_model("qwen3-tiny", "Q4_0", 256));
+  weights::MappedWeights source(file);
+  const uint64_t before = locked_kib();
+  uint64_t packed_rows = 0;
+  for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
+    const weights::TensorDesc& d = source.desc(id);
+    if (!engine::PackedWeights::packs(d)) continue;
+    if (mlock(source.acquire_layer(d.layer).data(id), d.size_bytes) != 0)
+      GTEST_SKIP() << "mlock refused (RLIMIT_MEMLOCK): cannot lock the rows here";
+    packed_rows += d.size_bytes;
+  }
+  ASSERT_GT(packed_rows, 256u << 10) << "the packed matrices must span many pages";
+  const uint64_t locked = locked_kib();
+  ASSERT_GE(locked, before + packed_rows / 1024 / 2);
+  ThreadPool pool(2);
+  engine::PackedWeights packed(source, pool);
+  // The panels are locked too (when RLIMIT_MEMLOCK allows), about the rows' size; the rows are not:
+  // without the unlock the count would be the rows plus the panels.
+  EXPECT_LT(locked_kib(), locked + packed.bytes() / 1024 / 2);
+  munlockall();
 }
 
 // The memory plan counts the panels' extra bytes as resident weights, and only there: a budget
