@@ -87,11 +87,18 @@ void Forward::post_norm(const LayerTensors& lt, LayerRole role, const weights::L
   for (int t = 0; t < n; ++t) rms_norm(&o_[t * n_embd], &o_[t * n_embd], hp.n_embd, hp.rms_eps, w);
 }
 
-void Forward::linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n,
-                          float* y) {
+void Forward::linear_rows(const weights::TensorDesc& w, const uint8_t* data, const PackedWeights::Tensor* packed,
+                          size_t row0, size_t rows, int n, float* y) {
   weights::TensorDesc part = w;
   part.ne[1] = static_cast<int64_t>(rows);
-  linear(part, data + row0 * w.row_bytes, xn_.data(), n, y, act_, m_.pool());
+  // A part that starts on a panel is the panels from there (kernels.h, kPackedPanelRows).
+  PackedWeights::Tensor part_packed{};
+  const bool on_panel = packed != nullptr && row0 % static_cast<size_t>(kernels::kPackedPanelRows) == 0;
+  if (on_panel) {
+    part_packed = *packed;
+    part_packed.bytes += kernels::packed_weight_bytes(w.type, static_cast<int64_t>(row0), w.ne[0]);
+  }
+  linear(part, data + row0 * w.row_bytes, xn_.data(), n, y, act_, m_.pool(), on_panel ? &part_packed : nullptr);
 }
 
 void Forward::run(std::span<const Segment> segments) {
@@ -152,9 +159,9 @@ void Forward::layer(int il, int n) {
   act_.invalidate();
   if (lt[LayerRole::Wqkv] >= 0) {
     // Fused QKV (phi3): the Q, K and V rows of one tensor, each block of rows used as its own matrix.
-    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), 0, n_q, n, q_.data());
-    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q, n_kv, n, k_.data());
-    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), n_q + n_kv, n_kv, n, v_.data());
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), packed(LayerRole::Wqkv), 0, n_q, n, q_.data());
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), packed(LayerRole::Wqkv), n_q, n_kv, n, k_.data());
+    linear_rows(desc(LayerRole::Wqkv), data(LayerRole::Wqkv), packed(LayerRole::Wqkv), n_q + n_kv, n_kv, n, v_.data());
   } else {
     linear(desc(LayerRole::Wq), data(LayerRole::Wq), xn_.data(), n, q_.data(), act_, pool, packed(LayerRole::Wq));
     linear(desc(LayerRole::Wk), data(LayerRole::Wk), xn_.data(), n, k_.data(), act_, pool, packed(LayerRole::Wk));
@@ -211,8 +218,8 @@ void Forward::layer(int il, int n) {
   } else {
     if (m_.arch().fused_gate_up) {
       // ffn_up holds the gate rows, then the up rows (phi3).
-      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
-      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
+      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), packed(LayerRole::FfnUp), 0, n_ff, n, gate_.data());
+      linear_rows(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), packed(LayerRole::FfnUp), n_ff, n_ff, n, up_.data());
     } else {
       linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool, packed(LayerRole::FfnGate));
       linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool, packed(LayerRole::FfnUp));
@@ -242,7 +249,7 @@ void Forward::moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, 
   const size_t n_embd = static_cast<size_t>(hp.n_embd), n_ff = static_cast<size_t>(hp.n_ff_exp),
                n_exp = static_cast<size_t>(hp.n_expert), k = static_cast<size_t>(hp.n_expert_used);
   const int router = lt[LayerRole::FfnGateInp];
-  linear(ws.desc(router), lease.data(router), xn_.data(), n, router_.data(), act_, pool);
+  linear(ws.desc(router), lease.data(router), xn_.data(), n, router_.data(), act_, pool, m_.packed(router));
   act_.invalidate();
   for (size_t t = 0; t < static_cast<size_t>(n); ++t) {
     float* p = &router_[t * n_exp];

@@ -74,7 +74,10 @@ class Forward {
   // o_ rows = RMSNorm(o_ rows) · the block's `role` weight, when the block has one (gemma3's post-norms).
   void post_norm(const LayerTensors& lt, LayerRole role, const weights::LayerLease& lease, int n);
   // y [n, rows] = xn_ [n, n_embd] · (rows [row0, row0 + rows) of w)ᵀ: part of a fused tensor as its own matrix.
-  void linear_rows(const weights::TensorDesc& w, const uint8_t* data, size_t row0, size_t rows, int n, float* y);
+  // Rows [row0, row0 + rows) of `w` (a fused matrix) against the normed input; from their panels when
+  // `w` is packed and row0 starts a panel.
+  void linear_rows(const weights::TensorDesc& w, const uint8_t* data, const PackedWeights::Tensor* packed,
+                   size_t row0, size_t rows, int n, float* y);
   // o_ [n, n_embd] = the mixture-of-experts FFN of xn_ (router, top-k experts, weighted sum).
   void moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n);
 

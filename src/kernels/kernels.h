@@ -184,6 +184,9 @@ void force_isa(Isa isa);
 // panel layout (kernel_table.h, PanelKernels::prepack: Q4_0 on avx512), a matrix can be packed once
 // and multiplied from the panels for any number of tokens: the same bits as matmul on the rows.
 
+// Rows per panel: the packed form of rows [0, r) with r a multiple of this is the first
+// packed_weight_bytes(w, r, n_cols) bytes, so a fused matrix's parts starting on a panel are panels too.
+inline constexpr int kPackedPanelRows = 16;
 // Bytes of the packed form of [n_rows, n_cols] of type w; 0 when the active ISA does not pack w.
 size_t packed_weight_bytes(TensorType w, int64_t n_rows, int64_t n_cols);
 // Packs W ([n_rows, n_cols] of type w, rows row_size(w, n_cols) apart) into `packed`

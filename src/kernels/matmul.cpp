@@ -203,6 +203,8 @@ void run_matmul(const KernelTable& table, TensorType w, const uint8_t* W, const 
 
 }  // namespace
 
+static_assert(kPackedPanelRows == kPanelRows);
+
 namespace {
 // The panel kernels a type is packed with at load on the active ISA, or null.
 const PanelKernels* prepacked_panel(TensorType w) {

@@ -29,12 +29,20 @@ namespace {
 
 constexpr const char* kModel = "tiny-llama-Q4_0";
 
+// A shared test model, or a synth preset as "<preset>:<type>" (phi3's fused QKV and gate/up
+// matrices are multiplied by parts, each from its own panels).
+std::string path_of(const std::string& name) {
+  const size_t colon = name.find(':');
+  if (colon == std::string::npos) return testing::model_path(name);
+  return testing::synth_preset_model(name.substr(0, colon), name.substr(colon + 1));
+}
+
 class PackedModels : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   if (!kernels::isa_supported(kernels::Isa::Avx512)) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: nothing packs";
   kernels::IsaGuard isa(kernels::Isa::Avx512);
-  auto file = gguf::File::open(testing::model_path(GetParam()));
+  auto file = gguf::File::open(path_of(GetParam()));
   weights::MappedWeights source(file);
   // A copy of every tensor's bytes, to compare with the rows after their pages are dropped.
   std::vector<std::vector<uint8_t>> before;
@@ -155,7 +163,7 @@ std::vector<std::vector<float>> run(const std::shared_ptr<Model>& m) {
 }
 
 std::shared_ptr<Model> load(const char* name, WeightsMode mode) {
-  return Model::load(testing::model_path(name), {.n_threads = 2, .n_batch = 16, .weights = mode});
+  return Model::load(path_of(name), {.n_threads = 2, .n_batch = 16, .weights = mode});
 }
 
 TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
@@ -182,11 +190,11 @@ TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M"),
+INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "phi3-tiny:Q4_0"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
                            for (char& c : n)
-                             if (c == '-') c = '_';
+                             if (c == '-' || c == ':') c = '_';
                            return n;
                          });
 
