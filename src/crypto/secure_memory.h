@@ -42,9 +42,16 @@ void set_wipe_observer_for_testing(WipeObserver observer);
 class LockedBuffer {
  public:
   LockedBuffer() = default;
+  // Page size the buffer asks for. kHuge: the mapping is aligned to and rounded up to 2 MiB and
+  // advised for transparent huge pages (madvise MADV_HUGEPAGE) before it is locked, for large
+  // buffers read sequentially and often (packed weights: fewer TLB misses); the kernel may still back
+  // it with base pages (best effort; the THP policy "never" or fragmentation).
+  enum class Pages { kBase, kHuge };
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
+
   // `size` bytes (rounded up to whole pages internally), zero-filled. `what` names the buffer in the
   // debug message when the lock fails (e.g. "model key", "decrypted model").
-  LockedBuffer(size_t size, const char* what);
+  LockedBuffer(size_t size, const char* what, Pages pages = Pages::kBase);
   ~LockedBuffer();
   LockedBuffer(LockedBuffer&& o) noexcept;
   LockedBuffer& operator=(LockedBuffer&& o) noexcept;

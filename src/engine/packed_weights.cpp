@@ -9,14 +9,26 @@ bool PackedWeights::packs(const weights::TensorDesc& d) {
   return d.layer >= 0 && !d.stacked() && d.n_dims == 2 && kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
 }
 
-uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& descs) {
-  uint64_t extra = 0;
-  for (const weights::TensorDesc& d : descs) {
-    if (!packs(d)) continue;
-    const uint64_t packed = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
-    extra += packed > d.size_bytes ? packed - d.size_bytes : 0;
+uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, std::vector<uint64_t>* offsets) {
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (offsets != nullptr) offsets->assign(descs.size(), 0);
+  uint64_t total = 0;
+  for (size_t id = 0; id < descs.size(); ++id) {
+    if (!packs(descs[id])) continue;
+    if (offsets != nullptr) (*offsets)[id] = total;
+    const uint64_t n = kernels::packed_weight_bytes(descs[id].type, descs[id].ne[1], descs[id].ne[0]);
+    total += (n + page - 1) / page * page;
   }
-  return extra;
+  return total;
+}
+
+uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& descs) {
+  uint64_t rows = 0;
+  for (const weights::TensorDesc& d : descs)
+    if (packs(d)) rows += d.size_bytes;
+  const uint64_t huge = crypto::LockedBuffer::kHugePageBytes;
+  const uint64_t mapped = (layout(descs, nullptr) + huge - 1) / huge * huge;
+  return mapped > rows ? mapped - rows : 0;
 }
 
 namespace {
@@ -38,20 +50,24 @@ void release_mapped_pages(const uint8_t* p, uint64_t n) {
 PackedWeights::PackedWeights(weights::WeightSource& source, ThreadPool& pool) {
   const std::vector<weights::TensorDesc>& descs = source.tensors();
   by_id_.resize(descs.size());
+  // One buffer holds every panel, each at a page-aligned offset, so that the buffer can be backed by
+  // huge pages without rounding every tensor up to 2 MiB.
+  std::vector<uint64_t> offset;
+  const uint64_t total = layout(descs, &offset);
+  if (total == 0) return;
+  panels_ = crypto::LockedBuffer(total, "packed weights", crypto::LockedBuffer::Pages::kHuge);
   for (size_t id = 0; id < descs.size(); ++id) {
     const weights::TensorDesc& d = descs[id];
     if (!packs(d)) continue;
-    const size_t n = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
-    crypto::LockedBuffer buf(n, "packed weights");
+    uint8_t* panel = panels_.data() + offset[id];
     const weights::LayerLease lease = source.acquire_layer(d.layer);
     const uint8_t* rows = lease.data(static_cast<int>(id));
-    by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], buf.data(), pool);
-    buf.protect_read_only();
+    by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel, pool);
     release_mapped_pages(rows, d.size_bytes);
-    by_id_[id].bytes = buf.data();
-    bytes_ += n;
-    buffers_.push_back(std::move(buf));
+    by_id_[id].bytes = panel;
+    bytes_ += kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
   }
+  panels_.protect_read_only();
 }
 
 const PackedWeights::Tensor* PackedWeights::find(int id) const {

@@ -6,8 +6,10 @@
 // digest and any measurement are taken over the file, not over the panels), and then drops the
 // matrix's pages from the process (madvise MADV_DONTNEED; they are read again from the file only if
 // the rows are needed, e.g. after force_isa to an ISA without this layout). The panels are
-// LockedBuffers: locked where RLIMIT_MEMLOCK allows, excluded from core dumps, wiped when freed.
-// Memory: extra_bytes() more than the rows, counted by the memory plan (memory_plan.h).
+// one LockedBuffer: locked where RLIMIT_MEMLOCK allows, excluded from core dumps, wiped when freed,
+// and backed by transparent huge pages where the kernel gives them (decode reads every panel once a
+// token: 2 MiB pages take the TLB misses out of that stream).
+// Memory: extra_bytes() more than the rows (with the pages' and the huge page's rounding), counted by the memory plan (memory_plan.h).
 // Stacked (expert) tensors and global tensors (embeddings, output head) are not packed.
 #pragma once
 
@@ -32,6 +34,10 @@ class PackedWeights {
   static bool packs(const weights::TensorDesc& d);
   static uint64_t extra_bytes(const std::vector<weights::TensorDesc>& descs);
 
+  // Bytes of the panels of every tensor `packs` accepts, each rounded up to whole pages; offsets
+  // (when not null): per tensor id, where its panels start in that layout (0 for the others).
+  static uint64_t layout(const std::vector<weights::TensorDesc>& descs, std::vector<uint64_t>* offsets);
+
   // Packs every tensor `packs` accepts from `source` (a resident source whose layer data points into
   // a file mapping), on `pool`.
   PackedWeights(weights::WeightSource& source, ThreadPool& pool);
@@ -41,7 +47,7 @@ class PackedWeights {
   uint64_t bytes() const { return bytes_; }
 
  private:
-  std::vector<crypto::LockedBuffer> buffers_;
+  crypto::LockedBuffer panels_;  // every tensor's panels, page-aligned, huge pages where the kernel gives them
   std::vector<Tensor> by_id_;  // per tensor id; bytes null when not packed
   uint64_t bytes_ = 0;
 };

@@ -14,6 +14,7 @@
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
+#include "crypto/secure_memory.h"
 #include "engine/memory_plan.h"
 #include "engine/packed_weights.h"
 #include "kernels/kernels.h"
@@ -53,7 +54,7 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   }
   ThreadPool pool(2);
   engine::PackedWeights packed(source, pool);
-  uint64_t panels = 0, rows = 0;
+  uint64_t panels = 0, rows = 0, paged = 0;
   int n_packed = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
@@ -67,12 +68,18 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
     if (t == nullptr) continue;
     ++n_packed;
     EXPECT_EQ(t->isa, kernels::Isa::Avx512);
-    panels += kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    const uint64_t n = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    panels += n;
+    paged += (n + 4095) / 4096 * 4096;
     rows += d.size_bytes;
   }
   EXPECT_GT(n_packed, 0);
   EXPECT_EQ(packed.bytes(), panels);
-  EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors()), panels - rows);
+  // The extra bytes count the panels as they are mapped: each tensor's on whole pages, all of them
+  // in one buffer of whole 2 MiB huge pages.
+  const uint64_t huge = crypto::LockedBuffer::kHugePageBytes;
+  EXPECT_EQ(engine::PackedWeights::layout(source.tensors(), nullptr), paged);
+  EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors()), (paged + huge - 1) / huge * huge - rows);
   EXPECT_EQ(packed.find(-1), nullptr);
   EXPECT_EQ(packed.find(static_cast<int>(source.tensors().size())), nullptr);
 }
@@ -107,9 +114,10 @@ TEST(PackedWeights, LockedRowsAreUnlockedAndDroppedAfterPacking) {
   if (locked < before + packed_rows / 1024 / 2) GTEST_SKIP() << "mlock locks nothing here (a sanitizer build)";
   ThreadPool pool(2);
   engine::PackedWeights packed(source, pool);
-  // The panels are locked too (when RLIMIT_MEMLOCK allows), about the rows' size; the rows are not:
-  // without the unlock the count would be the rows plus the panels.
-  EXPECT_LT(locked_kib(), locked + packed.bytes() / 1024 / 2);
+  // The panels are locked too (when RLIMIT_MEMLOCK allows: their whole buffer, the rows plus the
+  // extra bytes); the rows are not: without the unlock the count would be the rows plus the panels.
+  const uint64_t panels = packed_rows + engine::PackedWeights::extra_bytes(source.tensors());
+  EXPECT_LT(locked_kib(), before + (panels + packed_rows / 2) / 1024);
   munlockall();
 }
 
