@@ -22,6 +22,8 @@
 // Q4_0 needs per token and block −8·Σx and the scale as float (prepare → aux), since its quants are
 // stored unsigned (q, meaning q − 8); the K-quants take theirs from the Q8_K bsums.
 // Every fused multiply-add is written out (the kernels are compiled with -ffp-contract=off).
+#include <climits>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/avx2/common.h"
@@ -66,6 +68,26 @@ inline __m512i vec(const uint8_t* p) {
 template <typename Block>
 const Block* row_block(const void* W, size_t w_stride, int r, int64_t i) {
   return reinterpret_cast<const Block*>(static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride) + i;
+}
+
+// One 32-bit word of each of a panel's rows: lane r holds the 4 bytes at `at` + r·w_stride, `at` being
+// in row 0; the lanes of rows past n_w read nothing and are zero. Packing with it takes one gather
+// per 64 bytes of panel. Offsets are int32: strides up to kMaxStride (larger ones pack by scalar copies).
+struct RowWords {
+  static constexpr size_t kMaxStride = size_t{INT32_MAX} / 16;
+  __mmask16 rows;
+  __m512i offset;
+  RowWords(size_t w_stride, int n_w)
+      : rows(static_cast<__mmask16>(n_w >= 16 ? 0xFFFF : (1u << n_w) - 1u)),
+        offset(_mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                  _mm512_set1_epi32(static_cast<int>(w_stride)))) {}
+  __m512i operator()(const uint8_t* at) const {
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), rows, offset, at, 1);
+  }
+};
+// The low 16 bits of each lane, as 16 binary16 values at p.
+inline void store_low_halves(uint8_t* p, __m512i v) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(static_cast<__mmask16>(0xFFFF), v));
 }
 
 // Stores lanes r < n_w of acc[t] at Y + t·y_stride.
@@ -141,14 +163,24 @@ struct Q40 {
 
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
-    std::memset(out, 0, panel_bytes(n));
+    if (w_stride > RowWords::kMaxStride) {
+      std::memset(out, 0, panel_bytes(n));
+      for (int64_t i = 0; i < n / kQK; ++i) {
+        uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+        for (int r = 0; r < n_w; ++r) {
+          const BlockQ4_0* b = row_block<BlockQ4_0>(W, w_stride, r, i);
+          std::memcpy(p + 2 * r, &b->d, 2);
+          for (int j = 0; j < 4; ++j) std::memcpy(p + kScales + 64 * j + 4 * r, b->qs + 4 * j, 4);
+        }
+      }
+      return;
+    }
+    const RowWords words(w_stride, n_w);
     for (int64_t i = 0; i < n / kQK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
-      for (int r = 0; r < n_w; ++r) {
-        const BlockQ4_0* b = row_block<BlockQ4_0>(W, w_stride, r, i);
-        std::memcpy(p + 2 * r, &b->d, 2);
-        for (int j = 0; j < 4; ++j) std::memcpy(p + kScales + 64 * j + 4 * r, b->qs + 4 * j, 4);
-      }
+      const auto* b = reinterpret_cast<const uint8_t*>(row_block<BlockQ4_0>(W, w_stride, 0, i));
+      store_low_halves(p, words(b + offsetof(BlockQ4_0, d)));
+      for (int j = 0; j < 4; ++j) _mm512_storeu_si512(p + kScales + 64 * j, words(b + offsetof(BlockQ4_0, qs) + 4 * j));
     }
   }
 
@@ -395,18 +427,48 @@ struct K4N {
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
   static size_t aux_stride(int64_t) { return 0; }
 
+  // The 6-bit scales are unpacked for 16 rows at once (k4_scale_min's arithmetic, lane by lane).
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
-    std::memset(out, 0, panel_bytes(n));
+    if (w_stride > RowWords::kMaxStride) {
+      std::memset(out, 0, panel_bytes(n));
+      for (int64_t i = 0; i < n / kQKK; ++i) {
+        uint8_t* p = out + static_cast<size_t>(i) * kBlock;
+        for (int r = 0; r < n_w; ++r) {
+          const BlockQ4_K* b = row_block<BlockQ4_K>(W, w_stride, r, i);
+          std::memcpy(p + 2 * r, &b->d, 2);
+          std::memcpy(p + kDmin + 2 * r, &b->dmin, 2);
+          for (int sb = 0; sb < 8; ++sb) k4_scale_min(sb, b->scales, p + kSc + 16 * sb + r, p + kMin + 16 * sb + r);
+          for (int k = 0; k < 32; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, b->qs + 4 * k, 4);
+        }
+      }
+      return;
+    }
+    const auto all = static_cast<__mmask16>(0xFFFF);
+    const RowWords words(w_stride, n_w);
+    const __m512i low6 = _mm512_set1_epi32(63), low4 = _mm512_set1_epi32(0xF), byte = _mm512_set1_epi32(0xFF);
+    auto byte_of = [&](__m512i w, int j) { return _mm512_and_si512(_mm512_maskz_srli_epi32(all, w, 8 * j), byte); };
+    auto top2 = [&](__m512i v) { return _mm512_maskz_slli_epi32(all, _mm512_maskz_srli_epi32(all, v, 6), 4); };
+    auto store_bytes = [&](uint8_t* p, __m512i v) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_maskz_cvtepi32_epi8(all, v));
+    };
     for (int64_t i = 0; i < n / kQKK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
-      for (int r = 0; r < n_w; ++r) {
-        const BlockQ4_K* b = row_block<BlockQ4_K>(W, w_stride, r, i);
-        std::memcpy(p + 2 * r, &b->d, 2);
-        std::memcpy(p + kDmin + 2 * r, &b->dmin, 2);
-        for (int sb = 0; sb < 8; ++sb) k4_scale_min(sb, b->scales, p + kSc + 16 * sb + r, p + kMin + 16 * sb + r);
-        for (int k = 0; k < 32; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, b->qs + 4 * k, 4);
+      const auto* b = reinterpret_cast<const uint8_t*>(row_block<BlockQ4_K>(W, w_stride, 0, i));
+      const __m512i d_dmin = words(b + offsetof(BlockQ4_K, d));  // d in the low half, dmin in the high one
+      store_low_halves(p, d_dmin);
+      store_low_halves(p + kDmin, _mm512_maskz_srli_epi32(all, d_dmin, 16));
+      const uint8_t* s = b + offsetof(BlockQ4_K, scales);
+      const __m512i w0 = words(s), w1 = words(s + 4), w2 = words(s + 8);
+      for (int j = 0; j < 4; ++j) {
+        const __m512i hi = byte_of(w2, j);
+        store_bytes(p + kSc + 16 * j, _mm512_and_si512(byte_of(w0, j), low6));
+        store_bytes(p + kMin + 16 * j, _mm512_and_si512(byte_of(w1, j), low6));
+        store_bytes(p + kSc + 16 * (j + 4), _mm512_or_si512(_mm512_and_si512(hi, low4), top2(byte_of(w0, j))));
+        store_bytes(p + kMin + 16 * (j + 4), _mm512_or_si512(_mm512_maskz_srli_epi32(all, hi, 4), top2(byte_of(w1, j))));
       }
+      const uint8_t* q = b + offsetof(BlockQ4_K, qs);
+      for (int k = 0; k < 32; ++k) _mm512_storeu_si512(p + kQ + 64 * k, words(q + 4 * k));
     }
   }
 
