@@ -288,11 +288,20 @@ void Forward::moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, 
       std::memcpy(&expert_in_[r * n_embd], &xn_[static_cast<size_t>(routed_[r]) / k * n_embd], n_embd * sizeof(float));
     act_.invalidate();
     const int64_t plane = static_cast<int64_t>(e);
-    linear(gate, lease.plane(lt[LayerRole::FfnGateExps], plane), expert_in_.data(), m, gate_.data(), act_, pool);
-    linear(up, lease.plane(lt[LayerRole::FfnUpExps], plane), expert_in_.data(), m, up_.data(), act_, pool);
+    // Expert e's matrices: its plane of each stacked tensor, and of their panels when packed.
+    PackedWeights::Tensor one{};
+    auto packed_plane = [&](LayerRole r) {
+      const PackedWeights::Tensor* t = m_.packed(lt[r]);
+      return t != nullptr ? t->plane(plane, one) : nullptr;
+    };
+    linear(gate, lease.plane(lt[LayerRole::FfnGateExps], plane), expert_in_.data(), m, gate_.data(), act_, pool,
+           packed_plane(LayerRole::FfnGateExps));
+    linear(up, lease.plane(lt[LayerRole::FfnUpExps], plane), expert_in_.data(), m, up_.data(), act_, pool,
+           packed_plane(LayerRole::FfnUpExps));
     swiglu(gate_.data(), up_.data(), m, static_cast<int64_t>(n_ff));
     act_.invalidate();
-    linear(down, lease.plane(lt[LayerRole::FfnDownExps], plane), gate_.data(), m, expert_in_.data(), act_, pool);
+    linear(down, lease.plane(lt[LayerRole::FfnDownExps], plane), gate_.data(), m, expert_in_.data(), act_, pool,
+           packed_plane(LayerRole::FfnDownExps));
     for (size_t r = 0; r < routed_.size(); ++r) {
       const size_t slot = static_cast<size_t>(routed_[r]);
       const float w = chosen_w_[slot];

@@ -6,7 +6,12 @@
 namespace a3s::power::engine {
 
 bool PackedWeights::packs(const weights::TensorDesc& d) {
-  return d.layer >= 0 && !d.stacked() && d.n_dims == 2 && kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
+  return d.layer >= 0 && d.ne[3] == 1 && (d.n_dims == 2 || d.n_dims == 3) &&
+         kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
+}
+
+uint64_t PackedWeights::plane_panel_bytes(const weights::TensorDesc& d) {
+  return kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
 }
 
 uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, std::vector<uint64_t>* offsets) {
@@ -16,7 +21,7 @@ uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, st
   for (size_t id = 0; id < descs.size(); ++id) {
     if (!packs(descs[id])) continue;
     if (offsets != nullptr) (*offsets)[id] = total;
-    const uint64_t n = kernels::packed_weight_bytes(descs[id].type, descs[id].ne[1], descs[id].ne[0]);
+    const uint64_t n = plane_panel_bytes(descs[id]) * static_cast<uint64_t>(descs[id].ne[2]);
     total += (n + page - 1) / page * page;
   }
   return total;
@@ -61,13 +66,25 @@ PackedWeights::PackedWeights(weights::WeightSource& source, ThreadPool& pool) {
     if (!packs(d)) continue;
     uint8_t* panel = panels_.data() + offset[id];
     const weights::LayerLease lease = source.acquire_layer(d.layer);
-    const uint8_t* rows = lease.data(static_cast<int>(id));
-    by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel, pool);
-    release_mapped_pages(rows, d.size_bytes);
+    const uint64_t per_plane = plane_panel_bytes(d);
+    // A stacked tensor (the experts of a mixture-of-experts block) is packed plane by plane, each
+    // plane's panels after the previous one's.
+    for (int64_t e = 0; e < d.ne[2]; ++e) {
+      const uint8_t* rows = d.stacked() ? lease.plane(static_cast<int>(id), e) : lease.data(static_cast<int>(id));
+      by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel + static_cast<uint64_t>(e) * per_plane, pool);
+      release_mapped_pages(rows, d.plane_bytes());
+    }
     by_id_[id].bytes = panel;
-    bytes_ += kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    by_id_[id].plane_bytes = per_plane;
+    bytes_ += per_plane * static_cast<uint64_t>(d.ne[2]);
   }
   panels_.protect_read_only();
+}
+
+const PackedWeights::Tensor* PackedWeights::Tensor::plane(int64_t e, Tensor& one) const {
+  one = *this;
+  one.bytes += static_cast<uint64_t>(e) * plane_bytes;
+  return &one;
 }
 
 const PackedWeights::Tensor* PackedWeights::find(int id) const {

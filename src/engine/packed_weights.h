@@ -10,7 +10,8 @@
 // and backed by transparent huge pages where the kernel gives them (decode reads every panel once a
 // token: 2 MiB pages take the TLB misses out of that stream).
 // Memory: extra_bytes() more than the rows (with the pages' and the huge page's rounding), counted by the memory plan (memory_plan.h).
-// Stacked (expert) tensors and global tensors (embeddings, output head) are not packed.
+// Stacked tensors (a mixture-of-experts block's experts) are packed plane by plane; global tensors
+// (embeddings, output head) are not packed.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +28,17 @@ class PackedWeights {
  public:
   struct Tensor {
     const uint8_t* bytes = nullptr;
-    kernels::Isa isa{};  // whose layout the panels are in
+    kernels::Isa isa{};       // whose layout the panels are in
+    uint64_t plane_bytes = 0;  // bytes of one plane's panels (stacked tensors: the planes follow each other)
+
+    // Plane e of a stacked tensor, written to `one`.
+    const Tensor* plane(int64_t e, Tensor& one) const;
   };
 
-  // The tensors the active ISA packs (block matrices, not stacked) and their bytes beyond the rows.
+  // The tensors the active ISA packs (block matrices, and stacked ones plane by plane) and their bytes
+  // beyond the rows.
   static bool packs(const weights::TensorDesc& d);
+  static uint64_t plane_panel_bytes(const weights::TensorDesc& d);  // of one plane (of the matrix)
   static uint64_t extra_bytes(const std::vector<weights::TensorDesc>& descs);
 
   // Bytes of the panels of every tensor `packs` accepts, each rounded up to whole pages; offsets

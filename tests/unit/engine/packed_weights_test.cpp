@@ -31,7 +31,15 @@ namespace {
 constexpr const char* kModel = "tiny-llama-Q4_0";
 
 // A shared test model, or a synth preset as "<preset>:<type>" (phi3's fused QKV and gate/up
-// matrices are multiplied by parts, each from its own panels).
+// matrices are multiplied by parts, each from its own panels; qwen3moe's experts plane by plane).
+// The bytes of block tensor `id` in a mapped source (a stacked one from its first plane on: the
+// planes follow each other in the mapping).
+const uint8_t* block_bytes(weights::MappedWeights& source, int id) {
+  const weights::TensorDesc& d = source.desc(id);
+  const weights::LayerLease lease = source.acquire_layer(d.layer);
+  return d.stacked() ? lease.plane(id, 0) : lease.data(id);
+}
+
 std::string path_of(const std::string& name) {
   const size_t colon = name.find(':');
   if (colon == std::string::npos) return testing::model_path(name);
@@ -49,31 +57,37 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   std::vector<std::vector<uint8_t>> before;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const uint8_t* p = d.layer >= 0 ? source.acquire_layer(d.layer).data(id) : source.read_rows(id, 0, d.n_rows(), {});
+    const uint8_t* p = d.layer >= 0 ? block_bytes(source, id) : source.read_rows(id, 0, d.n_rows(), {});
     before.emplace_back(p, p + d.size_bytes);
   }
   ThreadPool pool(2);
   engine::PackedWeights packed(source, pool);
   uint64_t panels = 0, rows = 0, paged = 0;
-  int n_packed = 0;
+  int n_packed = 0, n_stacked = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const bool want = d.layer >= 0 && (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K) && d.n_dims == 2;
+    const bool want = d.layer >= 0 && (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K) &&
+                      (d.n_dims == 2 || d.n_dims == 3);  // experts too, plane by plane
     const engine::PackedWeights::Tensor* t = packed.find(id);
     ASSERT_EQ(t != nullptr, want) << d.name;
     if (d.layer >= 0) {
-      const uint8_t* p = source.acquire_layer(d.layer).data(id);
+      const uint8_t* p = block_bytes(source, id);
       EXPECT_EQ(std::memcmp(p, before[static_cast<size_t>(id)].data(), d.size_bytes), 0) << d.name;
     }
     if (t == nullptr) continue;
     ++n_packed;
     EXPECT_EQ(t->isa, kernels::Isa::Avx512);
-    const uint64_t n = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
+    const uint64_t n = kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) * static_cast<uint64_t>(d.ne[2]);
+    EXPECT_EQ(t->plane_bytes, kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0])) << d.name;
+    if (d.stacked()) ++n_stacked;
     panels += n;
     paged += (n + 4095) / 4096 * 4096;
     rows += d.size_bytes;
   }
   EXPECT_GT(n_packed, 0);
+  if (std::string(GetParam()).find("moe") != std::string::npos) {
+    EXPECT_GT(n_stacked, 0);  // the experts
+  }
   EXPECT_EQ(packed.bytes(), panels);
   // The extra bytes count the panels as they are mapped: each tensor's on whole pages, all of them
   // in one buffer of whole 2 MiB huge pages.
@@ -104,7 +118,7 @@ TEST(PackedWeights, LockedRowsAreUnlockedAndDroppedAfterPacking) {
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
     if (!engine::PackedWeights::packs(d)) continue;
-    if (mlock(source.acquire_layer(d.layer).data(id), d.size_bytes) != 0)
+    if (mlock(block_bytes(source, id), d.size_bytes) != 0)
       GTEST_SKIP() << "mlock refused (RLIMIT_MEMLOCK): cannot lock the rows here";
     packed_rows += d.size_bytes;
   }
@@ -198,7 +212,8 @@ TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "phi3-tiny:Q4_0"),
+INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "phi3-tiny:Q4_0",
+                                                                                 "qwen3moe-tiny:Q4_0"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
                            for (char& c : n)
