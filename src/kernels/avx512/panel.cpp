@@ -249,19 +249,24 @@ struct Q80 {
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQK) * kBlock; }
   static size_t aux_stride(int64_t n) { return static_cast<size_t>(n / kQK) * sizeof(Aux); }
 
-  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+  // Packs blocks of type Block whose 32 quants quants(block) gives as signed bytes.
+  template <class Block, class Quants>
+  static void pack_signed(int64_t n, const void* W, size_t w_stride, int n_w, void* panel, Quants quants) {
     auto* out = static_cast<uint8_t*>(panel);
     std::memset(out, 0, panel_bytes(n));
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     for (int64_t i = 0; i < n / kQK; ++i) {
       for (int r = 0; r < n_w; ++r) {
-        const BlockQ8_0* b = row_block<BlockQ8_0>(W, w_stride, r, i);
+        const Block* b = row_block<Block>(W, w_stride, r, i);
         uint8_t* p = out + static_cast<size_t>(i) * kBlock + static_cast<size_t>(r / 2) * kPair;
         const int half = r % 2;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * half), _mm256_xor_si256(load256(b->qs), flip));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * half), _mm256_xor_si256(quants(b), flip));
         _mm256_storeu_ps(reinterpret_cast<float*>(p + 64 + 32 * half), _mm256_set1_ps(h2f(b->d)));
       }
     }
+  }
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    pack_signed<BlockQ8_0>(n, W, w_stride, n_w, panel, [](const BlockQ8_0* b) { return load256(b->qs); });
   }
 
   static void prepare(int64_t n, const void* X, size_t x_stride, int64_t n_x, void* aux) {
@@ -323,6 +328,24 @@ struct Q80 {
         }
       }
     }
+  }
+};
+
+// ---- Q5_0 -----------------------------------------------------------------------------------------
+
+// Q5_0 in Q8_0's panel: each block's quants unpacked to signed bytes (q − 16), so Q8_0's pass, prepare
+// and side data serve it. The reference's arithmetic for Q5_0 is Q8_0's (eight lanes of 4-byte
+// sums, one FMA per lane and block), so the results are its bits. Packed per call (the panel is
+// 1.5× the rows).
+struct Q50 : Q80 {
+  static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
+    const __m256i high = _mm256_set1_epi8(static_cast<char>(0xF0));
+    pack_signed<BlockQ5_0>(n, W, w_stride, n_w, panel, [&](const BlockQ5_0* b) {
+      uint32_t qh;
+      std::memcpy(&qh, b->qh, 4);
+      // A quant whose fifth bit is clear is its nibble − 16: the high nibble set (two's complement).
+      return _mm256_or_si256(unpack_nibbles(b->qs), _mm256_andnot_si256(spread_bits(qh), high));
+    });
   }
 };
 
@@ -642,6 +665,10 @@ void install_avx512_panel(KernelTable& t) {
   q8_0.aux_bytes = Q80::aux_stride;
   q8_0.prepare = Q80::prepare;
   t.panel[idx(TensorType::Q8_0)] = q8_0;
+  PanelKernels q5_0 = panel_of<Q50>();
+  q5_0.aux_bytes = Q80::aux_stride;
+  q5_0.prepare = Q80::prepare;
+  t.panel[idx(TensorType::Q5_0)] = q5_0;
   PanelKernels q4_k = panel_of<K4N>();
   q4_k.prepack = true;  // about the size of the rows (2368 bytes per super-block of 16 rows against 2304)
   t.panel[idx(TensorType::Q4_K)] = q4_k;

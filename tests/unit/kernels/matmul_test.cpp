@@ -73,7 +73,8 @@ INSTANTIATE_TEST_SUITE_P(AllTypesAllIsas, Matmul, testing::ValuesIn(matmul_cases
 // panel large, so one thread's rows are packed in several groups; 419 rows end in a partial panel and
 // 45 tokens in a partial token tile. Every output equals the scalar reference bit for bit, on every ISA.
 TEST(MatmulPanels, GroupsOfPanelsAndPartialPanelsEqualTheReference) {
-  for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q5_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q5_K,
+                          TensorType::Q6_K}) {
     const TensorType act = vec_dot_type(type);
     const int64_t n_cols = 4096, n_rows = 419, n_tokens = 45;
     std::mt19937 rng(static_cast<uint32_t>(type) + 7);
