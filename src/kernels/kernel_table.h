@@ -38,7 +38,8 @@ using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const u
 // ISA's interleaved layout, so that one vector lane carries one row: each lane keeps the scalar
 // reference's per-(super-)block integer total and its FMA chain, and one vector instruction advances
 // kPanelRows rows. A type has panel kernels only where its reference adds one integer total per
-// (super-)block (ref/vec_dot.cpp); the results are then the reference's bits.
+// (super-)block, or (Q8_0, Q5_0) keeps eight float lanes per row that a panel can keep too
+// (ref/vec_dot.cpp); the results are then the reference's bits.
 inline constexpr int kPanelRows = 16;
 struct PanelKernels {
   // Bytes of one panel of rows with n elements.

@@ -1,7 +1,7 @@
 // AVX-512 VNNI panel kernels (kernel_table.h, PanelKernels): matmul's prefill path for the types
 // whose scalar reference adds one exact integer total per (super-)block with one FMA (ref/vec_dot.cpp:
-// Q4_0, Q4_K, Q5_K, Q6_K), and for Q8_0, whose reference keeps eight float lanes per row (two rows per
-// vector, below). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
+// Q4_0, Q4_K, Q5_K, Q6_K), and for Q8_0 and Q5_0, whose reference keeps eight float lanes per row (two
+// rows per vector, below; Q5_0's quants unpacked to signed bytes in Q8_0's panel). A panel interleaves 16 weight rows by 4-byte groups, so int32 lane r of a
 // 512-bit vector belongs to row r: vpdpbusd multiplies four weight bytes of each of the 16 rows with
 // the same four activation bytes (broadcast from memory) and adds them into the row's lane. Each lane
 // then holds the row's exact integer total of the block, scaled and added by one FMA per block in block
