@@ -5,6 +5,7 @@
 // instruction set = one new source file with an `install_<isa>` function + one row in dispatch.cpp.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,6 +42,9 @@ using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const u
 // (super-)block, or (Q8_0, Q5_0) keeps eight float lanes per row that a panel can keep too
 // (ref/vec_dot.cpp); the results are then the reference's bits.
 inline constexpr int kPanelRows = 16;
+// pack reads a panel's rows through 32-bit offsets from its first row, so the panel path takes only
+// weights whose rows are at most this many bytes apart (wider ones keep the tile kernels).
+inline constexpr size_t kMaxPanelRowStride = size_t{INT32_MAX} / kPanelRows;
 struct PanelKernels {
   // Bytes of one panel of rows with n elements.
   size_t (*panel_bytes)(int64_t n) = nullptr;

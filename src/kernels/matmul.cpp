@@ -125,8 +125,10 @@ void matmul(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, const v
   }
   if (n_rows == 0 || n_tokens == 0) return;
   const KernelTable& table = active_table();
-  const PanelKernels* panel =
-      n_tokens >= kPanelMinTokens && table.panel[slot(w)].run != nullptr ? &table.panel[slot(w)] : nullptr;
+  const PanelKernels* panel = n_tokens >= kPanelMinTokens && table.panel[slot(w)].run != nullptr &&
+                                      *w_stride <= kMaxPanelRowStride
+                                  ? &table.panel[slot(w)]
+                                  : nullptr;
   run_matmul(table, w, static_cast<const uint8_t*>(W), nullptr, panel, n_rows, n_cols, X_act, n_tokens, Y, y_stride,
              *w_stride, *x_stride, pool);
 }
@@ -207,20 +209,22 @@ static_assert(kPackedPanelRows == kPanelRows);
 
 namespace {
 // The panel kernels a type is packed with at load on the active ISA, or null.
-const PanelKernels* prepacked_panel(TensorType w) {
+// The active ISA's load-time panels for type w with rows of n_cols, or null.
+const PanelKernels* prepacked_panel(TensorType w, int64_t n_cols) {
   const PanelKernels& p = active_table().panel[slot(w)];
-  return p.prepack && p.run != nullptr ? &p : nullptr;
+  const auto w_stride = row_size(w, n_cols);
+  return p.prepack && p.run != nullptr && w_stride && *w_stride <= kMaxPanelRowStride ? &p : nullptr;
 }
 }  // namespace
 
 size_t packed_weight_bytes(TensorType w, int64_t n_rows, int64_t n_cols) {
-  const PanelKernels* p = prepacked_panel(w);
-  if (p == nullptr || n_rows <= 0 || n_cols <= 0 || !row_size(w, n_cols)) return 0;
+  const PanelKernels* p = prepacked_panel(w, n_cols);
+  if (p == nullptr || n_rows <= 0 || n_cols <= 0) return 0;
   return static_cast<size_t>((n_rows + kPanelRows - 1) / kPanelRows) * p->panel_bytes(n_cols);
 }
 
 Isa pack_weight(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, void* packed, ThreadPool& pool) {
-  const PanelKernels* p = prepacked_panel(w);
+  const PanelKernels* p = prepacked_panel(w, n_cols);
   const auto w_stride = row_size(w, n_cols);
   if (p == nullptr || !w_stride || n_rows <= 0) throw Error(codes::kInternal, "pack_weight: type not packed here");
   const Isa isa = active_isa();
@@ -242,7 +246,7 @@ Isa pack_weight(TensorType w, const void* W, int64_t n_rows, int64_t n_cols, voi
 bool matmul_packed(Isa packed_for, TensorType w, const void* packed, int64_t n_rows, int64_t n_cols, const void* X_act,
                    int64_t n_tokens, float* Y, ThreadPool& pool) {
   if (packed_for != active_isa()) return false;
-  const PanelKernels* p = prepacked_panel(w);
+  const PanelKernels* p = prepacked_panel(w, n_cols);
   if (p == nullptr) return false;
   const auto w_stride = row_size(w, n_cols);
   const auto x_stride = row_size(vec_dot_type(w), n_cols);

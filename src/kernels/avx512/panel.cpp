@@ -22,7 +22,6 @@
 // Q4_0 needs per token and block −8·Σx and the scale as float (prepare → aux), since its quants are
 // stored unsigned (q, meaning q − 8); the K-quants take theirs from the Q8_K bsums.
 // Every fused multiply-add is written out (the kernels are compiled with -ffp-contract=off).
-#include <climits>
 #include <cstddef>
 #include <cstring>
 
@@ -72,9 +71,9 @@ const Block* row_block(const void* W, size_t w_stride, int r, int64_t i) {
 
 // One 32-bit word of each of a panel's rows: lane r holds the 4 bytes at `at` + r·w_stride, `at` being
 // in row 0; the lanes of rows past n_w read nothing and are zero. Packing with it takes one gather
-// per 64 bytes of panel. Offsets are int32: strides up to kMaxStride (larger ones pack by scalar copies).
+// per 64 bytes of panel. Offsets are int32: w_stride ≤ kMaxPanelRowStride (matmul.cpp keeps wider
+// rows off the panel path).
 struct RowWords {
-  static constexpr size_t kMaxStride = size_t{INT32_MAX} / 16;
   __mmask16 rows;
   __m512i offset;
   RowWords(size_t w_stride, int n_w)
@@ -163,18 +162,6 @@ struct Q40 {
 
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
-    if (w_stride > RowWords::kMaxStride) {
-      std::memset(out, 0, panel_bytes(n));
-      for (int64_t i = 0; i < n / kQK; ++i) {
-        uint8_t* p = out + static_cast<size_t>(i) * kBlock;
-        for (int r = 0; r < n_w; ++r) {
-          const BlockQ4_0* b = row_block<BlockQ4_0>(W, w_stride, r, i);
-          std::memcpy(p + 2 * r, &b->d, 2);
-          for (int j = 0; j < 4; ++j) std::memcpy(p + kScales + 64 * j + 4 * r, b->qs + 4 * j, 4);
-        }
-      }
-      return;
-    }
     const RowWords words(w_stride, n_w);
     for (int64_t i = 0; i < n / kQK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
@@ -453,20 +440,6 @@ struct K4N {
   // The 6-bit scales are unpacked for 16 rows at once (k4_scale_min's arithmetic, lane by lane).
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
-    if (w_stride > RowWords::kMaxStride) {
-      std::memset(out, 0, panel_bytes(n));
-      for (int64_t i = 0; i < n / kQKK; ++i) {
-        uint8_t* p = out + static_cast<size_t>(i) * kBlock;
-        for (int r = 0; r < n_w; ++r) {
-          const BlockQ4_K* b = row_block<BlockQ4_K>(W, w_stride, r, i);
-          std::memcpy(p + 2 * r, &b->d, 2);
-          std::memcpy(p + kDmin + 2 * r, &b->dmin, 2);
-          for (int sb = 0; sb < 8; ++sb) k4_scale_min(sb, b->scales, p + kSc + 16 * sb + r, p + kMin + 16 * sb + r);
-          for (int k = 0; k < 32; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, b->qs + 4 * k, 4);
-        }
-      }
-      return;
-    }
     const auto all = static_cast<__mmask16>(0xFFFF);
     const RowWords words(w_stride, n_w);
     const __m512i low6 = _mm512_set1_epi32(63), low4 = _mm512_set1_epi32(0xF), byte = _mm512_set1_epi32(0xFF);

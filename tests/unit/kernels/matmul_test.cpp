@@ -1,6 +1,8 @@
 // matmul: the tiled, threaded result equals a naive loop of vec_dot and the scalar reference bit for
 // bit, for every type and ISA, across shapes that exercise partial row blocks, token tiles and the
 // float tails; it is close to the dot product of the dequantized rows; bad shapes are rejected.
+#include <climits>
+
 #include "a3s/power/error.h"
 #include "kernel_test_util.h"
 
@@ -129,6 +131,12 @@ TEST(MatmulPacked, PackedWeightsGiveTheRowsBitsForEveryTokenCount) {
       }
       packed_somewhere = true;
       EXPECT_GE(bytes, wb * n_rows) << isa_name(isa) << " " << type_name(type);
+      // Rows too wide for the panels' 32-bit row offsets (more than INT32_MAX / 16 bytes) are not
+      // packed; nothing is read to say so.
+      const int64_t wide = (int64_t{INT32_MAX} / 16 / static_cast<int64_t>(wb) + 1) * n_cols;
+      EXPECT_EQ(packed_weight_bytes(type, 16, wide), 0u) << isa_name(isa) << " " << type_name(type);
+      EXPECT_GT(packed_weight_bytes(type, 16, wide - n_cols), 0u) << isa_name(isa) << " " << type_name(type);
+      EXPECT_THROW(pack_weight(type, W.data(), 16, wide, nullptr, pool), Error);
       Buffer P(bytes);
       EXPECT_EQ(pack_weight(type, W.data(), n_rows, n_cols, P.data(), pool), isa);
       for (int64_t n_tokens : {1, 2, 3, 5, 16, 17, 40}) {
