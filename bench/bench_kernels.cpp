@@ -2,12 +2,16 @@
 //   vec_dot/<isa>/<type>                one 4096-element row (decode inner loop)
 //   matvec/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 1 token (decode)
 //   matmul/<isa>/<type>/threads:<t>     [1024 × 4096] weights × 64 tokens (prefill)
+//   memory/<isa>/<type>/threads:<t>     matvec with the weights read from DRAM (512 MiB of copies)
+//   memory_packed/<isa>/<type>/...      the same from the form packed at load (kernels.h,
+//                                       pack_weight), for the types the ISA packs
 //   batch4/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 4 tokens (a decode step of four
 //                                       sequences: the tile kernels at four tokens)
 //   quantize/<isa>/<act type>           one 4096-element activation row
 // Counters: bytes_per_second of weights streamed; "GMAC/s" multiply-accumulates per second.
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -87,6 +91,42 @@ void BM_matmul(benchmark::State& state, k::Isa isa, TensorType type, int64_t row
       benchmark::Counter::kIsRate);
 }
 
+// Decode from memory: the [4096 × 4096] matrix (its rows, or its packed form when `packed`) copied
+// until the copies fill 512 MiB, more than any last-level cache, and multiplied one copy after the
+// other, so every byte comes from DRAM as in a model's decode.
+void BM_matvec_memory(benchmark::State& state, k::Isa isa, TensorType type, bool packed) {
+  set_isa(isa, state);
+  const int threads = static_cast<int>(state.range(0));
+  a3s::power::ThreadPool pool(threads);
+  const Operands op(type, 4096, 4096, 1);
+  const size_t bytes = packed ? k::packed_weight_bytes(type, op.rows, op.cols) : op.W.size();
+  if (bytes == 0) {
+    state.SkipWithError("this instruction set does not pack the type");
+    return;
+  }
+  const size_t copies = (size_t{512} << 20) / bytes + 1;
+  const auto M = std::make_unique<uint8_t[]>(bytes * copies);
+  if (packed) {
+    k::pack_weight(type, op.W.data(), op.rows, op.cols, M.get(), pool);
+  } else {
+    std::memcpy(M.get(), op.W.data(), bytes);
+  }
+  for (size_t c = 1; c < copies; ++c) std::memcpy(M.get() + c * bytes, M.get(), bytes);
+  std::vector<float> Y(static_cast<size_t>(op.rows));
+  size_t c = 0;
+  for (auto _ : state) {
+    const uint8_t* w = M.get() + c * bytes;
+    if (packed) {
+      k::matmul_packed(isa, type, w, op.rows, op.cols, op.X.data(), 1, Y.data(), pool);
+    } else {
+      k::matmul(type, w, op.rows, op.cols, op.X.data(), 1, Y.data(), pool);
+    }
+    benchmark::DoNotOptimize(Y.data());
+    c = (c + 1) % copies;
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+
 void BM_quantize(benchmark::State& state, k::Isa isa, TensorType act) {
   set_isa(isa, state);
   const auto x = random_floats(4096, 3);
@@ -115,6 +155,14 @@ void register_all() {
           ->Arg(1)
           ->Arg(2)
           ->UseRealTime();
+      for (bool packed : {false, true}) {
+        benchmark::RegisterBenchmark(((packed ? "memory_packed/" : "memory/") + isa_s + "/" + ts).c_str(),
+                                     BM_matvec_memory, isa, t, packed)
+            ->ArgName("threads")
+            ->Arg(1)
+            ->Arg(2)
+            ->UseRealTime();
+      }
       benchmark::RegisterBenchmark(("batch4/" + isa_s + "/" + ts).c_str(), BM_matmul, isa, t, 4096, 4)
           ->ArgName("threads")
           ->Arg(1)

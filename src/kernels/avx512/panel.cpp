@@ -17,8 +17,7 @@
 //   Q5_K, per super-block (5248 bytes): float d[16], dmin[16]; int32 sc[8][16]; int32
 //     min_pair[8][16] (the sub-block's min in both int16 halves); uint32 q[64][16] (elements 4k..4k+3
 //     of row r, unpacked to bytes, in q[k][r]).
-//   Q6_K, per super-block (5696 bytes): float d[16]; int32 sc[16][16]; int32 bias[8][16] (−32·scale of
-//     groups 2k and 2k+1 as int16 halves); uint32 q[64][16] (unsigned 6-bit quants, as above).
+//   Q4_K and Q6_K keep their quants as stored (K4N, Q6KN below).
 // Q4_0 needs per token and block −8·Σx and the scale as float (prepare → aux), since its quants are
 // stored unsigned (q, meaning q − 8); the K-quants take theirs from the Q8_K bsums.
 // Every fused multiply-add is written out (the kernels are compiled with -ffp-contract=off).
@@ -42,6 +41,13 @@ static_assert(kRows == 16, "one int32 lane of a 512-bit vector per row");
 namespace panel {
 constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kTokens)
 }  // namespace panel
+
+// Each pass asks for the panel bytes a page ahead of the block it starts (kernels/avx2/common.h,
+// prefetch_span): a decode step reads every panel once, and the hardware prefetchers alone kept too
+// few reads in flight. On a Zen 5 (2 threads) Q4_K and Q6_K panels were read from memory at 33-36
+// GB/s without it and 55-60 GB/s with it (bench_kernels memory_packed/*), and llama-7b Q4_K_M decode
+// went from 7.8 to 11.9 tokens/s.
+constexpr size_t kPanelAhead = 4096;
 
 inline int32_t load_i32(const void* p) {
   int32_t v;
@@ -186,6 +192,7 @@ struct Q40 {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      prefetch_span(p + kPanelAhead, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i lo[4], hi[4];
       for (int j = 0; j < 4; ++j) {
@@ -482,6 +489,7 @@ struct K4N {
     for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
+      prefetch_span(p + kPanelAhead, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       const __m512 dmin = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kDmin)));
       // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the min in both int16 halves of its lane.
@@ -541,42 +549,68 @@ struct K4N {
   }
 };
 
-// ---- Q6_K ----------------------------------------------------------------------------------------
+// ---- Q6_K, packed 6-bit quants -------------------------------------------------------------------
 
-struct Q6K {
+// Q6_K keeps its quants as stored (four low bits in ql, two high bits in qh) in the panel, so a panel
+// is about the size of its rows and a resident model's Q6_K matrices are packed once at load and
+// decoded from the panels, like Q4_K's. Per super-block (3392 bytes; the 16 rows' blocks take 3360):
+// binary16 d[16]; int8 sc[16][16] (the scale of group g, elements 16g..16g+15, of row r at [g][r]);
+// 32 bytes of padding (the quants start on a cache line); uint32 ql[32][16], qh[16][16] (bytes
+// 4k..4k+3 of row r's ql / qh in [k][r]). Element 128h + 32c + l of a row (h < 2, c < 4, l < 32) is
+// the low (c < 2) or high (c ≥ 2) nibble of ql byte 64h + 32(c % 2) + l, with bits 2c, 2c+1 of qh
+// byte 32h + l as bits 4 and 5: unsigned, meaning q − 32. Per row and group g the exact integer
+// Σ (q − 32)·x = Σ q·x − 32·bsum_g, times sc_g, summed over the groups and added with one FMA (d_w·d_x)
+// per super-block: the scalar reference's operations (ref/vec_dot.cpp), the same bits.
+struct Q6KN {
   static constexpr int kTokens = panel::kTokens;
-  static constexpr size_t kSc = 64, kBias = kSc + 16 * 64, kQ = kBias + 8 * 64;
-  static constexpr size_t kBlock = kQ + 64 * 64;
+  static constexpr size_t kSc = 32, kQl = kSc + 16 * 16 + 32, kQh = kQl + 32 * 64;
+  static constexpr size_t kBlock = kQh + 16 * 64;
+  static_assert(kQl % 64 == 0 && kBlock % 64 == 0, "quants on whole cache lines");
   static size_t panel_bytes(int64_t n) { return static_cast<size_t>(n / kQKK) * kBlock; }
   static size_t aux_stride(int64_t) { return 0; }
 
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     auto* out = static_cast<uint8_t*>(panel);
-    std::memset(out, 0, panel_bytes(n));
-    alignas(32) uint8_t q[kQKK];
+    const auto all = static_cast<__mmask16>(0xFFFF);
+    const RowWords words(w_stride, n_w);
     for (int64_t i = 0; i < n / kQKK; ++i) {
       uint8_t* p = out + static_cast<size_t>(i) * kBlock;
-      for (int r = 0; r < n_w; ++r) {
-        const BlockQ6_K* b = row_block<BlockQ6_K>(W, w_stride, r, i);
-        const float d = h2f(b->d);
-        std::memcpy(p + 4 * r, &d, 4);
-        for (int g = 0; g < 16; ++g) {
-          const int32_t sc = b->scales[g];
-          std::memcpy(p + kSc + 64 * g + 4 * r, &sc, 4);
+      const auto* b = reinterpret_cast<const uint8_t*>(row_block<BlockQ6_K>(W, w_stride, 0, i));
+      // d is the block's last two bytes: the word that ends with it (scales 14, 15 and d), high half.
+      store_low_halves(p, _mm512_maskz_srli_epi32(all, words(b + offsetof(BlockQ6_K, d) - 2), 16));
+      for (int m = 0; m < 4; ++m) {
+        const __m512i w = words(b + offsetof(BlockQ6_K, scales) + 4 * m);
+        for (int j = 0; j < 4; ++j) {  // the low byte of each lane (truncating conversion)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(p + kSc + 16 * (4 * m + j)),
+                           _mm512_maskz_cvtepi32_epi8(all, _mm512_maskz_srli_epi32(all, w, 8 * j)));
         }
-        for (int k = 0; k < 8; ++k) {
-          const auto lo = static_cast<uint16_t>(static_cast<int16_t>(-32 * b->scales[2 * k]));
-          const auto hi = static_cast<uint16_t>(static_cast<int16_t>(-32 * b->scales[2 * k + 1]));
-          const uint32_t pair = lo | (static_cast<uint32_t>(hi) << 16);
-          std::memcpy(p + kBias + 64 * k + 4 * r, &pair, 4);
-        }
-        for (int h = 0; h < 2; ++h) {
-          __m256i v[4];
-          q6k_half(b->ql, b->qh, h, v);
-          for (int pp = 0; pp < 4; ++pp) _mm256_store_si256(reinterpret_cast<__m256i*>(q + 128 * h + 32 * pp), v[pp]);
-        }
-        for (int k = 0; k < 64; ++k) std::memcpy(p + kQ + 64 * k + 4 * r, q + 4 * k, 4);
       }
+      std::memset(p + kSc + 16 * 16, 0, kQl - kSc - 16 * 16);
+      for (int k = 0; k < 32; ++k) _mm512_storeu_si512(p + kQl + 64 * k, words(b + offsetof(BlockQ6_K, ql) + 4 * k));
+      for (int k = 0; k < 16; ++k) _mm512_storeu_si512(p + kQh + 64 * k, words(b + offsetof(BlockQ6_K, qh) + 4 * k));
+    }
+  }
+
+  // The quants of elements 128h + 32c + 4j .. +3 (j = 4·jj .. 4·jj + 3) of the 16 rows: group
+  // 8h + 2c + jj.
+  static void unpack_group(const uint8_t* p, int h, int c, int jj, __m512i q[4]) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+    constexpr int kLowNibble = 0xE4;  // ternary logic: (A & C) | (B & ~C), C = 0x0F per byte
+    for (int j = 0; j < 4; ++j) {
+      const int l = 4 * jj + j;  // word of ql / qh within the half
+      const __m512i ql = vec(p + kQl + 64 * (16 * h + 8 * (c % 2) + l));
+      const __m512i qh = vec(p + kQh + 64 * (8 * h + l));
+      // Bits 2c, 2c+1 of each qh byte to bits 4, 5, the rest zero.
+      __m512i high;
+      switch (c) {
+        case 0: high = _mm512_slli_epi16(qh, 4); break;
+        case 1: high = _mm512_slli_epi16(qh, 2); break;
+        case 2: high = qh; break;
+        default: high = _mm512_srli_epi16(qh, 2); break;
+      }
+      high = _mm512_and_si512(high, m30);
+      const __m512i low = c < 2 ? ql : _mm512_srli_epi16(ql, 4);
+      q[j] = _mm512_ternarylogic_epi32(low, high, m4, kLowNibble);
     }
   }
 
@@ -585,29 +619,40 @@ struct Q6K {
                    float* Y, size_t y_stride) {
     const BlockQ8_K* x[NT];
     for (int t = 0; t < NT; ++t) x[t] = reinterpret_cast<const BlockQ8_K*>(X + static_cast<size_t>(t) * x_stride);
+    const auto all = static_cast<__mmask16>(0xFFFF);
+    // With few tokens a group's four products go into two sums (the latency of one chain of
+    // vpdpbusd bounds decode); integer sums are exact in any order.
+    constexpr bool kSplit = NT <= 2;
     __m512 acc[NT];
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      const __m512 dw = _mm512_loadu_ps(p);
+      prefetch_span(p + kPanelAhead, kBlock);
+      const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i total[NT];
-      // −32 · Σ_g sc_g · bsum_g: the offset of the unsigned quants.
-      for (int t = 0; t < NT; ++t) {
-        __m512i b = _mm512_setzero_si512();
-        for (int k = 0; k < 8; ++k) b = _mm512_dpwssd_epi32(b, vec(p + kBias + 64 * k), bcast32(x[t][i].bsums + 2 * k));
-        total[t] = b;
-      }
-      for (int g = 0; g < 16; ++g) {
-        __m512i q[4];
-        for (int k = 0; k < 4; ++k) q[k] = vec(p + kQ + 64 * (4 * g + k));
-        const __m512i sc = vec(p + kSc + 64 * g);
-        for (int t = 0; t < NT; ++t) {
-          const int8_t* xq = x[t][i].qs + 16 * g;
-          __m512i d0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], bcast32(xq));
-          __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
-          d0 = _mm512_dpbusd_epi32(d0, q[2], bcast32(xq + 8));
-          d1 = _mm512_dpbusd_epi32(d1, q[3], bcast32(xq + 12));
-          total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(_mm512_add_epi32(d0, d1), sc));
+      for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
+      for (int h = 0; h < 2; ++h) {
+        for (int c = 0; c < 4; ++c) {
+          for (int jj = 0; jj < 2; ++jj) {
+            const int g = 8 * h + 2 * c + jj;
+            __m512i q[4];
+            unpack_group(p, h, c, jj, q);
+            const __m512i sc = _mm512_maskz_cvtepi8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * g)));
+            for (int t = 0; t < NT; ++t) {
+              const int8_t* xq = x[t][i].qs + 16 * g;
+              __m512i d0 = _mm512_set1_epi32(-32 * x[t][i].bsums[g]);
+              if constexpr (kSplit) {
+                __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
+                d0 = _mm512_dpbusd_epi32(d0, q[0], bcast32(xq));
+                d1 = _mm512_dpbusd_epi32(d1, q[3], bcast32(xq + 12));
+                d0 = _mm512_dpbusd_epi32(d0, q[2], bcast32(xq + 8));
+                d0 = _mm512_add_epi32(d0, d1);
+              } else {
+                for (int j = 0; j < 4; ++j) d0 = _mm512_dpbusd_epi32(d0, q[j], bcast32(xq + 4 * j));
+              }
+              total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(d0, sc));
+            }
+          }
         }
       }
       for (int t = 0; t < NT; ++t)
@@ -646,7 +691,9 @@ void install_avx512_panel(KernelTable& t) {
   q4_k.prepack = true;  // about the size of the rows (2368 bytes per super-block of 16 rows against 2304)
   t.panel[idx(TensorType::Q4_K)] = q4_k;
   t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
-  t.panel[idx(TensorType::Q6_K)] = panel_of<Q6K>();
+  PanelKernels q6_k = panel_of<Q6KN>();
+  q6_k.prepack = true;  // about the size of the rows (3392 bytes per super-block of 16 rows against 3360)
+  t.panel[idx(TensorType::Q6_K)] = q6_k;
 }
 
 }  // namespace a3s::power::kernels

@@ -1,4 +1,4 @@
-// PackedWeights (engine/packed_weights.h): on an ISA that packs a type at load (Q4_0, Q4_K on avx512) a
+// PackedWeights (engine/packed_weights.h): on an ISA that packs a type at load (Q4_0, Q4_K, Q6_K on avx512) a
 // resident model's block matrices of that type are packed and nothing else is; the rows stay
 // readable after their pages are dropped; the memory plan's extra bytes are the panels' excess; and
 // the logits (prompt and decode steps) are bitwise those of the rows — streamed (never packed), on
@@ -66,7 +66,8 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   int n_packed = 0, n_stacked = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const bool want = d.layer >= 0 && (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K) &&
+    const bool want = d.layer >= 0 &&
+                      (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K || d.type == TensorType::Q6_K) &&
                       (d.n_dims == 2 || d.n_dims == 3);  // experts too, plane by plane
     const engine::PackedWeights::Tensor* t = packed.find(id);
     ASSERT_EQ(t != nullptr, want) << d.name;
@@ -212,7 +213,7 @@ TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Q4_0AndQ4_K, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "phi3-tiny:Q4_0",
+INSTANTIATE_TEST_SUITE_P(PackedTypes, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "tiny-llama-Q6_K", "phi3-tiny:Q4_0",
                                                                                  "qwen3moe-tiny:Q4_0"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
