@@ -5,8 +5,9 @@
 //
 // Method: the buffer (at least 64 MiB, so it cannot stay in cache; each thread's share rounded down to
 // whole 4 KiB pages) is written once, then each repetition has every thread of `pool` sum its own
-// contiguous share with 8-byte loads. The figure is the best repetition's bytes ÷ seconds, so a
-// disturbance by another process lowers single repetitions, not the result.
+// contiguous share with the widest vector loads the CPU has (64 bytes with AVX-512, else 32 with
+// AVX2, else what the compiler makes of 64-byte vectors). The figure is the best repetition's
+// bytes ÷ seconds, so a disturbance by another process lowers single repetitions, not the result.
 #pragma once
 
 #include <cstddef>
