@@ -370,7 +370,8 @@ void Forward::head(std::span<const Segment> segments) {
       }
       dst = logits_.data();
     }
-    linear(out, ws.read_rows(m_.output(), 0, out.n_rows(), {}), xn_.data(), n_out, dst, act_, pool);
+    linear(out, ws.read_rows(m_.output(), 0, out.n_rows(), {}), xn_.data(), n_out, dst, act_, pool,
+           m_.packed(m_.output()));
     if (with_logits > 1)
       for (int t = 0; t < n_out; ++t)
         std::memcpy(out_rows_[static_cast<size_t>(t)], &logits_[static_cast<size_t>(t) * n_vocab],

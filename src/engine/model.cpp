@@ -114,7 +114,7 @@ ModelImpl::ModelImpl(ModelInfo info, HParams hp, const ArchSpec& arch, std::shar
       if (lt[r] >= 0 && !weights_->desc(lt[r]).stacked()) order.push_back(lt[r]);
   weights_->set_access_order(std::move(order));
   pool_ = std::make_unique<ThreadPool>(opts_.n_threads);
-  if (pack_weights) packed_ = std::make_unique<PackedWeights>(*weights_, *pool_);
+  if (pack_weights) packed_ = std::make_unique<PackedWeights>(*weights_, *pool_, output_);
   kv_pool_ = std::make_unique<KvBlockPool>(hp_.n_layer, hp_.n_embd_kv(), 0);
   // Capacity: kv_cache_bytes, and within a memory budget at most the budget's context.
   int64_t blocks = 0;
@@ -354,7 +354,7 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   // A mapped plaintext file held resident has the matrices the ISA packs packed at load
   // (packed_weights.h), which costs their extra bytes.
   const bool can_pack = bytes == WeightBytes::kPlainFile;
-  const uint64_t packed_extra = can_pack ? PackedWeights::extra_bytes(descs) : 0;
+  const uint64_t packed_extra = can_pack ? PackedWeights::extra_bytes(descs, output_id) : 0;
   const MemoryPlan plan = plan_memory(hp, descs, output_id, *embd, plan_opts, n_threads, baseline, packed_extra);
   check_planned_residency(bytes, plan.weights, subject);
   std::unique_ptr<weights::WeightSource> weights;

@@ -5,21 +5,23 @@
 
 namespace a3s::power::engine {
 
-bool PackedWeights::packs(const weights::TensorDesc& d) {
-  return d.layer >= 0 && d.ne[3] == 1 && (d.n_dims == 2 || d.n_dims == 3) &&
-         kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
+bool PackedWeights::packs(const std::vector<weights::TensorDesc>& descs, int id, int head) {
+  if (id < 0 || static_cast<size_t>(id) >= descs.size()) return false;
+  const weights::TensorDesc& d = descs[static_cast<size_t>(id)];
+  const bool matrix = d.layer >= 0 ? d.n_dims == 2 || d.n_dims == 3 : id == head && d.n_dims == 2;
+  return matrix && d.ne[3] == 1 && kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]) > 0;
 }
 
 uint64_t PackedWeights::plane_panel_bytes(const weights::TensorDesc& d) {
   return kernels::packed_weight_bytes(d.type, d.ne[1], d.ne[0]);
 }
 
-uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, std::vector<uint64_t>* offsets) {
+uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, int head, std::vector<uint64_t>* offsets) {
   const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   if (offsets != nullptr) offsets->assign(descs.size(), 0);
   uint64_t total = 0;
   for (size_t id = 0; id < descs.size(); ++id) {
-    if (!packs(descs[id])) continue;
+    if (!packs(descs, static_cast<int>(id), head)) continue;
     if (offsets != nullptr) (*offsets)[id] = total;
     const uint64_t n = plane_panel_bytes(descs[id]) * static_cast<uint64_t>(descs[id].ne[2]);
     total += (n + page - 1) / page * page;
@@ -27,12 +29,12 @@ uint64_t PackedWeights::layout(const std::vector<weights::TensorDesc>& descs, st
   return total;
 }
 
-uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& descs) {
+uint64_t PackedWeights::extra_bytes(const std::vector<weights::TensorDesc>& descs, int head) {
   uint64_t rows = 0;
-  for (const weights::TensorDesc& d : descs)
-    if (packs(d)) rows += d.size_bytes;
+  for (size_t id = 0; id < descs.size(); ++id)
+    if (packs(descs, static_cast<int>(id), head)) rows += descs[id].size_bytes;
   const uint64_t huge = crypto::LockedBuffer::kHugePageBytes;
-  const uint64_t mapped = (layout(descs, nullptr) + huge - 1) / huge * huge;
+  const uint64_t mapped = (layout(descs, head, nullptr) + huge - 1) / huge * huge;
   return mapped > rows ? mapped - rows : 0;
 }
 
@@ -52,27 +54,33 @@ void release_mapped_pages(const uint8_t* p, uint64_t n) {
 }
 }  // namespace
 
-PackedWeights::PackedWeights(weights::WeightSource& source, ThreadPool& pool) {
+PackedWeights::PackedWeights(weights::WeightSource& source, ThreadPool& pool, int head) {
   const std::vector<weights::TensorDesc>& descs = source.tensors();
   by_id_.resize(descs.size());
   // One buffer holds every panel, each at a page-aligned offset, so that the buffer can be backed by
   // huge pages without rounding every tensor up to 2 MiB.
   std::vector<uint64_t> offset;
-  const uint64_t total = layout(descs, &offset);
+  const uint64_t total = layout(descs, head, &offset);
   if (total == 0) return;
   panels_ = crypto::LockedBuffer(total, "packed weights", crypto::LockedBuffer::Pages::kHuge);
   for (size_t id = 0; id < descs.size(); ++id) {
     const weights::TensorDesc& d = descs[id];
-    if (!packs(d)) continue;
+    if (!packs(descs, static_cast<int>(id), head)) continue;
     uint8_t* panel = panels_.data() + offset[id];
-    const weights::LayerLease lease = source.acquire_layer(d.layer);
     const uint64_t per_plane = plane_panel_bytes(d);
-    // A stacked tensor (the experts of a mixture-of-experts block) is packed plane by plane, each
-    // plane's panels after the previous one's.
-    for (int64_t e = 0; e < d.ne[2]; ++e) {
-      const uint8_t* rows = d.stacked() ? lease.plane(static_cast<int>(id), e) : lease.data(static_cast<int>(id));
-      by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel + static_cast<uint64_t>(e) * per_plane, pool);
-      release_mapped_pages(rows, d.plane_bytes());
+    if (d.layer < 0) {  // the output head: a global tensor, its rows in the mapping
+      const uint8_t* rows = source.read_rows(static_cast<int>(id), 0, d.n_rows(), {});
+      by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel, pool);
+      release_mapped_pages(rows, d.size_bytes);
+    } else {
+      const weights::LayerLease lease = source.acquire_layer(d.layer);
+      // A stacked tensor (the experts of a mixture-of-experts block) is packed plane by plane, each
+      // plane's panels after the previous one's.
+      for (int64_t e = 0; e < d.ne[2]; ++e) {
+        const uint8_t* rows = d.stacked() ? lease.plane(static_cast<int>(id), e) : lease.data(static_cast<int>(id));
+        by_id_[id].isa = kernels::pack_weight(d.type, rows, d.ne[1], d.ne[0], panel + static_cast<uint64_t>(e) * per_plane, pool);
+        release_mapped_pages(rows, d.plane_bytes());
+      }
     }
     by_id_[id].bytes = panel;
     by_id_[id].plane_bytes = per_plane;

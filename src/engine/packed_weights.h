@@ -10,8 +10,10 @@
 // and backed by transparent huge pages where the kernel gives them (decode reads every panel once a
 // token: 2 MiB pages take the TLB misses out of that stream).
 // Memory: extra_bytes() more than the rows (with the pages' and the huge page's rounding), counted by the memory plan (memory_plan.h).
-// Stacked tensors (a mixture-of-experts block's experts) are packed plane by plane; global tensors
-// (embeddings, output head) are not packed.
+// Stacked tensors (a mixture-of-experts block's experts) are packed plane by plane; of the global
+// tensors only the output head is packed (`head`: its id, token_embd's when the embeddings are tied;
+// -1 for none): decode reads it once a token like a layer's matrix, and for a large vocabulary it is
+// a good part of the model (the tied head of qwen3-0.6b, 151936 × 1024, is a third of its bytes).
 #pragma once
 
 #include <cstdint>
@@ -35,19 +37,20 @@ class PackedWeights {
     const Tensor* plane(int64_t e, Tensor& one) const;
   };
 
-  // The tensors the active ISA packs (block matrices, and stacked ones plane by plane) and their bytes
-  // beyond the rows.
-  static bool packs(const weights::TensorDesc& d);
+  // Whether tensor `id` of `descs` is packed: a layer's block matrix (a stacked one plane by plane)
+  // or the output head `head`, in a type the active ISA packs.
+  static bool packs(const std::vector<weights::TensorDesc>& descs, int id, int head);
   static uint64_t plane_panel_bytes(const weights::TensorDesc& d);  // of one plane (of the matrix)
-  static uint64_t extra_bytes(const std::vector<weights::TensorDesc>& descs);
+  // The bytes of the packed tensors' panels beyond their rows.
+  static uint64_t extra_bytes(const std::vector<weights::TensorDesc>& descs, int head);
 
   // Bytes of the panels of every tensor `packs` accepts, each rounded up to whole pages; offsets
   // (when not null): per tensor id, where its panels start in that layout (0 for the others).
-  static uint64_t layout(const std::vector<weights::TensorDesc>& descs, std::vector<uint64_t>* offsets);
+  static uint64_t layout(const std::vector<weights::TensorDesc>& descs, int head, std::vector<uint64_t>* offsets);
 
-  // Packs every tensor `packs` accepts from `source` (a resident source whose layer data points into
-  // a file mapping), on `pool`.
-  PackedWeights(weights::WeightSource& source, ThreadPool& pool);
+  // Packs every tensor `packs` accepts from `source` (a resident source whose tensors point into a
+  // file mapping), on `pool`.
+  PackedWeights(weights::WeightSource& source, ThreadPool& pool, int head);
 
   // The packed form of tensor `id`, or null when it is not packed.
   const Tensor* find(int id) const;

@@ -60,21 +60,22 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
     const uint8_t* p = d.layer >= 0 ? block_bytes(source, id) : source.read_rows(id, 0, d.n_rows(), {});
     before.emplace_back(p, p + d.size_bytes);
   }
+  // The output head: output.weight, or token_embd.weight when the embeddings are tied.
+  const int head = source.find("output.weight").value_or(source.find("token_embd.weight").value_or(-1));
+  ASSERT_GE(head, 0);
   ThreadPool pool(2);
-  engine::PackedWeights packed(source, pool);
+  engine::PackedWeights packed(source, pool, head);
   uint64_t panels = 0, rows = 0, paged = 0;
   int n_packed = 0, n_stacked = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const bool want = d.layer >= 0 &&
-                      (d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K || d.type == TensorType::Q6_K) &&
-                      (d.n_dims == 2 || d.n_dims == 3);  // experts too, plane by plane
+    const bool packed_type = d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K || d.type == TensorType::Q6_K;
+    // Block matrices (experts too, plane by plane) and the output head.
+    const bool want = packed_type && (d.layer >= 0 ? d.n_dims == 2 || d.n_dims == 3 : id == head);
     const engine::PackedWeights::Tensor* t = packed.find(id);
     ASSERT_EQ(t != nullptr, want) << d.name;
-    if (d.layer >= 0) {
-      const uint8_t* p = block_bytes(source, id);
-      EXPECT_EQ(std::memcmp(p, before[static_cast<size_t>(id)].data(), d.size_bytes), 0) << d.name;
-    }
+    const uint8_t* p = d.layer >= 0 ? block_bytes(source, id) : source.read_rows(id, 0, d.n_rows(), {});
+    EXPECT_EQ(std::memcmp(p, before[static_cast<size_t>(id)].data(), d.size_bytes), 0) << d.name;
     if (t == nullptr) continue;
     ++n_packed;
     EXPECT_EQ(t->isa, kernels::Isa::Avx512);
@@ -86,6 +87,9 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
     rows += d.size_bytes;
   }
   EXPECT_GT(n_packed, 0);
+  if (std::string(GetParam()) == "tiny-llama-Q4_K_M") {
+    EXPECT_NE(packed.find(head), nullptr);  // its Q6_K head is packed
+  }
   if (std::string(GetParam()).find("moe") != std::string::npos) {
     EXPECT_GT(n_stacked, 0);  // the experts
   }
@@ -93,8 +97,8 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   // The extra bytes count the panels as they are mapped: each tensor's on whole pages, all of them
   // in one buffer of whole 2 MiB huge pages.
   const uint64_t huge = crypto::LockedBuffer::kHugePageBytes;
-  EXPECT_EQ(engine::PackedWeights::layout(source.tensors(), nullptr), paged);
-  EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors()), (paged + huge - 1) / huge * huge - rows);
+  EXPECT_EQ(engine::PackedWeights::layout(source.tensors(), head, nullptr), paged);
+  EXPECT_EQ(engine::PackedWeights::extra_bytes(source.tensors(), head), (paged + huge - 1) / huge * huge - rows);
   EXPECT_EQ(packed.find(-1), nullptr);
   EXPECT_EQ(packed.find(static_cast<int>(source.tensors().size())), nullptr);
 }
@@ -118,7 +122,7 @@ TEST(PackedWeights, LockedRowsAreUnlockedAndDroppedAfterPacking) {
   uint64_t packed_rows = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    if (!engine::PackedWeights::packs(d)) continue;
+    if (!engine::PackedWeights::packs(source.tensors(), id, -1)) continue;
     if (mlock(block_bytes(source, id), d.size_bytes) != 0)
       GTEST_SKIP() << "mlock refused (RLIMIT_MEMLOCK): cannot lock the rows here";
     packed_rows += d.size_bytes;
@@ -128,10 +132,10 @@ TEST(PackedWeights, LockedRowsAreUnlockedAndDroppedAfterPacking) {
   // AddressSanitizer's mlock does nothing (and says it succeeded).
   if (locked < before + packed_rows / 1024 / 2) GTEST_SKIP() << "mlock locks nothing here (a sanitizer build)";
   ThreadPool pool(2);
-  engine::PackedWeights packed(source, pool);
+  engine::PackedWeights packed(source, pool, -1);
   // The panels are locked too (when RLIMIT_MEMLOCK allows: their whole buffer, the rows plus the
   // extra bytes); the rows are not: without the unlock the count would be the rows plus the panels.
-  const uint64_t panels = packed_rows + engine::PackedWeights::extra_bytes(source.tensors());
+  const uint64_t panels = packed_rows + engine::PackedWeights::extra_bytes(source.tensors(), -1);
   EXPECT_LT(locked_kib(), before + (panels + packed_rows / 2) / 1024);
   munlockall();
 }
