@@ -5,7 +5,10 @@
 // (With HParams::q_scale the caller has already multiplied q by it, and s_j = q_h · k_{g,j}.)
 // With a sliding window of W positions, only j > p - W are attended to (the others get weight 0).
 // Numerics follow llama.cpp with an fp16 cache: q is rounded to fp16 for q·k, the probabilities are
-// rounded to fp16 for the weighted sum of V. Work is split over (token, head) pairs on the pool.
+// rounded to fp16 for the weighted sum of V. Work is split over (token, KV head) pairs on the pool,
+// each taking the query heads that share its KV head (up to kHeadsPerItem at a time) together, so a
+// K or V row is read from memory once for all of them (kernels.h, the several-vector
+// dot_f16_lanes16); every head's values are the bits of computing it alone.
 // Each token's result depends only on its own query, position and sequence (its KV cache), never on
 // the other tokens of the call, so a token gives the same bits alone, inside a prefill chunk or in a
 // batched decode step with other sequences (batch invariance).
@@ -29,6 +32,7 @@ struct AttentionRow {
 
 class Attention {
  public:
+  static constexpr int kHeadsPerItem = 8;  // query heads of one KV head computed together
   // Scratch for up to `n_slots` parallel workers over a cache of n_ctx positions.
   Attention(const HParams& hp, int n_ctx, int n_slots);
 
@@ -47,9 +51,10 @@ class Attention {
  private:
   int n_head_, n_head_kv_, head_dim_, n_ctx_, n_slots_;
   float scale_;
-  std::vector<float> scores_;     // [n_slots, n_ctx]
-  std::vector<uint16_t> probs_;   // [n_slots, n_ctx] fp16
-  std::vector<uint16_t> q16_;     // [n_slots, head_dim] fp16
+  int heads_per_item_;            // min(kHeadsPerItem, the query heads per KV head)
+  std::vector<float> scores_;     // [n_slots, heads_per_item, n_ctx]
+  std::vector<uint16_t> probs_;   // [n_slots, heads_per_item, n_ctx] fp16
+  std::vector<uint16_t> q16_;     // [n_slots, heads_per_item, head_dim] fp16
 };
 
 }  // namespace a3s::power::engine

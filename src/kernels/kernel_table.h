@@ -32,8 +32,9 @@ using Fp16ToFp32RowFn = void (*)(const uint16_t* src, float* dst, int64_t n);
 using Fp32ToFp16RowFn = void (*)(const float* src, uint16_t* dst, int64_t n);
 using ExpRowFn = void (*)(const float* x, float* y, int64_t n);
 using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n_padded);
-using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
-                                      int64_t n_padded, float* out);
+// n_y vectors y[q] against the same rows: out[q][r] (one vector at a time is n_y = 1).
+using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const uint16_t* const* y, int n_y,
+                                      int64_t n, int64_t n_padded, float* const* out);
 
 // Panel kernels (prefill). A panel holds kPanelRows consecutive weight rows of n elements in an
 // ISA's interleaved layout, so that one vector lane carries one row: each lane keeps the scalar

@@ -86,6 +86,14 @@ void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, c
 void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n, int64_t n_padded,
                            float* out);
 
+// The same for n_y vectors at once: out[q][r] = dot_f16_lanes16(row r, y[q], n, n_padded), bit for
+// bit. Each group of rows is multiplied with every vector while it is in cache, so the rows are
+// read from memory once for all of them (attention: the query heads that share a KV head).
+void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* const* y, int n_y,
+                          int64_t n, int64_t n_padded, float* const* out);
+void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* const* y, int n_y, int64_t n,
+                           int64_t n_padded, float* const* out);
+
 // ---------------------------------------------------------------------------------------------------
 // Types.
 

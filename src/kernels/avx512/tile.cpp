@@ -1,5 +1,6 @@
 // The AVX-512 path's row and tile kernels: the 256-bit VNNI kernels (vnni256/tile.h, EVEX encoding),
-// a 512-bit Q4_0 tile of sixteen rows per pass (below), and the panel kernels (panel.cpp).
+// a 512-bit Q4_0 tile of sixteen rows per pass (below), the panel kernels (panel.cpp) and the
+// attention's F16 dot products (dot_f16_lanes16.cpp).
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VNNI__)
 #error "avx512/*.cpp files are compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni"
 #endif
@@ -14,7 +15,8 @@
 
 namespace a3s::power::kernels {
 
-void install_avx512_panel(KernelTable& t);  // panel.cpp
+void install_avx512_panel(KernelTable& t);            // panel.cpp
+void install_avx512_dot_f16_lanes16(KernelTable& t);  // dot_f16_lanes16.cpp
 
 namespace {
 
@@ -137,6 +139,7 @@ void install_avx512(KernelTable& t) {
   install_vnni256_tile(t);
   t.tile[idx(TensorType::Q4_0)] = tile16_q4_0;
   install_avx512_panel(t);
+  install_avx512_dot_f16_lanes16(t);
 }
 
 }  // namespace a3s::power::kernels

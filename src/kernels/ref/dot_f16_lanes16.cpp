@@ -59,9 +59,10 @@ float dot_f16_lanes16_scalar(const uint16_t* x, const uint16_t* y, int64_t n, in
   return lanes16_sum(FlatRow{x, y, n}, n, n_padded);
 }
 
-void dot_f16_lanes16_pages_scalar(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n,
-                                  int64_t n_padded, float* out) {
-  for (int64_t r = 0; r < n_rows; ++r) out[r] = lanes16_sum(PagedRow{x, r, y, n}, n, n_padded);
+void dot_f16_lanes16_pages_scalar(const F16Pages& x, int64_t n_rows, const uint16_t* const* y, int n_y, int64_t n,
+                                  int64_t n_padded, float* const* out) {
+  for (int q = 0; q < n_y; ++q)
+    for (int64_t r = 0; r < n_rows; ++r) out[q][r] = lanes16_sum(PagedRow{x, r, y[q], n}, n, n_padded);
 }
 
 }  // namespace
@@ -77,16 +78,26 @@ float dot_f16_lanes16(const uint16_t* x, const uint16_t* y, int64_t n, int64_t n
 
 void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* y, int64_t n,
                           int64_t n_padded, float* out) {
-  if (n_rows <= 0) return;
+  dot_f16_lanes16_rows(x, x_stride, n_rows, &y, 1, n, n_padded, &out);
+}
+
+void dot_f16_lanes16_rows(const uint16_t* x, int64_t x_stride, int64_t n_rows, const uint16_t* const* y, int n_y,
+                          int64_t n, int64_t n_padded, float* const* out) {
+  if (n_rows <= 0 || n_y <= 0) return;
   // Contiguous rows are one page as long as any row.
   const F16Pages one{&x, 62, 0, x_stride};
-  active_table().dot_f16_lanes16_pages(one, n_rows, y, n, n_padded < n ? n : n_padded, out);
+  active_table().dot_f16_lanes16_pages(one, n_rows, y, n_y, n, n_padded < n ? n : n_padded, out);
 }
 
 void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* y, int64_t n, int64_t n_padded,
                            float* out) {
-  if (n_rows <= 0) return;
-  active_table().dot_f16_lanes16_pages(x, n_rows, y, n, n_padded < n ? n : n_padded, out);
+  dot_f16_lanes16_pages(x, n_rows, &y, 1, n, n_padded, &out);
+}
+
+void dot_f16_lanes16_pages(const F16Pages& x, int64_t n_rows, const uint16_t* const* y, int n_y, int64_t n,
+                           int64_t n_padded, float* const* out) {
+  if (n_rows <= 0 || n_y <= 0) return;
+  active_table().dot_f16_lanes16_pages(x, n_rows, y, n_y, n, n_padded < n ? n : n_padded, out);
 }
 
 }  // namespace a3s::power::kernels

@@ -136,5 +136,49 @@ TEST(DotF16Lanes16, PagedRowsEqualContiguousRowsOnEveryIsa) {
   }
 }
 
+// Several vectors at once (attention: the query heads of one KV head) give each vector's own bits,
+// on every ISA, contiguous and paged, for counts across the kernels' group of eight vectors and row
+// counts that leave a partial group of four rows; nothing is written past any output.
+TEST(DotF16Lanes16, SeveralVectorsGiveEachVectorsBitsOnEveryIsa) {
+  std::mt19937 rng(16);
+  const int64_t rows = 11, n = 200, padded = 224, page = 64;
+  const auto flat = random_f16(static_cast<size_t>(rows * n), rng);
+  const int64_t n_pages = (n + page - 1) / page;
+  std::vector<std::vector<uint16_t>> storage(static_cast<size_t>(n_pages), std::vector<uint16_t>(static_cast<size_t>(rows * page), 0x7E00));
+  std::vector<const uint16_t*> blocks;
+  for (auto& st : storage) blocks.push_back(st.data());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < n; ++k) storage[static_cast<size_t>(k / page)][static_cast<size_t>(r * page + k % page)] = flat[static_cast<size_t>(r * n + k)];
+  const F16Pages pages{blocks.data(), 6, 0, page};
+  for (int n_y : {1, 2, 3, 8, 9, 17}) {
+    std::vector<std::vector<uint16_t>> ys;
+    std::vector<const uint16_t*> y;
+    for (int q = 0; q < n_y; ++q) ys.push_back(random_f16(static_cast<size_t>(n), rng));
+    for (const auto& v : ys) y.push_back(v.data());
+    for (Isa isa : supported_isas()) {
+      IsaGuard guard(isa);
+      for (bool paged : {false, true}) {
+        std::vector<std::vector<float>> outs(static_cast<size_t>(n_y), std::vector<float>(static_cast<size_t>(rows) + 1, -7.0f));
+        std::vector<float*> out;
+        for (auto& o : outs) out.push_back(o.data());
+        if (paged) {
+          dot_f16_lanes16_pages(pages, rows, y.data(), n_y, n, padded, out.data());
+        } else {
+          dot_f16_lanes16_rows(flat.data(), n, rows, y.data(), n_y, n, padded, out.data());
+        }
+        for (int q = 0; q < n_y; ++q) {
+          std::vector<float> one(static_cast<size_t>(rows));
+          dot_f16_lanes16_rows(flat.data(), n, rows, y[static_cast<size_t>(q)], n, padded, one.data());
+          for (int64_t r = 0; r < rows; ++r) {
+            ASSERT_EQ(float_bits(outs[static_cast<size_t>(q)][static_cast<size_t>(r)]), float_bits(one[static_cast<size_t>(r)]))
+                << isa_name(isa) << (paged ? " paged" : " rows") << " n_y=" << n_y << " q=" << q << " r=" << r;
+          }
+          EXPECT_EQ(outs[static_cast<size_t>(q)][static_cast<size_t>(rows)], -7.0f) << "wrote past the last row";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace a3s::power::kernels::test
