@@ -105,7 +105,7 @@ void BM_matvec_memory(benchmark::State& state, k::Isa isa, TensorType type, bool
     return;
   }
   const size_t copies = (size_t{512} << 20) / bytes + 1;
-  const auto M = std::make_unique<uint8_t[]>(bytes * copies);
+  const auto M = std::make_unique_for_overwrite<uint8_t[]>(bytes * copies);  // every byte written below
   if (packed) {
     k::pack_weight(type, op.W.data(), op.rows, op.cols, M.get(), pool);
   } else {

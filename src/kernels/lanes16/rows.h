@@ -3,11 +3,12 @@
 // avx512/dot_f16_lanes16.cpp); the avx512 one defines A3S_LANES16_ZMM first. Everything here has
 // internal linkage, so each file keeps its own copy, compiled for its own ISA.
 //
-// dot_f16_lanes16 (dot_f16_lanes16.h) for one row and for many rows against one vector. Each 16-lane
-// accumulator of the reference is one 512-bit register (A3S_LANES16_ZMM) or two 256-bit ones; the
-// per-lane operations and the reduction order are the scalar reference's either way, so both give
-// its bits. The row version converts the shared vector to float once, reduces four rows together (a
-// 4×4 transpose in place of four horizontal sums) and reads rows ahead of use.
+// dot_f16_lanes16 (dot_f16_lanes16.h) for one row, and for many rows against one or several vectors.
+// Each 16-lane accumulator of the reference is one 512-bit register (A3S_LANES16_ZMM) or two 256-bit
+// ones; the per-lane operations and the reduction order are the scalar reference's either way, so
+// both give its bits. The row version reduces four rows together (a 4×4 transpose in place of four
+// horizontal sums), multiplies each group of four rows with every vector before the next group,
+// converts a single vector to float once, and reads rows ahead of use.
 #include "kernels/avx2/common.h"
 #include "kernels/dot_f16_lanes16.h"
 #include "kernels/f16_pages.h"
