@@ -131,8 +131,9 @@ inline void k4_pair(const uint8_t* qs, __m256i qh, int c, __m256i* lo, __m256i* 
 // hold scales 0-3 (+ the high bits of scales 4-7 in bits 6-7), bytes 4-7 mins 0-3 (+ the high bits of
 // mins 4-7), bytes 8-11 the low nibbles of scales 4-7 and, above them, of mins 4-7. Reads 16 bytes
 // from s: in every K block the scales are followed by at least 4 more bytes of the block. Returns
-// the scales as int16 in both 128-bit lanes (for bcast16) and stores the mins as int16 in *mins16.
-inline __m256i k4_scales(const uint8_t* s, __m128i* mins16) {
+// the scales as int16 in both 128-bit lanes (for bcast16) and stores the mins as int16 pairs in
+// *min_pairs (min j in elements 2j and 2j + 1, to meet a Q8_K block's sixteen bsums).
+inline __m256i k4_scales(const uint8_t* s, __m256i* min_pairs) {
   const __m128i v = load128(s);
   // Dwords: bytes 0-3, 8-11, 4-7, 8-11 (the low bits of scales 0-3, 4-7, mins 0-3, 4-7) ...
   const __m128i lo_src = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
@@ -143,18 +144,19 @@ inline __m256i k4_scales(const uint8_t* s, __m128i* mins16) {
   // (b >> 6) << 4 of every byte b.
   const __m128i high = _mm_and_si128(_mm_srli_epi32(hi_src, 2), _mm_set1_epi8(0x30));
   const __m128i codes = _mm_or_si128(low, high);  // scales 0-7 in bytes 0-7, mins 0-7 in bytes 8-15
-  *mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(codes, 8));
+  *min_pairs = _mm256_cvtepu8_epi16(
+      _mm_shuffle_epi8(codes, _mm_setr_epi8(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15)));
   return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(codes));
 }
 
-// Σ_j mins16[j] · (bsums[2j] + bsums[2j+1]) for the eight 32-element sub-blocks of a Q8_K block.
-inline int k4_min_dot(__m128i mins16, const int16_t* bsums) {
-  const __m128i pairs = _mm_hadd_epi16(load128(bsums), load128(bsums + 8));
-  __m128i p = _mm_madd_epi16(mins16, pairs);
-  p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2)));
-  p = _mm_add_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtsi128_si32(p);
+// Lane j: min j · (bsums[2j] + bsums[2j+1]), the min term of sub-block j of a Q8_K block (exact:
+// |bsum| ≤ 16·128, min ≤ 63). Its eight lanes sum to k4_min_dot.
+inline __m256i k4_min_lanes(__m256i min_pairs, const int16_t* bsums) {
+  return _mm256_madd_epi16(min_pairs, load256(bsums));
 }
+
+// Σ_j min j · (bsums[2j] + bsums[2j+1]) over the eight 32-element sub-blocks of a Q8_K block.
+inline int k4_min_dot(__m256i min_pairs, const int16_t* bsums) { return hsum_i32(k4_min_lanes(min_pairs, bsums)); }
 
 // Shuffle controls over int16 elements of a 128-bit lane: kBcast16[k] copies element k to every
 // element of both lanes; kPair16[p] copies element 2p to the low lane and element 2p + 1 to the high

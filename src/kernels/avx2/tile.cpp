@@ -203,7 +203,7 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
       d16 = blk.d;
       dmin16 = blk.dmin;
     }
-    __m128i mn;
+    __m256i mn;
     const __m256i sc = k4_scales(scales, &mn);
     const float da = h2f(d16), dmin = h2f(dmin16);
     for (int t = 0; t < NT; ++t)

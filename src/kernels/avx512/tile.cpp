@@ -1,4 +1,5 @@
-// The AVX-512 path's row and tile kernels: the 256-bit VNNI kernels (vnni256/tile.h, EVEX encoding),
+// The AVX-512 path's row and tile kernels: the VNNI kernels (vnni256/tile.h, EVEX encoding, the
+// K-quants' products in 512-bit registers),
 // a 512-bit Q4_0 tile of sixteen rows per pass (below), the panel kernels (panel.cpp) and the
 // attention's F16 dot products (dot_f16_lanes16.cpp).
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VNNI__)
@@ -11,6 +12,7 @@
 
 #define A3S_VNNI_DPBUSD _mm256_dpbusd_epi32
 #define A3S_VNNI_DPWSSD _mm256_dpwssd_epi32
+#define A3S_VNNI_ZMM
 #include "kernels/vnni256/tile.h"
 
 namespace a3s::power::kernels {
