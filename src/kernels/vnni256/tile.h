@@ -159,6 +159,89 @@ inline __m512i q6k_scales512(__m256i sc16, int j) {
 }
 #endif
 
+// The fields of super-block i of a Q4_K / Q5_K (kFive) row, the scales and mins unpacked; asks for
+// the bytes kPrefetchAhead ahead.
+struct K4Block {
+  const uint8_t* qs;
+  __m256i qh;         // Q5_K's fifth bits (zero for Q4_K)
+  __m256i sc;         // k4_scales
+  __m256i min_pairs;  // k4_scales
+  float d, dmin;
+};
+template <bool kFive>
+inline K4Block k4_block(const void* w, int64_t i) {
+  K4Block k;
+  const uint8_t* scales;
+  uint16_t d16, dmin16;
+  if constexpr (kFive) {
+    const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
+    prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+    scales = blk.scales;
+    k.qs = blk.qs;
+    d16 = blk.d;
+    dmin16 = blk.dmin;
+    k.qh = load256(blk.qh);
+  } else {
+    const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
+    prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
+    scales = blk.scales;
+    k.qs = blk.qs;
+    d16 = blk.d;
+    dmin16 = blk.dmin;
+    k.qh = _mm256_setzero_si256();
+  }
+  k.sc = k4_scales(scales, &k.min_pairs);
+  k.d = h2f(d16);
+  k.dmin = h2f(dmin16);
+  return k;
+}
+
+// isum[r][t] = the int32 lanes of Σ scale · q · x over super-block i of row r (blk[r]) and token t,
+// for R rows and NT tokens; every lane exact, so any lane layout gives the same total.
+template <int R, int NT, bool kFive>
+inline void k4_products(const K4Block (&blk)[R], const Rows<BlockQ8_K, NT>& b, int64_t i, __m256i (&isum)[R][NT]) {
+#if defined(A3S_VNNI_ZMM)
+  // Sub-blocks 2c and 2c + 1 side by side, as their activations lie in the Q8_K block.
+  __m512i sc2[R];
+  __m512i acc[R][NT];
+  for (int r = 0; r < R; ++r) {
+    sc2[r] = _mm512_maskz_broadcast_i64x4(static_cast<__mmask8>(0xFF), blk[r].sc);
+    for (auto& v : acc[r]) v = _mm512_setzero_si512();
+  }
+  for (int c = 0; c < 4; ++c) {
+    __m512i q[R], s[R];
+    for (int r = 0; r < R; ++r) {
+      __m256i lo, hi;
+      k4_pair<kFive>(blk[r].qs, blk[r].qh, c, &lo, &hi);
+      q[r] = join_halves(lo, hi);
+      s[r] = _mm512_permutexvar_epi16(halves16(2 * c, 2 * c + 1), sc2[r]);
+    }
+    for (int t = 0; t < NT; ++t) {
+      const __m512i xv = load512(b.r[t][i].qs + 64 * c);
+      for (int r = 0; r < R; ++r) acc[r][t] = scaled_dot512(acc[r][t], q[r], xv, s[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < NT; ++t) isum[r][t] = fold_halves(acc[r][t]);
+#else
+  for (int r = 0; r < R; ++r)
+    for (auto& v : isum[r]) v = _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    __m256i lo[R], hi[R], slo[R], shi[R];
+    for (int r = 0; r < R; ++r) {
+      k4_pair<kFive>(blk[r].qs, blk[r].qh, c, &lo[r], &hi[r]);
+      slo[r] = bcast16(blk[r].sc, 2 * c);
+      shi[r] = bcast16(blk[r].sc, 2 * c + 1);
+    }
+    for (int t = 0; t < NT; ++t) {
+      const int8_t* q8 = b.r[t][i].qs + 64 * c;
+      const __m256i x0 = load256(q8), x1 = load256(q8 + 32);
+      for (int r = 0; r < R; ++r) isum[r][t] = scaled_dot(scaled_dot(isum[r][t], lo[r], x0, slo[r]), hi[r], x1, shi[r]);
+    }
+  }
+#endif
+}
+
 // Q4_K / Q5_K (kFive): 8 sub-blocks of 32 with 6-bit scales and mins.
 template <int NT, bool kFive>
 void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
@@ -169,73 +252,28 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   for (int t = 0; t < NT; ++t) sum[t] = mins[t] = 0.0f;
   __m256 vsum = _mm256_setzero_ps(), vmins = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const uint8_t* scales;
-    const uint8_t* qs;
-    uint16_t d16, dmin16;
-    __m256i qh = _mm256_setzero_si256();
-    if constexpr (kFive) {
-      const auto& blk = static_cast<const BlockQ5_K*>(w)[i];
-      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
-      scales = blk.scales;
-      qs = blk.qs;
-      d16 = blk.d;
-      dmin16 = blk.dmin;
-      qh = load256(blk.qh);
-    } else {
-      const auto& blk = static_cast<const BlockQ4_K*>(w)[i];
-      prefetch_span(reinterpret_cast<const char*>(&blk) + kPrefetchAhead, sizeof blk);
-      scales = blk.scales;
-      qs = blk.qs;
-      d16 = blk.d;
-      dmin16 = blk.dmin;
-    }
-    __m256i mn;
-    const __m256i sc = k4_scales(scales, &mn);
-    const float da = h2f(d16), dmin = h2f(dmin16);
+    const K4Block blk[1] = {k4_block<kFive>(w, i)};
+    const float da = blk[0].d, dmin = blk[0].dmin;
     if constexpr (!kWide) {
       for (int t = 0; t < NT; ++t)
-        mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(mn, b.r[t][i].bsums)), mins[t]);
+        mins[t] = std::fma(b.r[t][i].d * dmin, static_cast<float>(k4_min_dot(blk[0].min_pairs, b.r[t][i].bsums)),
+                           mins[t]);
     }
-    __m256i isum[kWide ? 8 : NT];
-    for (auto& v : isum) v = _mm256_setzero_si256();
-#if defined(A3S_VNNI_ZMM)
-    // Sub-blocks 2c and 2c + 1 side by side, as their activations lie in the Q8_K block.
-    const __m512i sc2 = _mm512_maskz_broadcast_i64x4(static_cast<__mmask8>(0xFF), sc);
-    __m512i isum512[NT];
-    for (auto& v : isum512) v = _mm512_setzero_si512();
-    for (int c = 0; c < 4; ++c) {
-      __m256i lo, hi;
-      k4_pair<kFive>(qs, qh, c, &lo, &hi);
-      const __m512i q = join_halves(lo, hi);
-      const __m512i s = _mm512_permutexvar_epi16(halves16(2 * c, 2 * c + 1), sc2);
-      for (int t = 0; t < NT; ++t) isum512[t] = scaled_dot512(isum512[t], q, load512(b.r[t][i].qs + 64 * c), s);
-    }
-    for (int t = 0; t < NT; ++t) isum[t] = fold_halves(isum512[t]);
-#else
-    for (int c = 0; c < 4; ++c) {
-      __m256i lo, hi;
-      k4_pair<kFive>(qs, qh, c, &lo, &hi);
-      const __m256i slo = bcast16(sc, 2 * c);
-      const __m256i shi = bcast16(sc, 2 * c + 1);
-      for (int t = 0; t < NT; ++t) {
-        const int8_t* q8 = b.r[t][i].qs + 64 * c;
-        isum[t] = scaled_dot(isum[t], lo, load256(q8), slo);
-        isum[t] = scaled_dot(isum[t], hi, load256(q8 + 32), shi);
-      }
-    }
-#endif
+    __m256i prod[1][NT];
+    k4_products<1, NT, kFive>(blk, b, i, prod);
     if constexpr (kWide) {
       // Lane t is token t's scalar form below: the same products, converts and fused adds.
-      __m256i md[8];
+      __m256i md[8], isum[8];
       for (int t = 0; t < 8; ++t) {
-        md[t] = t < NT ? k4_min_lanes(mn, b.r[t][i].bsums) : _mm256_setzero_si256();
+        md[t] = t < NT ? k4_min_lanes(blk[0].min_pairs, b.r[t][i].bsums) : _mm256_setzero_si256();
+        isum[t] = t < NT ? prod[0][t] : _mm256_setzero_si256();
       }
       const __m256 bd = token_scales(b, i);
       vmins = _mm256_fmadd_ps(_mm256_mul_ps(bd, _mm256_set1_ps(dmin)), _mm256_cvtepi32_ps(hsum8_i32(md)), vmins);
       vsum = _mm256_fmadd_ps(_mm256_mul_ps(bd, _mm256_set1_ps(da)), _mm256_cvtepi32_ps(hsum8_i32(isum)), vsum);
     } else {
       for (int t = 0; t < NT; ++t)
-        sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(isum[t])), sum[t]);
+        sum[t] = std::fma(b.r[t][i].d * da, static_cast<float>(hsum_i32(prod[0][t])), sum[t]);
     }
   }
   if constexpr (kWide) {
@@ -245,6 +283,39 @@ void multi_k4(int64_t n, const void* w, const void* x, size_t xs, float* out) {
   } else {
     for (int t = 0; t < NT; ++t) out[t] = sum[t] - mins[t];
   }
+}
+
+// Two rows of Q4_K / Q5_K (kFive), w and w + w_stride, against NT ≤ 4 tokens: (row r, token t) in
+// lane 4r + t of one vector, so one reduction tree, scale product and fused add serve eight pairs,
+// and each activation vector is loaded once for both rows. Per pair these are multi_k4's (and the
+// scalar reference's) integers and float operations in the same order: the same bits. out[r][t].
+template <int NT, bool kFive>
+void multi_k4_rows2(int64_t n, const uint8_t* w, size_t w_stride, const void* x, size_t xs, float (&out)[2][4]) {
+  static_assert(NT >= 1 && NT <= 4);
+  const Rows<BlockQ8_K, NT> b(x, xs);
+  __m256 vsum = _mm256_setzero_ps(), vmins = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const K4Block blk[2] = {k4_block<kFive>(w, i), k4_block<kFive>(w + w_stride, i)};
+    __m256i prod[2][NT];
+    k4_products<2, NT, kFive>(blk, b, i, prod);
+    __m256i md[8], isum[8];
+    for (int r = 0; r < 2; ++r) {
+      for (int t = 0; t < 4; ++t) {
+        md[4 * r + t] = t < NT ? k4_min_lanes(blk[r].min_pairs, b.r[t][i].bsums) : _mm256_setzero_si256();
+        isum[4 * r + t] = t < NT ? prod[r][t] : _mm256_setzero_si256();
+      }
+    }
+    const __m256 bd = token_scales(b, i);  // tokens in lanes 0-3
+    const __m256 bd2 = _mm256_permute2f128_ps(bd, bd, 0x00);
+    const __m256 da = _mm256_set_m128(_mm_set1_ps(blk[1].d), _mm_set1_ps(blk[0].d));
+    const __m256 dmin = _mm256_set_m128(_mm_set1_ps(blk[1].dmin), _mm_set1_ps(blk[0].dmin));
+    vmins = _mm256_fmadd_ps(_mm256_mul_ps(bd2, dmin), _mm256_cvtepi32_ps(hsum8_i32(md)), vmins);
+    vsum = _mm256_fmadd_ps(_mm256_mul_ps(bd2, da), _mm256_cvtepi32_ps(hsum8_i32(isum)), vsum);
+  }
+  alignas(32) float o[8];
+  _mm256_store_ps(o, _mm256_sub_ps(vsum, vmins));
+  for (int r = 0; r < 2; ++r)
+    for (int t = 0; t < NT; ++t) out[r][t] = o[4 * r + t];
 }
 
 template <int NT>
@@ -368,6 +439,39 @@ struct KQ6_K {
   static void run(int64_t n, const void* w, const void* x, size_t s, float* o) { multi_q6_k<NT>(n, w, x, s, o); }
 };
 
+// Q4_K / Q5_K: rows in pairs against four tokens at a time (multi_k4_rows2); an odd last row takes
+// tile<K>. From two tokens on: on a Zen 5 the pairs made a four-token product 10 % faster
+// (bench_kernels batch4, one thread) and a one-token product 10 % faster in cache but 15-20 %
+// slower from DRAM (bench_kernels memory/*), so one token (decode) keeps tile<K>.
+constexpr int kK4PairFromTokens = 2;
+template <bool kFive, template <int> class K>
+void tile_k4(int64_t n, const void* W, size_t w_stride, int n_w, const void* X, size_t x_stride, int n_x, float* Y,
+             size_t y_stride) {
+  int r = 0;
+  if (n_x >= kK4PairFromTokens) {
+    for (; r + 2 <= n_w; r += 2) {
+      const uint8_t* w = static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride;
+      for (int t = 0; t < n_x; t += 4) {
+        const uint8_t* xt = static_cast<const uint8_t*>(X) + static_cast<size_t>(t) * x_stride;
+        float out[2][4];
+        switch (std::min(4, n_x - t)) {
+          case 4: multi_k4_rows2<4, kFive>(n, w, w_stride, xt, x_stride, out); break;
+          case 3: multi_k4_rows2<3, kFive>(n, w, w_stride, xt, x_stride, out); break;
+          case 2: multi_k4_rows2<2, kFive>(n, w, w_stride, xt, x_stride, out); break;
+          default: multi_k4_rows2<1, kFive>(n, w, w_stride, xt, x_stride, out); break;
+        }
+        for (int k = 0; k < std::min(4, n_x - t); ++k) {
+          Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r)] = out[0][k];
+          Y[static_cast<size_t>(t + k) * y_stride + static_cast<size_t>(r + 1)] = out[1][k];
+        }
+      }
+    }
+  }
+  if (r < n_w)
+    tile<K>(n, static_cast<const uint8_t*>(W) + static_cast<size_t>(r) * w_stride, w_stride, n_w - r, X, x_stride,
+            n_x, Y + r, y_stride);
+}
+
 template <template <int> class K>
 void dot_one(int64_t n, float* out, const void* w, const void* x) {
   K<1>::run(n, w, x, 0, out);
@@ -380,8 +484,8 @@ void install_vnni256_tile(KernelTable& t) {
   t.vec_dot[idx(TensorType::Q5_K)] = dot_one<KQ5_K>;
   t.vec_dot[idx(TensorType::Q6_K)] = dot_one<KQ6_K>;
   t.tile[idx(TensorType::Q8_0)] = tile<KQ8_0>;
-  t.tile[idx(TensorType::Q4_K)] = tile<KQ4_K>;
-  t.tile[idx(TensorType::Q5_K)] = tile<KQ5_K>;
+  t.tile[idx(TensorType::Q4_K)] = tile_k4<false, KQ4_K>;
+  t.tile[idx(TensorType::Q5_K)] = tile_k4<true, KQ5_K>;
   t.tile[idx(TensorType::Q6_K)] = tile<KQ6_K>;
 }
 
