@@ -47,30 +47,35 @@ void set_wipe_observer_for_testing(WipeObserver observer) {
   g_observer.store(observer, std::memory_order_release);
 }
 
+void* map_huge_aligned(size_t mapped) {
+  // One extra huge page is mapped and the ends trimmed, so that the mapping starts on a 2 MiB boundary
+  // (the kernel backs only aligned 2 MiB ranges with huge pages).
+  constexpr size_t kHuge = LockedBuffer::kHugePageBytes;
+  if (mapped == 0 || mapped > SIZE_MAX - kHuge) return nullptr;
+  void* m = ::mmap(nullptr, mapped + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  const auto base = reinterpret_cast<uintptr_t>(m);
+  const uintptr_t aligned = (base + kHuge - 1) / kHuge * kHuge;
+  if (aligned > base) (void)::munmap(m, aligned - base);
+  const uintptr_t tail = base + mapped + kHuge - (aligned + mapped);
+  if (tail > 0) (void)::munmap(reinterpret_cast<void*>(aligned + mapped), tail);
+  (void)::madvise(reinterpret_cast<void*>(aligned), mapped, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
 LockedBuffer::LockedBuffer(size_t size, const char* what, Pages pages) : size_(size) {
   if (size == 0) return;
   const size_t ps = pages == Pages::kHuge ? kHugePageBytes : page_size();
   if (size > SIZE_MAX / 2 - 2 * ps) throw Error(codes::kInternal, std::string(what) + ": size too large");
   mapped_ = (size + ps - 1) / ps * ps;
-  // A huge-page buffer maps one extra huge page and trims the ends so that it starts on a 2 MiB
-  // boundary (the kernel backs only aligned 2 MiB ranges with huge pages).
-  const size_t over = pages == Pages::kHuge ? ps : 0;
-  void* m = ::mmap(nullptr, mapped_ + over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
+  void* m = pages == Pages::kHuge ? map_huge_aligned(mapped_)
+                                  : ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED || m == nullptr) {
     const int err = errno;
     mapped_ = 0;
     size_ = 0;
     throw Error(codes::kInternal, std::string("cannot allocate ") + std::to_string(size) + " bytes for the " +
                                       what + ": " + std::strerror(err));
-  }
-  if (over > 0) {
-    const auto base = reinterpret_cast<uintptr_t>(m);
-    const uintptr_t aligned = (base + ps - 1) / ps * ps;
-    if (aligned > base) (void)::munmap(m, aligned - base);
-    const uintptr_t tail = base + mapped_ + over - (aligned + mapped_);
-    if (tail > 0) (void)::munmap(reinterpret_cast<void*>(aligned + mapped_), tail);
-    m = reinterpret_cast<void*>(aligned);
-    (void)::madvise(m, mapped_, MADV_HUGEPAGE);
   }
   data_ = static_cast<uint8_t*>(m);
   // Never in a core dump; never inherited by a child process.

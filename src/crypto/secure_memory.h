@@ -39,6 +39,13 @@ void wipe_allocation(std::vector<T>& v) {
 using WipeObserver = void (*)(const void* p, size_t n);
 void set_wipe_observer_for_testing(WipeObserver observer);
 
+// An anonymous private read-write mapping of `mapped` bytes (a multiple of the page size) that starts
+// on a 2 MiB boundary and is advised for transparent huge pages (madvise MADV_HUGEPAGE): the kernel
+// may back each whole 2 MiB range inside it with one huge page (fewer TLB misses; best effort, as the
+// THP policy and fragmentation allow). Unmapped with munmap(p, mapped). nullptr when it cannot be
+// mapped.
+void* map_huge_aligned(size_t mapped);
+
 class LockedBuffer {
  public:
   LockedBuffer() = default;

@@ -16,8 +16,13 @@ KvBuffer::KvBuffer(size_t n_values) {
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t bytes = n_values * sizeof(uint16_t);
   const size_t mapped = (bytes + page - 1) / page * page;
-  void* m = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw std::bad_alloc();
+  // From 2 MiB on, huge pages where the kernel gives them: a decode step writes a cache line per V
+  // dimension and reads a slice of every K row, scattered over the block; with 4 KiB pages the TLB
+  // misses made RoPE and the K/V store of a llama-7b layer 3.6x slower (docs/benchmarks.md).
+  void* m = mapped >= crypto::LockedBuffer::kHugePageBytes
+                ? crypto::map_huge_aligned(mapped)
+                : ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED || m == nullptr) throw std::bad_alloc();
   (void)::madvise(m, mapped, MADV_DONTDUMP);  // best effort: the cache stays usable without it
   data_ = static_cast<uint16_t*>(m);
   size_ = n_values;

@@ -1,5 +1,6 @@
 // Storage of one KV-cache tensor (fp16 values): anonymous page-aligned memory that is
 //   * zero when allocated,
+//   * from 2 MiB on, aligned to 2 MiB and advised for transparent huge pages (crypto::map_huge_aligned),
 //   * excluded from core dumps (madvise MADV_DONTDUMP; best effort, always on),
 //   * wiped with crypto::wipe (not elided) before it is unmapped — on destruction, move-assignment
 //     and therefore on every growth of the cache — and on wipe().
