@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 
 #include "a3s/power/error.h"
@@ -55,7 +56,8 @@ Forward::Forward(const ModelImpl& model, int n_ctx, int n_batch)
   const size_t vec = static_cast<size_t>(std::max({hp.n_embd, hp.n_embd_q(), hp.n_embd_kv()}));
   vec_a_.resize(vec);
   vec_b_.resize(vec);
-  rope_cache_.resize(static_cast<size_t>(std::max(2, hp.n_rot)));
+  // One set of RoPE angles per thread (rope_and_store).
+  rope_cache_.resize(static_cast<size_t>(std::max(2, hp.n_rot)) * static_cast<size_t>(model.pool().size()));
   act_buf_.resize(std::max<size_t>(m_.max_act_bytes(n_batch_), 1));
   rows_.reserve(nb);
   out_rows_.reserve(nb);
@@ -193,16 +195,7 @@ void Forward::layer(int il, int n) {
       rms_norm(h.y + row * hd, h.y + row * hd, hp.head_dim, hp.rms_eps, w);
   }
   const bool swa = hp.is_swa(il);
-  const Rope& rope = swa ? rope_swa_ : rope_;
-  for (int t = 0; t < n; ++t) {
-    const AttentionRow& r = rows_[static_cast<size_t>(t)];
-    rope.angles(r.pos, rope_cache_.data());
-    rope.apply(&q_[t * n_q], hp.n_head, rope_cache_.data());
-    rope.apply(&k_[t * n_kv], hp.n_head_kv, rope_cache_.data());
-    if (hp.q_scale > 0.0f)
-      for (size_t i = 0; i < n_q; ++i) q_[t * n_q + i] *= hp.q_scale;
-    r.kv->store(il, r.pos, &k_[t * n_kv], &v_[t * n_kv]);
-  }
+  rope_and_store(il, n, swa ? rope_swa_ : rope_);
   attn_.run(rows_, il, q_.data(), att_.data(), pool, swa ? hp.n_swa : 0);
   act_.invalidate();
   linear(desc(LayerRole::Wo), data(LayerRole::Wo), att_.data(), n, o_.data(), act_, pool, packed(LayerRole::Wo));
@@ -235,6 +228,37 @@ void Forward::layer(int il, int n) {
   post_norm(lt, LayerRole::FfnPostNorm, lease, n);
   add_inplace(x_.data(), o_.data(), static_cast<int64_t>(n * n_embd));
   act_.invalidate();
+}
+
+void Forward::rope_and_store(int il, int n, const Rope& rope) {
+  const HParams& hp = m_.hparams();
+  const size_t n_q = static_cast<size_t>(hp.n_embd_q()), n_kv = static_cast<size_t>(hp.n_embd_kv()),
+               hd = static_cast<size_t>(hp.head_dim);
+  const int n_gqa = hp.n_head / hp.n_head_kv;
+  ThreadPool& pool = m_.pool();
+  // A task takes a range of KV heads: their query heads' and their own RoPE, and their dimensions of
+  // the K and V rows in the cache (the V rows go in transposed, a cache line per dimension, each a
+  // miss after a pass over the weights). Small steps run on the calling thread alone.
+  constexpr int64_t kParallelValues = 1024;
+  const int n_tasks = static_cast<int64_t>(n) * static_cast<int64_t>(n_kv) < kParallelValues
+                          ? 1
+                          : std::min(pool.active_threads(), hp.n_head_kv);
+  auto body = [&](int task, int parts) {
+    const int g0 = hp.n_head_kv * task / parts, g1 = hp.n_head_kv * (task + 1) / parts;
+    float* angles = rope_cache_.data() + static_cast<size_t>(task) * (rope_cache_.size() / static_cast<size_t>(pool.size()));
+    for (int t = 0; t < n; ++t) {
+      const AttentionRow& r = rows_[static_cast<size_t>(t)];
+      float* q = &q_[static_cast<size_t>(t) * n_q + static_cast<size_t>(g0 * n_gqa) * hd];
+      float* k = &k_[static_cast<size_t>(t) * n_kv];
+      rope.angles(r.pos, angles);
+      rope.apply(q, (g1 - g0) * n_gqa, angles);
+      rope.apply(k + static_cast<size_t>(g0) * hd, g1 - g0, angles);
+      if (hp.q_scale > 0.0f)
+        for (size_t i = 0; i < static_cast<size_t>((g1 - g0) * n_gqa) * hd; ++i) q[i] *= hp.q_scale;
+      r.kv->store(il, r.pos, k, &v_[static_cast<size_t>(t) * n_kv], g0 * hp.head_dim, g1 * hp.head_dim);
+    }
+  };
+  pool.run(n_tasks, std::ref(body));  // by reference: no allocation per step
 }
 
 void Forward::moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n) {

@@ -78,6 +78,9 @@ class Forward {
   // `w` is packed and row0 starts a panel.
   void linear_rows(const weights::TensorDesc& w, const uint8_t* data, const PackedWeights::Tensor* packed,
                    size_t row0, size_t rows, int n, float* y);
+  // RoPE of q_ and k_ [n rows] in place (and the query scale), then k_ and v_ into the rows' KV
+  // caches at layer il, across the pool.
+  void rope_and_store(int il, int n, const Rope& rope);
   // o_ [n, n_embd] = the mixture-of-experts FFN of xn_ (router, top-k experts, weighted sum).
   void moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n);
 
@@ -96,7 +99,7 @@ class Forward {
   std::vector<float> expert_in_;         // [n_batch, n_embd] the input rows routed to one expert
   std::vector<float> expert_out_;        // [n_batch, n_expert_used, n_embd] weighted expert outputs
   std::vector<int> routed_;              // [n_batch] batch rows routed to the current expert
-  std::vector<float> rope_cache_;        // [n_rot]
+  std::vector<float> rope_cache_;        // [pool size, n_rot]
   std::vector<uint8_t> act_buf_;         // converted activations
   std::vector<uint8_t> row_scratch_;     // embedding / head rows for copying weight sources
   std::vector<float> head_out_;          // [n_batch, head chunk] when the head is read in chunks

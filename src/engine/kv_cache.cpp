@@ -1,8 +1,10 @@
 #include "engine/kv_cache.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "crypto/secure_memory.h"
 #include "kernels/kernels.h"
 
 namespace a3s::power::engine {
@@ -52,12 +54,24 @@ bool KvCache::reserve(int64_t k, std::chrono::steady_clock::time_point deadline,
   return true;
 }
 
-void KvCache::store(int il, int pos, const float* k, const float* v) {
+void KvCache::store(int il, int pos, const float* k, const float* v, int d0, int d1) {
+  const size_t e = static_cast<size_t>(n_embd_kv());
   uint16_t* blk = blocks_[static_cast<size_t>(pos / kKvBlockTokens)]->data() + layer_offset(il);
-  const int j = pos % kKvBlockTokens, e = n_embd_kv();
-  kernels::fp32_to_fp16_row(k, blk + static_cast<size_t>(j) * e, e);
-  uint16_t* vt = blk + static_cast<size_t>(kKvBlockTokens) * e + j;
-  for (int d = 0; d < e; ++d) vt[static_cast<size_t>(d) * kKvBlockTokens] = kernels::fp32_to_fp16(v[d]);
+  uint16_t* kr = blk + static_cast<size_t>(pos % kKvBlockTokens) * e;
+  uint16_t* vt = blk + kKvBlockTokens * e + pos % kKvBlockTokens;
+  constexpr int kLineValues = 32;  // fp16 values per 64-byte cache line
+  for (int d = d0; d < d1; d += kLineValues) __builtin_prefetch(kr + d, 1);
+  for (int d = d0; d < d1; ++d) __builtin_prefetch(vt + static_cast<size_t>(d) * kKvBlockTokens, 1);
+  kernels::fp32_to_fp16_row(k + d0, kr + d0, d1 - d0);
+  // V: converted a chunk at a time on the stack (the vector row conversion), then scattered.
+  constexpr int kChunk = 256;
+  uint16_t h[kChunk];
+  for (int c0 = d0; c0 < d1; c0 += kChunk) {
+    const int m = std::min(kChunk, d1 - c0);
+    kernels::fp32_to_fp16_row(v + c0, h, m);
+    for (int i = 0; i < m; ++i) vt[static_cast<size_t>(c0 + i) * kKvBlockTokens] = h[i];
+  }
+  crypto::wipe(h, sizeof h);  // request data
 }
 
 void KvCache::share(const std::vector<Block>& blocks) {

@@ -59,7 +59,12 @@ class KvCache {
 
   // Stores the float K and V rows (n_embd_kv each) of position `pos` (< capacity, prepared) in layer
   // il (rounded to fp16).
-  void store(int il, int pos, const float* k, const float* v);
+  void store(int il, int pos, const float* k, const float* v) { store(il, pos, k, v, 0, n_embd_kv()); }
+  // The same for dimensions [d0, d1) of the rows alone (0 <= d0 <= d1 <= n_embd_kv), so that threads
+  // can share a row. V is kept transposed, so each of its dimensions lands in its own cache line of
+  // the block; after a decode step has read the weights none of those lines is in a cache, and a row
+  // is thousands of misses: every line is asked for before the first is written.
+  void store(int il, int pos, const float* k, const float* v, int d0, int d1);
 
   // K [B, n_embd_kv] of block b in layer il.
   const uint16_t* k_block(int il, int b) const {

@@ -6,9 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "a3s/power/engine.h"
@@ -126,6 +129,34 @@ TEST(KvCache, TakesBlocksAsPositionsAreUsedAndKeepsEntries) {
   EXPECT_EQ(kv.k_row(1, 0)[0], 0) << "layer 1 position 0 dimension 0 is 0.0";
   kv.release();
   EXPECT_EQ(pool.stats().blocks_in_use, 0);
+}
+
+TEST(KvCache, StoringARowInDimensionRangesGivesTheBitsOfOneStore) {
+  // 600 dimensions: ranges that cross the 256-value conversion chunks, an empty range, and values
+  // that round to infinity, to a subnormal and to zero, and a NaN.
+  constexpr int kDims = 600;
+  engine::KvBlockPool pool(2, kDims, 0);
+  engine::KvCache whole(pool, 64), parts(pool, 64);
+  whole.prepare(0, 40);
+  parts.prepare(0, 40);
+  std::vector<float> k(kDims), v(kDims);
+  for (int pos : {0, 1, 31, 32, 39}) {
+    for (int d = 0; d < kDims; ++d) {
+      k[static_cast<size_t>(d)] = std::sin(static_cast<float>(pos * kDims + d)) * 3.0f;
+      v[static_cast<size_t>(d)] = std::cos(static_cast<float>(pos * kDims + d)) * 70000.0f;
+    }
+    k[5] = 1e-6f, v[6] = -1e-9f, v[7] = std::numeric_limits<float>::quiet_NaN(), k[8] = 1e30f;
+    whole.store(1, pos, k.data(), v.data());
+    for (const auto& [d0, d1] : {std::pair{0, 100}, std::pair{100, 100}, std::pair{100, 513}, std::pair{513, kDims}})
+      parts.store(1, pos, k.data(), v.data(), d0, d1);
+    for (int d = 0; d < kDims; ++d) {
+      ASSERT_EQ(parts.k_row(1, pos)[d], whole.k_row(1, pos)[d]) << "position " << pos << " dimension " << d;
+      ASSERT_EQ(parts.v_at(1, pos, d), whole.v_at(1, pos, d)) << "position " << pos << " dimension " << d;
+      ASSERT_EQ(whole.k_row(1, pos)[d], kernels::fp32_to_fp16(k[static_cast<size_t>(d)]));
+      ASSERT_EQ(whole.v_at(1, pos, d), kernels::fp32_to_fp16(v[static_cast<size_t>(d)]));
+    }
+  }
+  EXPECT_EQ(whole.k_row(0, 0)[0], 0) << "layer 0 is untouched";
 }
 
 TEST(KvCache, ASharedBlockIsCopiedBeforeItIsWritten) {
