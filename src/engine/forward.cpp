@@ -217,11 +217,7 @@ void Forward::layer(int il, int n) {
       linear(desc(LayerRole::FfnGate), data(LayerRole::FfnGate), xn_.data(), n, gate_.data(), act_, pool, packed(LayerRole::FfnGate));
       linear(desc(LayerRole::FfnUp), data(LayerRole::FfnUp), xn_.data(), n, up_.data(), act_, pool, packed(LayerRole::FfnUp));
     }
-    if (m_.arch().ffn_act == FfnActivation::GeluTanh) {
-      geglu(gate_.data(), up_.data(), n, n_ff);
-    } else {
-      swiglu(gate_.data(), up_.data(), n, n_ff);
-    }
+    glu(n);
     act_.invalidate();
     linear(desc(LayerRole::FfnDown), data(LayerRole::FfnDown), gate_.data(), n, o_.data(), act_, pool, packed(LayerRole::FfnDown));
   }
@@ -256,6 +252,30 @@ void Forward::rope_and_store(int il, int n, const Rope& rope) {
       if (hp.q_scale > 0.0f)
         for (size_t i = 0; i < static_cast<size_t>((g1 - g0) * n_gqa) * hd; ++i) q[i] *= hp.q_scale;
       r.kv->store(il, r.pos, k, &v_[static_cast<size_t>(t) * n_kv], g0 * hp.head_dim, g1 * hp.head_dim);
+    }
+  };
+  pool.run(n_tasks, std::ref(body));  // by reference: no allocation per step
+}
+
+void Forward::glu(int n) {
+  const int64_t n_ff = m_.hparams().ffn_width();
+  const bool gelu = m_.arch().ffn_act == FfnActivation::GeluTanh;
+  ThreadPool& pool = m_.pool();
+  // Each task takes a range of whole column groups of every row (ops.h: the same bits as one call).
+  constexpr int64_t kParallelValues = 4096;
+  const int64_t n_groups = (n_ff + kGluColumnGroup - 1) / kGluColumnGroup;
+  const int n_tasks = n * n_ff < kParallelValues ? 1 : static_cast<int>(std::min<int64_t>(pool.active_threads(), n_groups));
+  auto body = [&](int task, int parts) {
+    const int64_t c0 = std::min(n_ff, n_groups * task / parts * kGluColumnGroup);
+    const int64_t c1 = std::min(n_ff, n_groups * (task + 1) / parts * kGluColumnGroup);
+    for (int t = 0; t < n; ++t) {
+      float* g = &gate_[static_cast<size_t>(t * n_ff + c0)];
+      const float* u = &up_[static_cast<size_t>(t * n_ff + c0)];
+      if (gelu) {
+        geglu(g, u, 1, c1 - c0);
+      } else {
+        swiglu(g, u, 1, c1 - c0);
+      }
     }
   };
   pool.run(n_tasks, std::ref(body));  // by reference: no allocation per step

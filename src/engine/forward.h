@@ -81,6 +81,8 @@ class Forward {
   // RoPE of q_ and k_ [n rows] in place (and the query scale), then k_ and v_ into the rows' KV
   // caches at layer il, across the pool.
   void rope_and_store(int il, int n, const Rope& rope);
+  // gate_ [n, ffn_width] = the gated activation (SwiGLU or GeGLU) of gate_ and up_, across the pool.
+  void glu(int n);
   // o_ [n, n_embd] = the mixture-of-experts FFN of xn_ (router, top-k experts, weighted sum).
   void moe_ffn(const LayerTensors& lt, const weights::LayerLease& lease, int n);
 

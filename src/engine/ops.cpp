@@ -24,7 +24,7 @@ void rms_norm(const float* x, float* y, int64_t n, float eps, const float* w) {
 }
 
 namespace {
-constexpr int64_t kChunk = 16;  // lanes of ggml's vectorised exp (AVX-512)
+constexpr int64_t kChunk = kGluColumnGroup;  // lanes of ggml's vectorised exp (AVX-512)
 
 // Σ of 16 floats in the order of a 512-bit horizontal add (halves, quarters, then pairs).
 float chunk_sum(const float* v) {

@@ -16,6 +16,10 @@ void rms_norm(const float* x, float* y, int64_t n, float eps, const float* w);
 
 // gate[i] = silu(gate[i]) * up[i] (SwiGLU) over n_rows rows of n_cols floats each.
 void swiglu(float* gate, const float* up, int64_t n_rows, int64_t n_cols);
+// swiglu and geglu are elementwise: a call on the columns from a multiple of kGluColumnGroup to the
+// end of a group or of the row gives each column the bits of a call on the whole row (swiglu's
+// vector exp takes the columns in groups of this many).
+inline constexpr int64_t kGluColumnGroup = 16;
 
 // gate[i] = gelu_tanh(gate[i]) * up[i] (GeGLU) over n_rows rows of n_cols floats each, as ggml's CPU
 // geglu: for -10 < x < 10, gelu_tanh(x) is read from a table indexed by x rounded to fp16 (the value
