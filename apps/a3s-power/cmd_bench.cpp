@@ -5,9 +5,10 @@
 //    "tg":{"n_tokens","tokens_per_s","stddev"},"peak_rss_bytes", …}
 // A test given 0 tokens is skipped (its JSON member is null); with --membw both may be skipped.
 // --membw also measures the memory read bandwidth (perf/memory_bandwidth.h), before the first tg
-// repetition and after each one, and gives tg as a fraction of the decode ceiling, bandwidth ÷ model
-// file size ("membw": {"bytes_per_s" (mean), "bytes_per_s_min", "bytes_per_s_max", "samples",
-// "around_tg", "buffer_bytes", "decode_ceiling_tokens_per_s", "tg_fraction"}; null without --membw).
+// repetition and after each one, and gives tg as a fraction of the decode ceiling, bandwidth ÷ the
+// weight bytes a token reads (ModelInfo::decode_bytes): "membw": {"bytes_per_s" (mean),
+// "bytes_per_s_min", "bytes_per_s_max", "samples", "around_tg", "buffer_bytes", "decode_bytes",
+// "decode_ceiling_tokens_per_s", "tg_fraction"}; null without --membw.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -76,9 +77,10 @@ struct Bandwidth {
   double max() const {
     return extreme([](double a, double b) { return a > b; });
   }
-  // Decode ceiling: every token reads every weight once, so bandwidth ÷ model bytes tokens per second.
+  // Decode ceiling: bandwidth ÷ the weight bytes a token reads (ModelInfo::decode_bytes) tokens per
+  // second.
   static double ceiling(double bytes_per_s, const ModelInfo& info) {
-    return info.file_size == 0 ? 0.0 : bytes_per_s / static_cast<double>(info.file_size);
+    return info.decode_bytes == 0 ? 0.0 : bytes_per_s / static_cast<double>(info.decode_bytes);
   }
   // tg ÷ ceiling: the mean over the repetitions of each one's fraction of the ceiling of the two
   // measurements around it, or tg's mean over the single measurement; nullopt without tg.
@@ -111,6 +113,7 @@ nlohmann::json to_json(const Bandwidth& bw, const ModelInfo& info, const perf::T
           {"samples", samples},
           {"around_tg", bw.around_tg},
           {"buffer_bytes", bw.samples.front().buffer_bytes},
+          {"decode_bytes", info.decode_bytes},
           {"decode_ceiling_tokens_per_s", Bandwidth::ceiling(bw.mean(), info)},
           {"tg_fraction", fraction ? nlohmann::json(*fraction) : nullptr}};
 }
@@ -241,7 +244,7 @@ void add_bench_command(CLI::App& root) {
   sub->add_flag(
       "--membw", o->membw,
       "Also measure the memory read bandwidth (1 GiB buffer) and give tg as a fraction of the decode "
-      "ceiling, bandwidth / model size");
+      "ceiling, bandwidth / the weight bytes a token reads");
   sub->add_option("--format,-o", o->format, "Output format")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();

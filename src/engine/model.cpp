@@ -378,6 +378,16 @@ std::shared_ptr<Model> Model::load(std::shared_ptr<const gguf::File> file, const
   info.name = file->get_string("general.name").value_or(std::filesystem::path(path).stem().string());
   info.architecture = hp.arch;
   info.file_size = file->size();
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const weights::TensorDesc& d = descs[i];
+    if (static_cast<int>(i) == *embd && *embd != output_id) {
+      info.decode_bytes += d.row_bytes;
+    } else if (d.stacked() && hp.n_expert > 0 && d.ne[2] == hp.n_expert && d.ne[3] == 1) {
+      info.decode_bytes += d.plane_bytes() * static_cast<uint64_t>(hp.n_expert_used);
+    } else {
+      info.decode_bytes += d.size_bytes;
+    }
+  }
   std::map<TensorType, int64_t> elems_by_type;
   for (const gguf::TensorInfo& t : file->tensors()) {
     info.n_params += static_cast<uint64_t>(t.n_elements());

@@ -94,6 +94,10 @@ struct ModelInfo {
   std::string architecture;  // "llama", "qwen2", "qwen3"
   std::string file_type;     // dominant weight type, e.g. "Q4_K", "F32"
   uint64_t file_size = 0;    // bytes
+  // Bytes of weights one decode step (one token) reads: every tensor once, except the token-embedding
+  // rows of other tokens (one row is read; all of them when the output head is tied to it) and, in a
+  // mixture of experts, the experts a token is not routed to (n_expert_used of n_expert planes).
+  uint64_t decode_bytes = 0;
   uint64_t n_params = 0;
   int n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int n_ctx_train = 0;       // context length from metadata

@@ -3,10 +3,12 @@
 
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "a3s/power/engine.h"
 #include "a3s/power/error.h"
 #include "load_error.h"
+#include "model/gguf/gguf_file.h"
 #include "support/gguf_builder.h"
 
 namespace a3s::power {
@@ -97,6 +99,29 @@ TEST(ModelLoad, TiedEmbeddingsServeAsOutputHead) {
   auto logits = ctx.eval(t);
   ASSERT_EQ(logits.size(), 512u);
   for (float v : logits) ASSERT_TRUE(std::isfinite(v));
+}
+
+// ModelInfo::decode_bytes counts every tensor once, but only one row of a token-embedding table that
+// is not also the output head (stories260K: 512 rows of 64 F32 values, 256 bytes a row).
+TEST(ModelLoad, DecodeBytesCountOneEmbeddingRowUnlessTheHeadIsTied) {
+  auto tensor_bytes = [](const std::string& path) {
+    uint64_t sum = 0, embd = 0;
+    const auto file = gguf::File::open(path);
+    for (const gguf::TensorInfo& t : file->tensors()) {
+      sum += t.size_bytes;
+      if (t.name == "token_embd.weight") embd = t.size_bytes;
+    }
+    return std::pair{sum, embd};
+  };
+  const std::string untied = testing::model_path("stories260K");
+  const auto [sum, embd] = tensor_bytes(untied);
+  ASSERT_EQ(embd, 512u * 64u * 4u);
+  EXPECT_EQ(Model::load(untied, {.n_threads = 1})->info().decode_bytes, sum - embd + 256u);
+  TempDir dir;
+  const std::string tied = dir.file("tied.gguf");
+  testing::write_derived_model(untied, {.name = "tied", .base = "stories260K", .removed = {"output.weight"}}, tied);
+  EXPECT_EQ(Model::load(tied, {.n_threads = 1})->info().decode_bytes, tensor_bytes(tied).first)
+      << "a tied head reads the whole table";
 }
 
 }  // namespace
