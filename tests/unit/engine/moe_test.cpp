@@ -216,6 +216,8 @@ TEST(MixtureOfExperts, AStreamedDecodeStepReadsOnlyTheRoutedExperts) {
     EXPECT_LE(step, expect + b.first_block_tensor) << path;
     EXPECT_GE(step + b.first_block_tensor, expect) << path;
     EXPECT_LT(step, b.file) << path;
+    // ModelInfo::decode_bytes (the decode ceiling of `bench --membw`) counts the same bytes.
+    EXPECT_EQ(m->info().decode_bytes, expect) << path;
   }
 }
 
