@@ -1,5 +1,5 @@
 // PackedWeights: the block matrices of a resident model that the active ISA multiplies faster from
-// its panel layout (kernels.h, pack_weight; Q4_0, Q4_K and Q6_K on avx512), packed once at load.
+// its panel layout (kernels.h, pack_weight; Q4_0, Q8_0, Q4_K and Q6_K on avx512), packed once at load.
 //
 // Only for a plaintext file mapped read-only (residency.h: WeightBytes::kPlainFile): the packing
 // reads each matrix from the mapping after the file's bytes are what the model is known by (its

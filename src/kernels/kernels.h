@@ -189,7 +189,7 @@ void force_isa(Isa isa);
 
 // ---------------------------------------------------------------------------------------------------
 // Weights packed at load (resident models). Where the active ISA multiplies a type faster from its
-// panel layout (kernel_table.h, PanelKernels::prepack: Q4_0, Q4_K, Q6_K on avx512), a matrix can be packed once
+// panel layout (kernel_table.h, PanelKernels::prepack: Q4_0, Q8_0, Q4_K, Q6_K on avx512), a matrix can be packed once
 // and multiplied from the panels for any number of tokens: the same bits as matmul on the rows.
 
 // Rows per panel: the packed form of rows [0, r) with r a multiple of this is the first

@@ -228,12 +228,13 @@ struct Q40 {
 // products of bytes 4j..4j+3), and the FMA per lane and block in block order; the halves are summed at
 // the end in hsum's order. The weights are stored plus 128 (unsigned for vpdpbusd) and the activation
 // side data removes 128 · Σ of each lane's four activation bytes.
-// Per block (1024 bytes), for each pair p of rows 2p, 2p+1: uint8 q[64] (row 2p's 32 bytes, then row
-// 2p+1's) and float d[16] (row 2p's scale in lanes 0-7, row 2p+1's in lanes 8-15).
+// Per block (544 bytes, the size of the 16 rows' blocks): binary16 d[16] (row r's scale), then for each
+// pair p of rows 2p, 2p+1: uint8 q[64] (row 2p's 32 bytes, then row 2p+1's). A pair's scales are spread
+// over its two halves at run time (one permute per pair and block).
 struct Q80 {
   static constexpr int kTokens = 4;     // with four pairs of rows per pass: 16 accumulators
   static constexpr int kPairsPerPass = 4;
-  static constexpr size_t kPair = 128, kBlock = 8 * kPair;
+  static constexpr size_t kScales = 32, kPair = 64, kBlock = kScales + 8 * kPair;
   struct Aux {
     int32_t bias[8];  // −128 · Σ of activation bytes 4l..4l+3
     float dx;
@@ -250,12 +251,12 @@ struct Q80 {
     std::memset(out, 0, panel_bytes(n));
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     for (int64_t i = 0; i < n / kQK; ++i) {
+      uint8_t* blk = out + static_cast<size_t>(i) * kBlock;
       for (int r = 0; r < n_w; ++r) {
         const Block* b = row_block<Block>(W, w_stride, r, i);
-        uint8_t* p = out + static_cast<size_t>(i) * kBlock + static_cast<size_t>(r / 2) * kPair;
-        const int half = r % 2;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * half), _mm256_xor_si256(quants(b), flip));
-        _mm256_storeu_ps(reinterpret_cast<float*>(p + 64 + 32 * half), _mm256_set1_ps(h2f(b->d)));
+        std::memcpy(blk + 2 * static_cast<size_t>(r), &b->d, 2);
+        uint8_t* p = blk + kScales + static_cast<size_t>(r / 2) * kPair;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * (r % 2)), _mm256_xor_si256(quants(b), flip));
       }
     }
   }
@@ -281,36 +282,47 @@ struct Q80 {
   template <int NT>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t* aux,
                    float* Y, size_t y_stride) {
+    // With one or two tokens (decode) all eight pairs go in one pass, so a panel read from memory is
+    // read once; with more, four pairs per pass keep the accumulators in registers.
+    constexpr int kPP = NT <= 2 ? 8 : kPairsPerPass;
     const BlockQ8_0* x[NT];
     const Aux* ax[NT];
     for (int t = 0; t < NT; ++t) {
       x[t] = reinterpret_cast<const BlockQ8_0*>(X + static_cast<size_t>(t) * x_stride);
       ax[t] = reinterpret_cast<const Aux*>(aux + static_cast<size_t>(t) * aux_stride(n));
     }
-    for (int p0 = 0; 2 * p0 < n_w; p0 += kPairsPerPass) {
-      __m512 acc[kPairsPerPass][NT];
+    for (int p0 = 0; 2 * p0 < n_w; p0 += kPP) {
+      // Lanes 0-7 of pair p's scale vector take row 2(p0 + p)'s scale, lanes 8-15 row 2(p0 + p) + 1's.
+      __m512i spread[kPP];
+      for (int p = 0; p < kPP; ++p) {
+        const int r = 2 * (p0 + p);
+        spread[p] = _mm512_set_epi32(r + 1, r + 1, r + 1, r + 1, r + 1, r + 1, r + 1, r + 1, r, r, r, r, r, r, r, r);
+      }
+      __m512 acc[kPP][NT];
       for (auto& row : acc) {
         for (auto& a : row) a = _mm512_setzero_ps();
       }
       for (int64_t i = 0; i < n / kQK; ++i) {
-        const uint8_t* blk = panel + static_cast<size_t>(i) * kBlock + static_cast<size_t>(p0) * kPair;
-        __m512i q[kPairsPerPass];
-        __m512 d[kPairsPerPass];
-        for (int p = 0; p < kPairsPerPass; ++p) {
-          q[p] = vec(blk + p * kPair);
-          d[p] = _mm512_loadu_ps(blk + p * kPair + 64);
+        const uint8_t* blk = panel + static_cast<size_t>(i) * kBlock;
+        if (p0 == 0) prefetch_span(blk + kPanelAhead, kBlock);
+        const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+        __m512i q[kPP];
+        __m512 d[kPP];
+        for (int p = 0; p < kPP; ++p) {
+          q[p] = vec(blk + kScales + static_cast<size_t>(p0 + p) * kPair);
+          d[p] = _mm512_maskz_permutexvar_ps(static_cast<__mmask16>(0xFFFF), spread[p], dw);
         }
         for (int t = 0; t < NT; ++t) {
           const __m512i xq = bcast256(x[t][i].qs);
           const __m512i bias = bcast256(ax[t][i].bias);
           const __m512 dx = _mm512_set1_ps(ax[t][i].dx);
-          for (int p = 0; p < kPairsPerPass; ++p) {
+          for (int p = 0; p < kPP; ++p) {
             const __m512i s = _mm512_dpbusd_epi32(bias, q[p], xq);
             acc[p][t] = _mm512_fmadd_ps(to_float(s), _mm512_mul_ps(d[p], dx), acc[p][t]);
           }
         }
       }
-      for (int p = 0; p < kPairsPerPass; ++p) {
+      for (int p = 0; p < kPP; ++p) {
         for (int half = 0; half < 2; ++half) {
           const int r = 2 * (p0 + p) + half;
           if (r >= n_w) break;
@@ -330,7 +342,7 @@ struct Q80 {
 // Q5_0 in Q8_0's panel: each block's quants unpacked to signed bytes (q − 16), so Q8_0's pass, prepare
 // and side data serve it. The reference's arithmetic for Q5_0 is Q8_0's (eight lanes of 4-byte
 // sums, one FMA per lane and block), so the results are its bits. Packed per call (the panel is
-// 1.5× the rows).
+// 1.55× the rows).
 struct Q50 : Q80 {
   static void pack(int64_t n, const void* W, size_t w_stride, int n_w, void* panel) {
     const __m256i high = _mm256_set1_epi8(static_cast<char>(0xF0));
@@ -682,6 +694,7 @@ void install_avx512_panel(KernelTable& t) {
   PanelKernels q8_0 = panel_of<Q80>();
   q8_0.aux_bytes = Q80::aux_stride;
   q8_0.prepare = Q80::prepare;
+  q8_0.prepack = true;  // as many bytes as the rows (544 per block of 16 rows); decode faster from memory
   t.panel[idx(TensorType::Q8_0)] = q8_0;
   PanelKernels q5_0 = panel_of<Q50>();
   q5_0.aux_bytes = Q80::aux_stride;

@@ -69,7 +69,8 @@ TEST_P(PackedModels, PacksTheBlockMatricesOfThePackedTypesOnly) {
   int n_packed = 0, n_stacked = 0;
   for (int id = 0; id < static_cast<int>(source.tensors().size()); ++id) {
     const weights::TensorDesc& d = source.desc(id);
-    const bool packed_type = d.type == TensorType::Q4_0 || d.type == TensorType::Q4_K || d.type == TensorType::Q6_K;
+    const bool packed_type = d.type == TensorType::Q4_0 || d.type == TensorType::Q8_0 || d.type == TensorType::Q4_K ||
+                             d.type == TensorType::Q6_K;
     // Block matrices (experts too, plane by plane) and the output head.
     const bool want = packed_type && (d.layer >= 0 ? d.n_dims == 2 || d.n_dims == 3 : id == head);
     const engine::PackedWeights::Tensor* t = packed.find(id);
@@ -217,7 +218,7 @@ TEST_P(PackedModels, LogitsAreBitwiseThoseOfTheRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(PackedTypes, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "tiny-llama-Q6_K", "phi3-tiny:Q4_0",
+INSTANTIATE_TEST_SUITE_P(PackedTypes, PackedModels, ::testing::Values("tiny-llama-Q4_0", "tiny-llama-Q4_K_M", "tiny-llama-Q6_K", "tiny-llama-Q8_0", "phi3-tiny:Q4_0",
                                                                                  "qwen3moe-tiny:Q4_0"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;
