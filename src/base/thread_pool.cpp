@@ -2,7 +2,6 @@
 
 #include "a3s/power/error.h"
 
-#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <fstream>
@@ -14,20 +13,10 @@ namespace a3s::power {
 
 namespace {
 
-// Stepping down (thread_pool.h). A trial alternates blocks of kBlockRuns runs, kTrialProbeBlocks
-// of them in the other mode between blocks in the mode in use (blocks of 32 runs span about a
-// layer or more of a forward pass, so that both modes see the same mix of runs, and a trial spans
-// several scheduler time slices). With all threads in use, a trial starts once most runs since the
-// last one went without the workers' help: they took no task (asleep, or not scheduled in time), or
-// were late (the caller waited for one longer than kLate and than it worked itself);
-// trials are at least kMinTrialInterval runs apart after a change of mode (thread_pool.h), twice as
-// far each time the mode in use wins, up to kMaxTrialInterval.
+// A run on all threads went without the workers' help when they took no task (asleep, or not
+// scheduled in time), or were late: the caller waited for one longer than kLate and than it worked
+// itself (base/step_down_policy.h counts these runs).
 constexpr std::chrono::microseconds kLate{100};
-constexpr int kBlockRuns = 32;
-constexpr int kTrialProbeBlocks = 8;
-constexpr int kMaxTrialInterval = 32768;
-constexpr double kProbeLoses = 1.5;  // a probe block this much slower per run than the mode in use
-constexpr double kParallelMargin = 1.15;
 
 }  // namespace
 
@@ -157,10 +146,10 @@ void ThreadPool::run(int n_tasks, const std::function<void(int, int)>& fn) {
     return;
   }
   // Only a trial's runs are timed (the clock stays off the hot path otherwise).
-  const bool timed = in_trial_;
+  const bool timed = policy_.timing();
   const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const bool unhelped = run_in_mode(n_tasks, fn);
-  account(timed ? std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() : 0.0,
+  policy_.record(timed ? std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() : 0.0,
           unhelped);
 }
 
@@ -193,53 +182,6 @@ bool ThreadPool::run_in_mode(int n_tasks, const std::function<void(int, int)>& f
   // it held a task, or scheduled late).
   const auto waited = std::chrono::steady_clock::now() - caller_done;
   return waited > kLate && waited > caller_done - start;
-}
-
-void ThreadPool::account(double run_ns, bool unhelped) {
-  if (!in_trial_) {
-    if (unhelped) ++unhelped_runs_;
-    ++runs_since_trial_;
-    // All threads in use: a trial only once the workers failed to help in most runs (a few small
-    // runs that the caller finishes alone are no sign of a competing load). The calling thread
-    // alone: a trial now and then, to see whether a competing load has gone.
-    if (runs_since_trial_ < trial_interval_ || (!solo_ && 2 * unhelped_runs_ <= runs_since_trial_)) return;
-    in_trial_ = true;  // blocks alternate from here: mode in use, other mode, … , mode in use
-    block_ = 0;
-    block_runs_ = 0;
-    trial_ns_[0] = trial_ns_[1] = 0;
-    trial_runs_[0] = trial_runs_[1] = 0;
-    unhelped_runs_ = 0;
-    runs_since_trial_ = 0;
-    return;  // this run was outside the trial
-  }
-  const int kind = block_ & 1;  // 0: mode in use, 1: the other mode
-  trial_ns_[kind] += run_ns;
-  ++trial_runs_[kind];
-  if (++block_runs_ < kBlockRuns) return;
-  block_runs_ = 0;
-  // A probe block far slower than the mode in use ends the trial at once: the other mode has lost,
-  // and each further probe block would cost as much again (beside a competing load, a worker that
-  // is descheduled while it holds a task stalls its run for a time slice).
-  const bool lost = kind == 1 && trial_ns_[1] * trial_runs_[0] > kProbeLoses * trial_ns_[0] * trial_runs_[1];
-  if (++block_ < 2 * kTrialProbeBlocks + 1 && !lost) {
-    probing_ = (block_ & 1) != 0;
-    return;
-  }
-  in_trial_ = false;
-  probing_ = false;
-  const double in_use = trial_ns_[0] / trial_runs_[0], other = trial_ns_[1] / trial_runs_[1];
-  // All threads are the mode in use after a trial only when they were clearly faster per run (by
-  // kParallelMargin): trials run only when the workers failed to help or while stepped down, that is
-  // beside a competing load, which makes all threads look fast while it leaves their core for a
-  // while and then stalls them; in a near tie the calling thread alone is the steadier choice.
-  const double all = solo_ ? other : in_use, alone = solo_ ? in_use : other;
-  const bool solo = all * kParallelMargin >= alone;
-  if (solo != solo_) {
-    solo_ = solo;
-    trial_interval_ = kMinTrialInterval;
-  } else {
-    trial_interval_ = std::min(trial_interval_ * 2, kMaxTrialInterval);
-  }
 }
 
 }  // namespace a3s::power

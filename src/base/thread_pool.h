@@ -11,19 +11,10 @@
 // the tasks left itself. Waiting threads spin briefly, then sleep: the workers between runs (decode
 // steps arrive back to back), the caller for the last tasks still running on other threads.
 //
-// Stepping down: a worker that shares its core with a competing process can be descheduled for a
-// whole time slice (milliseconds) while it holds a claimed task, and the run waits for that task;
-// two threads are then slower than one; a worker that cannot run in time takes no task, and waking
-// it each run costs a system call. The pool therefore runs trials when its workers failed to help
-// in most runs (and, while stepped down, now and then): blocks of runs alternate between the mode
-// in use (all threads, or the calling thread alone) and the other mode, beginning and ending in the
-// mode in use, so that work that changes steadily (a growing KV cache) weighs on both alike; the
-// mode in use after the trial is all threads only when their mean wall time per run was clearly
-// (15 %) below the calling thread's alone — in a near tie beside a competing load, one thread is the
-// steadier choice. A trial ends early once a block in the other mode was far (1.5×) slower per run
-// than the mode in use. Trials are kMinTrialInterval runs apart after a change, twice as far each
-// time the mode in use stays, so that where the workers help, trials are rare. Results do not
-// change: the same tasks run, only on fewer threads.
+// Stepping down: beside a competing process, two threads can be slower than one. The pool then
+// runs every task on the calling thread, and tries its workers again now and then; when it does is
+// StepDownPolicy's decision (base/step_down_policy.h). Results do not change: the same tasks run,
+// only on fewer threads.
 #pragma once
 
 #include <atomic>
@@ -34,6 +25,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "base/step_down_policy.h"
 
 namespace a3s::power {
 
@@ -57,11 +50,11 @@ class ThreadPool {
   // The threads a run started now would use: size(), or 1 while stepped down (above). Callers that
   // split work into tasks size them by this, so a stepped-down pool runs one task, not many small
   // ones.
-  int active_threads() const { return solo_ != probing_ ? 1 : n_threads_; }
+  int active_threads() const { return policy_.next_run_solo() ? 1 : n_threads_; }
 
   // True while the mode in use is the calling thread alone (above); a trial may still run blocks on
   // every thread.
-  bool stepped_down() const { return solo_; }
+  bool stepped_down() const { return policy_.stepped_down(); }
 
   // Tests: while held, the workers claim no task (as if they were never scheduled), so a test can
   // show that run() finishes on the calling thread alone.
@@ -77,8 +70,6 @@ class ThreadPool {
   static constexpr uint64_t kLow = 0xffffffffu;
   static bool claimable(uint64_t word) { return (word & kLow) < (word >> 32); }
 
-  static constexpr int kMinTrialInterval = 1024;  // runs (stepping down, above)
-
   void worker_loop();
   // Runs tasks until none is left to claim (or, for a worker, held); returns how many it ran.
   int claim_and_run(bool worker);
@@ -86,8 +77,6 @@ class ThreadPool {
   // run on all threads went without the workers' help (they took no task, or were late:
   // thread_pool.cpp).
   bool run_in_mode(int n_tasks, const std::function<void(int, int)>& fn);
-  // Adds a run's wall time to the trial under way, ends it when it is complete, or starts one.
-  void account(double run_ns, bool unhelped);
   void shutdown() noexcept;  // stops and joins every worker
 
   int n_threads_;
@@ -104,16 +93,7 @@ class ThreadPool {
 
   // Stepping down; touched by the calling thread only (one run at a time).
   bool step_down_enabled_ = true;
-  bool solo_ = false;     // the mode in use is the calling thread alone
-  bool probing_ = false;   // this block of a trial runs in the other mode
-  bool in_trial_ = false;
-  int trial_interval_ = kMinTrialInterval;
-  int runs_since_trial_ = 0;
-  int unhelped_runs_ = 0;  // since the last trial
-  int block_ = 0;            // block of the trial: even in the mode in use, odd in the other
-  int block_runs_ = 0;
-  double trial_ns_[2] = {0, 0};  // wall time of the trial's runs: [0] mode in use, [1] other mode
-  int trial_runs_[2] = {0, 0};
+  StepDownPolicy policy_;
 };
 
 }  // namespace a3s::power
