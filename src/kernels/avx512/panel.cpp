@@ -515,6 +515,10 @@ struct K4N {
         for (int sb = 0; sb < 8; ++sb) md = _mm512_dpwssd_epi32(md, min_pair[sb], bcast32(x[t][i].bsums + 2 * sb));
         mins[t] = _mm512_fmadd_ps(to_float(md), _mm512_mul_ps(dmin, _mm512_set1_ps(x[t][i].d)), mins[t]);
       }
+      // The high nibbles stay in place (q & 0xF0, 16 times their value): their products are 16 times
+      // too large, and so are the low nibbles' once their scale is taken 16 times. The super-block's
+      // total is then exactly 16 times the integer sum, and one shift gives the sum (|16 · sum| ≤
+      // 8 sub-blocks · 63 · 32 · 240 · 128 < 2^31). One mask per line instead of a shift and a mask.
       __m512i total[NT];
       for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
       for (int c = 0; c < 4; ++c) {
@@ -522,9 +526,10 @@ struct K4N {
         for (int g = 0; g < 8; ++g) {
           const __m512i q = vec(p + kQ + 64 * (8 * c + g));
           lo[g] = _mm512_and_si512(q, m4);
-          hi[g] = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+          hi[g] = _mm512_maskz_andnot_epi32(all, m4, q);
         }
-        const __m512i sc_lo = _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * (2 * c))));
+        const __m512i sc_lo = _mm512_maskz_slli_epi32(
+            all, _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * (2 * c)))), 4);
         const __m512i sc_hi = _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * (2 * c + 1))));
         for (int t = 0; t < NT; ++t) {
           const int8_t* xq = x[t][i].qs + 64 * c;
@@ -553,7 +558,7 @@ struct K4N {
         }
       }
       for (int t = 0; t < NT; ++t)
-        sum[t] = _mm512_fmadd_ps(to_float(total[t]), _mm512_mul_ps(dw, _mm512_set1_ps(x[t][i].d)), sum[t]);
+        sum[t] = _mm512_fmadd_ps(to_float(_mm512_maskz_srai_epi32(all, total[t], 4)), _mm512_mul_ps(dw, _mm512_set1_ps(x[t][i].d)), sum[t]);
     }
     __m512 out[NT];
     for (int t = 0; t < NT; ++t) out[t] = _mm512_sub_ps(sum[t], mins[t]);
