@@ -82,6 +82,11 @@ inline constexpr size_t kPrefetchAhead = 8192;
 inline void prefetch_span(const void* p, size_t bytes) {
   for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);
 }
+// The same into the second-level cache (prefetcht1), for kernels that do more arithmetic per line: the
+// AVX-512 panel kernels (avx512/panel.cpp say what it measured).
+inline void prefetch_span_l2(const void* p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T1);
+}
 
 // Σ over pairs of unsigned a[i]·signed b[i] → 8 int32 lanes (each the sum of 4 products).
 // Requires a ≤ 255 and |b| ≤ 127 with 2·a·|b| ≤ 32767 (true for every use here).
