@@ -79,13 +79,12 @@ inline __m256i spread_bits(uint32_t bits) {
 // 10-30 % faster (bench_kernels memory/*) and made llama-1b Q8_0 decode 14 % faster.
 // Prefetching never faults, so reading ahead past the end of a matrix is harmless.
 inline constexpr size_t kPrefetchAhead = 8192;
+// Into the first-level cache (prefetcht0) by default; the AVX-512 panel kernels ask into the second
+// (prefetcht1: avx512/panel.cpp says what it measured). The values are __builtin_prefetch's locality.
+enum class PrefetchInto : int { kL1 = 3, kL2 = 2 };
+template <PrefetchInto kInto = PrefetchInto::kL1>
 inline void prefetch_span(const void* p, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T0);
-}
-// The same into the second-level cache (prefetcht1), for kernels that do more arithmetic per line: the
-// AVX-512 panel kernels (avx512/panel.cpp say what it measured).
-inline void prefetch_span_l2(const void* p, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch(static_cast<const char*>(p) + o, _MM_HINT_T1);
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o, 0, static_cast<int>(kInto));
 }
 
 // Σ over pairs of unsigned a[i]·signed b[i] → 8 int32 lanes (each the sum of 4 products).

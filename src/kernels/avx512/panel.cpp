@@ -43,7 +43,7 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 }  // namespace panel
 
 // Each pass asks for the panel bytes kPrefetchAhead (two pages) ahead of the block it starts, into the
-// second-level cache (kernels/avx2/common.h, prefetch_span_l2): a decode step reads every panel once,
+// second-level cache (kernels/avx2/common.h, prefetch_span): a decode step reads every panel once,
 // and the hardware prefetchers alone kept too few reads in flight. On a Zen 5 (2 threads) Q4_K and
 // Q6_K panels were read from memory at 33-36 GB/s without read-ahead and 55-60 GB/s with it into the
 // first-level cache a page ahead (bench_kernels memory_packed/*), and llama-7b Q4_K_M decode went from
@@ -196,7 +196,7 @@ struct Q40 {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span_l2(p + kPanelAhead, kBlock);
+      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i lo[4], hi[4];
       for (int j = 0; j < 4; ++j) {
@@ -308,7 +308,7 @@ struct Q80 {
       }
       for (int64_t i = 0; i < n / kQK; ++i) {
         const uint8_t* blk = panel + static_cast<size_t>(i) * kBlock;
-        if (p0 == 0) prefetch_span_l2(blk + kPanelAhead, kBlock);
+        if (p0 == 0) prefetch_span<PrefetchInto::kL2>(blk + kPanelAhead, kBlock);
         const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
         __m512i q[kPP];
         __m512 d[kPP];
@@ -505,7 +505,7 @@ struct K4N {
     for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span_l2(p + kPanelAhead, kBlock);
+      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       const __m512 dmin = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kDmin)));
       // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the min in both int16 halves of its lane.
@@ -648,7 +648,7 @@ struct Q6KN {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span_l2(p + kPanelAhead, kBlock);
+      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i total[NT];
       for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
