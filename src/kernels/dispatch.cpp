@@ -2,6 +2,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #if defined(A3S_KERNELS_HAVE_AVX2)
@@ -62,6 +63,19 @@ bool cpu_has_avx512() {
   if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
   const bool f = (b >> 16) & 1u, bw = (b >> 30) & 1u, vl = (b >> 31) & 1u, vnni = (c >> 11) & 1u;
   return f && bw && vl && vnni;
+}
+#endif
+
+#if defined(A3S_KERNELS_HAVE_AVX2)
+// The CPUID vendor string (leaf 0: EBX, EDX, ECX), 12 characters and a NUL; empty if leaf 0 fails.
+std::array<char, 13> cpu_vendor() {
+  std::array<char, 13> v{};
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return v;
+  std::memcpy(v.data(), &b, 4);
+  std::memcpy(v.data() + 4, &d, 4);
+  std::memcpy(v.data() + 8, &c, 4);
+  return v;
 }
 #endif
 
@@ -129,6 +143,19 @@ Active& active() {
 }
 
 }  // namespace
+
+PrefetchInto panel_read_ahead_for(const char* vendor) {
+  return vendor != nullptr && std::strcmp(vendor, "GenuineIntel") == 0 ? PrefetchInto::kL2 : PrefetchInto::kL1;
+}
+
+PrefetchInto panel_read_ahead() {
+#if defined(A3S_KERNELS_HAVE_AVX2)
+  static const PrefetchInto into = panel_read_ahead_for(cpu_vendor().data());
+  return into;
+#else
+  return PrefetchInto::kL1;
+#endif
+}
 
 const char* isa_name(Isa isa) {
   switch (isa) {

@@ -118,4 +118,17 @@ void install_avx512(KernelTable& t);
 // The table of the active ISA (dispatch.cpp). Never null.
 const KernelTable& active_table();
 
+// A cache level for software read-ahead; the values are __builtin_prefetch's locality argument
+// (x86: prefetcht0 into the first-level cache, prefetcht1 into the second).
+enum class PrefetchInto : int { kL1 = 3, kL2 = 2 };
+
+// Where the AVX-512 panel kernels read their bytes ahead into on a CPU whose CPUID vendor string
+// (leaf 0: EBX, EDX, ECX, 12 characters) is `vendor`: the second-level cache on "GenuineIntel",
+// where that read panels 5-10 % faster from memory (avx512/panel.cpp); the first-level cache on any
+// other vendor, or a null one. The Zen 5 figures were made that way, and AMD's prefetcht1 fills the
+// second-level cache only from Zen 4 on, where it has been seen to drop some requests.
+PrefetchInto panel_read_ahead_for(const char* vendor);
+// The rule above for this CPU (dispatch.cpp; the first-level cache where CPUID is not read).
+PrefetchInto panel_read_ahead();
+
 }  // namespace a3s::power::kernels

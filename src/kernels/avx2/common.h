@@ -79,9 +79,8 @@ inline __m256i spread_bits(uint32_t bits) {
 // 10-30 % faster (bench_kernels memory/*) and made llama-1b Q8_0 decode 14 % faster.
 // Prefetching never faults, so reading ahead past the end of a matrix is harmless.
 inline constexpr size_t kPrefetchAhead = 8192;
-// Into the first-level cache (prefetcht0) by default; the AVX-512 panel kernels ask into the second
-// (prefetcht1: avx512/panel.cpp says what it measured). The values are __builtin_prefetch's locality.
-enum class PrefetchInto : int { kL1 = 3, kL2 = 2 };
+// Into the first-level cache (prefetcht0) by default, or the second (prefetcht1: kernel_table.h,
+// PrefetchInto).
 template <PrefetchInto kInto = PrefetchInto::kL1>
 inline void prefetch_span(const void* p, size_t bytes) {
   for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(static_cast<const char*>(p) + o, 0, static_cast<int>(kInto));

@@ -42,16 +42,19 @@ namespace panel {
 constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kTokens)
 }  // namespace panel
 
-// Each pass asks for the panel bytes kPrefetchAhead (two pages) ahead of the block it starts, into the
-// second-level cache (kernels/avx2/common.h, prefetch_span): a decode step reads every panel once,
-// and the hardware prefetchers alone kept too few reads in flight. On a Zen 5 (2 threads) Q4_K and
-// Q6_K panels were read from memory at 33-36 GB/s without read-ahead and 55-60 GB/s with it into the
-// first-level cache a page ahead (bench_kernels memory_packed/*), and llama-7b Q4_K_M decode went from
-// 7.8 to 11.9 tokens/s. On an Intel Emerald Rapids guest, one token through 512 MiB of panels with 2
-// threads, variants alternating 15 times in one process: into the second-level cache 8 KiB ahead read
-// Q4_K 7-10 % faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB
-// ahead were alike; one request per 128 or 256 bytes instead of per line lost 10-35 %.
-constexpr size_t kPanelAhead = kPrefetchAhead;
+// Each pass asks for the panel bytes ahead of the block it starts (kernels/avx2/common.h,
+// prefetch_span): a decode step reads every panel once, and the hardware
+// prefetchers alone kept too few reads in flight. On a Zen 5 (2 threads) Q4_K and Q6_K panels were
+// read from memory at 33-36 GB/s without read-ahead and 55-60 GB/s with it into the first-level cache
+// (bench_kernels memory_packed/*), and llama-7b Q4_K_M decode went from 7.8 to 11.9 tokens/s. On an
+// Intel Emerald Rapids guest, one token through 512 MiB of panels with 2 threads, variants
+// alternating 15 times in one process: into the second-level cache 8 KiB ahead read Q4_K 7-10 %
+// faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB ahead were
+// alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Which form a CPU gets is
+// panel_read_ahead's rule (kernel_table.h): each kernel below is installed in the form for it, into
+// the second-level cache kPrefetchAhead ahead, or into the first a page ahead, as measured on the Zen 5.
+template <PrefetchInto kInto>
+constexpr size_t kPanelAhead = kInto == PrefetchInto::kL2 ? kPrefetchAhead : 4096;
 
 inline int32_t load_i32(const void* p) {
   int32_t v;
@@ -106,8 +109,8 @@ void store_rows(const __m512* acc, int n_w, float* Y, size_t y_stride) {
   for (int t = 0; t < NT; ++t) _mm512_mask_storeu_ps(Y + static_cast<size_t>(t) * y_stride, m, acc[t]);
 }
 
-// Runs K::pass<NT> over n_x tokens in passes of K::kTokens (≤ 8).
-template <class K>
+// Runs K::pass<NT> over n_x tokens in passes of K::kTokens (≤ 8), reading ahead into kInto.
+template <class K, PrefetchInto kInto>
 void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_stride, const void* aux, int n_x,
                 float* Y, size_t y_stride) {
   const auto* x = static_cast<const uint8_t*>(X);
@@ -119,15 +122,15 @@ void run_tokens(int64_t n, const void* panel, int n_w, const void* X, size_t x_s
          y_stride);
   };
   int t = 0;
-  for (; t + K::kTokens <= n_x; t += K::kTokens) at(t, K::template pass<K::kTokens>);
+  for (; t + K::kTokens <= n_x; t += K::kTokens) at(t, K::template pass<K::kTokens, kInto>);
   switch (n_x - t) {
-    case 7: at(t, K::template pass<7>); break;
-    case 6: at(t, K::template pass<6>); break;
-    case 5: at(t, K::template pass<5>); break;
-    case 4: at(t, K::template pass<4>); break;
-    case 3: at(t, K::template pass<3>); break;
-    case 2: at(t, K::template pass<2>); break;
-    case 1: at(t, K::template pass<1>); break;
+    case 7: at(t, K::template pass<7, kInto>); break;
+    case 6: at(t, K::template pass<6, kInto>); break;
+    case 5: at(t, K::template pass<5, kInto>); break;
+    case 4: at(t, K::template pass<4, kInto>); break;
+    case 3: at(t, K::template pass<3, kInto>); break;
+    case 2: at(t, K::template pass<2, kInto>); break;
+    case 1: at(t, K::template pass<1, kInto>); break;
     default: break;
   }
 }
@@ -181,7 +184,7 @@ struct Q40 {
     }
   }
 
-  template <int NT>
+  template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t* aux,
                    float* Y, size_t y_stride) {
     const BlockQ8_0* x[NT];
@@ -196,7 +199,7 @@ struct Q40 {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
+      prefetch_span<kInto>(p + kPanelAhead<kInto>, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i lo[4], hi[4];
       for (int j = 0; j < 4; ++j) {
@@ -283,7 +286,7 @@ struct Q80 {
     }
   }
 
-  template <int NT>
+  template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t* aux,
                    float* Y, size_t y_stride) {
     // With one or two tokens (decode) all eight pairs go in one pass, so a panel read from memory is
@@ -308,7 +311,7 @@ struct Q80 {
       }
       for (int64_t i = 0; i < n / kQK; ++i) {
         const uint8_t* blk = panel + static_cast<size_t>(i) * kBlock;
-        if (p0 == 0) prefetch_span<PrefetchInto::kL2>(blk + kPanelAhead, kBlock);
+        if (p0 == 0) prefetch_span<kInto>(blk + kPanelAhead<kInto>, kBlock);
         const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
         __m512i q[kPP];
         __m512 d[kPP];
@@ -401,7 +404,7 @@ struct K4 {
     }
   }
 
-  template <int NT>
+  template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
                    float* Y, size_t y_stride) {
     const BlockQ8_K* x[NT];
@@ -491,7 +494,7 @@ struct K4N {
     }
   }
 
-  template <int NT>
+  template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
                    float* Y, size_t y_stride) {
     const BlockQ8_K* x[NT];
@@ -505,7 +508,7 @@ struct K4N {
     for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
+      prefetch_span<kInto>(p + kPanelAhead<kInto>, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       const __m512 dmin = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kDmin)));
       // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the min in both int16 halves of its lane.
@@ -635,7 +638,7 @@ struct Q6KN {
     }
   }
 
-  template <int NT>
+  template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
                    float* Y, size_t y_stride) {
     const BlockQ8_K* x[NT];
@@ -648,7 +651,7 @@ struct Q6KN {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span<PrefetchInto::kL2>(p + kPanelAhead, kBlock);
+      prefetch_span<kInto>(p + kPanelAhead<kInto>, kBlock);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i total[NT];
       for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
@@ -683,37 +686,43 @@ struct Q6KN {
   }
 };
 
-template <class K>
+template <class K, PrefetchInto kInto>
 constexpr PanelKernels panel_of() {
   PanelKernels p;
   p.panel_bytes = K::panel_bytes;
   p.pack = K::pack;
-  p.run = run_tokens<K>;
+  p.run = run_tokens<K, kInto>;
   return p;
+}
+// The kernels of K that read ahead into `into` (kernel_table.h, panel_read_ahead).
+template <class K>
+PanelKernels panel_reading_ahead(PrefetchInto into) {
+  return into == PrefetchInto::kL2 ? panel_of<K, PrefetchInto::kL2>() : panel_of<K, PrefetchInto::kL1>();
 }
 
 }  // namespace
 
 void install_avx512_panel(KernelTable& t) {
-  PanelKernels q4_0 = panel_of<Q40>();
+  const PrefetchInto into = panel_read_ahead();
+  PanelKernels q4_0 = panel_reading_ahead<Q40>(into);
   q4_0.aux_bytes = aux_q8_0;
   q4_0.prepare = prepare_q8_0<8>;
   q4_0.prepack = true;  // as many bytes as the rows; decode faster from memory
   t.panel[idx(TensorType::Q4_0)] = q4_0;
-  PanelKernels q8_0 = panel_of<Q80>();
+  PanelKernels q8_0 = panel_reading_ahead<Q80>(into);
   q8_0.aux_bytes = Q80::aux_stride;
   q8_0.prepare = Q80::prepare;
   q8_0.prepack = true;  // as many bytes as the rows (544 per block of 16 rows); decode faster from memory
   t.panel[idx(TensorType::Q8_0)] = q8_0;
-  PanelKernels q5_0 = panel_of<Q50>();
+  PanelKernels q5_0 = panel_reading_ahead<Q50>(into);
   q5_0.aux_bytes = Q80::aux_stride;
   q5_0.prepare = Q80::prepare;
   t.panel[idx(TensorType::Q5_0)] = q5_0;
-  PanelKernels q4_k = panel_of<K4N>();
+  PanelKernels q4_k = panel_reading_ahead<K4N>(into);
   q4_k.prepack = true;  // about the size of the rows (2368 bytes per super-block of 16 rows against 2304)
   t.panel[idx(TensorType::Q4_K)] = q4_k;
-  t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>>();
-  PanelKernels q6_k = panel_of<Q6KN>();
+  t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>, PrefetchInto::kL1>();  // reads no panel ahead
+  PanelKernels q6_k = panel_reading_ahead<Q6KN>(into);
   q6_k.prepack = true;  // about the size of the rows (3392 bytes per super-block of 16 rows against 3360)
   t.panel[idx(TensorType::Q6_K)] = q6_k;
 }

@@ -1,4 +1,7 @@
 // ISA selection: names, support, forcing, and that forcing an unsupported ISA fails cleanly.
+#include <fstream>
+#include <string>
+
 #include "a3s/power/error.h"
 #include "kernel_test_util.h"
 
@@ -116,6 +119,30 @@ TEST(Dispatch, ForcingUnsupportedIsaThrows) {
       EXPECT_THROW(force_isa(isa), Error);
     }
   }
+}
+
+TEST(Dispatch, PanelReadAheadFollowsTheCpuVendor) {
+  EXPECT_EQ(panel_read_ahead_for("GenuineIntel"), PrefetchInto::kL2);
+  EXPECT_EQ(panel_read_ahead_for("AuthenticAMD"), PrefetchInto::kL1);
+  EXPECT_EQ(panel_read_ahead_for("HygonGenuine"), PrefetchInto::kL1);
+  EXPECT_EQ(panel_read_ahead_for("GenuineIntel "), PrefetchInto::kL1);  // the whole string, no prefix
+  EXPECT_EQ(panel_read_ahead_for("Genuine"), PrefetchInto::kL1);
+  EXPECT_EQ(panel_read_ahead_for(""), PrefetchInto::kL1);
+  EXPECT_EQ(panel_read_ahead_for(nullptr), PrefetchInto::kL1);
+}
+
+TEST(Dispatch, PanelReadAheadOfThisCpuIsTheRuleForItsVendor) {
+  // Linux reports the same CPUID leaf 0 string as vendor_id in /proc/cpuinfo.
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, vendor;
+  while (std::getline(f, line)) {
+    if (line.rfind("vendor_id", 0) == 0) {
+      vendor = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo on this machine";
+  EXPECT_EQ(panel_read_ahead(), panel_read_ahead_for(vendor.c_str())) << "vendor " << vendor;
 }
 
 }  // namespace
