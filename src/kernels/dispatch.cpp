@@ -1,4 +1,5 @@
-// Instruction-set selection: CPUID at first use, A3S_POWER_ISA override, force_isa for tests.
+// Instruction-set selection: CPUID at first use, A3S_POWER_ISA override, force_isa for tests; and the
+// panel kernels' read-ahead by CPU vendor (kernel_table.h, panel_read_ahead).
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -154,6 +155,18 @@ PrefetchInto panel_read_ahead() {
   return into;
 #else
   return PrefetchInto::kL1;
+#endif
+}
+
+bool install_avx512_panel_for_testing(KernelTable& t, PrefetchInto into) {
+#if defined(A3S_KERNELS_HAVE_AVX512)
+  if (!cpu_has_avx512()) return false;
+  install_avx512_panel(t, into);
+  return true;
+#else
+  (void)t;
+  (void)into;
+  return false;
 #endif
 }
 

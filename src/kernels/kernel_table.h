@@ -36,6 +36,10 @@ using DotF16Lanes16Fn = float (*)(const uint16_t* x, const uint16_t* y, int64_t 
 using DotF16Lanes16PagesFn = void (*)(const F16Pages& x, int64_t n_rows, const uint16_t* const* y, int n_y,
                                       int64_t n, int64_t n_padded, float* const* out);
 
+// A cache level for software read-ahead; the values are __builtin_prefetch's locality argument
+// (x86: prefetcht0 into the first-level cache, prefetcht1 into the second).
+enum class PrefetchInto : int { kL1 = 3, kL2 = 2 };
+
 // Panel kernels (prefill). A panel holds kPanelRows consecutive weight rows of n elements in an
 // ISA's interleaved layout, so that one vector lane carries one row: each lane keeps the scalar
 // reference's per-(super-)block integer total and its FMA chain, and one vector instruction advances
@@ -63,6 +67,9 @@ struct PanelKernels {
   // resident model's matrices of this type are packed once at load and multiplied from the panels
   // for every number of tokens (kernels.h, pack_weight).
   bool prepack = false;
+  // Where `run` asks for the panel bytes ahead of its reads (the AVX-512 kernels come in both forms:
+  // panel_read_ahead below).
+  PrefetchInto read_ahead = PrefetchInto::kL1;
 };
 
 // Plain C arrays (no std templates): ISA files compiled with extra target flags fill this struct
@@ -108,27 +115,31 @@ void tile_q4_0_avx2(int64_t n, const void* W, size_t w_stride, int n_w, const vo
 void install_avxvnni(KernelTable& t);
 #endif
 
+// Where the AVX-512 panel kernels read their bytes ahead into, on a CPU whose CPUID vendor string
+// (leaf 0: EBX, EDX, ECX, 12 characters) is `vendor`: the second-level cache on "GenuineIntel"
+// (measured on an Emerald Rapids guest: panels read 5-10 % faster from memory, avx512/panel.cpp);
+// the first-level cache on any other vendor, or a null one, as the Zen 5 figures were made. T1 was
+// never measured here on AMD, which fills only the second-level cache with it from Zen 4 on and
+// was seen to drop such requests there (Wang et al., arXiv 2411.02814).
+PrefetchInto panel_read_ahead_for(const char* vendor);
+// The rule above for this CPU (dispatch.cpp; the first-level cache where CPUID is not read).
+PrefetchInto panel_read_ahead();
+// Fills the AVX-512 panel kernels alone, in the form that reads ahead into `into`, into t (for tests,
+// which run both forms on any AVX-512 CPU). False, t untouched, where the AVX-512 path is not
+// compiled in or this CPU lacks it.
+bool install_avx512_panel_for_testing(KernelTable& t, PrefetchInto into);
+
 #if defined(A3S_KERNELS_HAVE_AVX512)
 // Fills the AVX-512 (F+BW+VL+VNNI) kernels into an all-null table (the avx512/*.cpp files, compiled
 // with -mavx512f -mavx512bw -mavx512vl -mavx512vnni besides the AVX2 flags). Entries left null keep
 // the AVX2 kernel.
 void install_avx512(KernelTable& t);
+// The panel kernels of install_avx512 alone, in the form that reads ahead into `into` (install_avx512
+// passes panel_read_ahead()).
+void install_avx512_panel(KernelTable& t, PrefetchInto into);
 #endif
 
 // The table of the active ISA (dispatch.cpp). Never null.
 const KernelTable& active_table();
-
-// A cache level for software read-ahead; the values are __builtin_prefetch's locality argument
-// (x86: prefetcht0 into the first-level cache, prefetcht1 into the second).
-enum class PrefetchInto : int { kL1 = 3, kL2 = 2 };
-
-// Where the AVX-512 panel kernels read their bytes ahead into on a CPU whose CPUID vendor string
-// (leaf 0: EBX, EDX, ECX, 12 characters) is `vendor`: the second-level cache on "GenuineIntel",
-// where that read panels 5-10 % faster from memory (avx512/panel.cpp); the first-level cache on any
-// other vendor, or a null one. The Zen 5 figures were made that way, and AMD's prefetcht1 fills the
-// second-level cache only from Zen 4 on, where it has been seen to drop some requests.
-PrefetchInto panel_read_ahead_for(const char* vendor);
-// The rule above for this CPU (dispatch.cpp; the first-level cache where CPUID is not read).
-PrefetchInto panel_read_ahead();
 
 }  // namespace a3s::power::kernels

@@ -32,7 +32,6 @@
 
 namespace a3s::power::kernels {
 
-void install_avx512_panel(KernelTable& t);
 
 namespace {
 
@@ -50,11 +49,12 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 // Intel Emerald Rapids guest, one token through 512 MiB of panels with 2 threads, variants
 // alternating 15 times in one process: into the second-level cache 8 KiB ahead read Q4_K 7-10 %
 // faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB ahead were
-// alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Which form a CPU gets is
-// panel_read_ahead's rule (kernel_table.h): each kernel below is installed in the form for it, into
-// the second-level cache kPrefetchAhead ahead, or into the first a page ahead, as measured on the Zen 5.
+// alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Each kernel below that
+// reads ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
+// panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, as measured on
+// the Intel guest, or into the first a page ahead, as measured on the Zen 5.
 template <PrefetchInto kInto>
-constexpr size_t kPanelAhead = kInto == PrefetchInto::kL2 ? kPrefetchAhead : 4096;
+constexpr size_t kPanelAhead = kInto == PrefetchInto::kL2 ? 8192 : 4096;
 
 inline int32_t load_i32(const void* p) {
   int32_t v;
@@ -404,6 +404,7 @@ struct K4 {
     }
   }
 
+  // kInto is not used: these panels are packed per call into scratch that stays in L2 (matmul.cpp).
   template <int NT, PrefetchInto kInto>
   static void pass(int64_t n, const uint8_t* panel, int n_w, const uint8_t* X, size_t x_stride, const uint8_t*,
                    float* Y, size_t y_stride) {
@@ -692,37 +693,37 @@ constexpr PanelKernels panel_of() {
   p.panel_bytes = K::panel_bytes;
   p.pack = K::pack;
   p.run = run_tokens<K, kInto>;
+  p.read_ahead = kInto;
   return p;
 }
-// The kernels of K that read ahead into `into` (kernel_table.h, panel_read_ahead).
+// K's kernels in the form that reads ahead into `into`.
 template <class K>
-PanelKernels panel_reading_ahead(PrefetchInto into) {
+PanelKernels panel_in_form(PrefetchInto into) {
   return into == PrefetchInto::kL2 ? panel_of<K, PrefetchInto::kL2>() : panel_of<K, PrefetchInto::kL1>();
 }
 
 }  // namespace
 
-void install_avx512_panel(KernelTable& t) {
-  const PrefetchInto into = panel_read_ahead();
-  PanelKernels q4_0 = panel_reading_ahead<Q40>(into);
+void install_avx512_panel(KernelTable& t, PrefetchInto into) {
+  PanelKernels q4_0 = panel_in_form<Q40>(into);
   q4_0.aux_bytes = aux_q8_0;
   q4_0.prepare = prepare_q8_0<8>;
   q4_0.prepack = true;  // as many bytes as the rows; decode faster from memory
   t.panel[idx(TensorType::Q4_0)] = q4_0;
-  PanelKernels q8_0 = panel_reading_ahead<Q80>(into);
+  PanelKernels q8_0 = panel_in_form<Q80>(into);
   q8_0.aux_bytes = Q80::aux_stride;
   q8_0.prepare = Q80::prepare;
   q8_0.prepack = true;  // as many bytes as the rows (544 per block of 16 rows); decode faster from memory
   t.panel[idx(TensorType::Q8_0)] = q8_0;
-  PanelKernels q5_0 = panel_reading_ahead<Q50>(into);
+  PanelKernels q5_0 = panel_in_form<Q50>(into);
   q5_0.aux_bytes = Q80::aux_stride;
   q5_0.prepare = Q80::prepare;
   t.panel[idx(TensorType::Q5_0)] = q5_0;
-  PanelKernels q4_k = panel_reading_ahead<K4N>(into);
+  PanelKernels q4_k = panel_in_form<K4N>(into);
   q4_k.prepack = true;  // about the size of the rows (2368 bytes per super-block of 16 rows against 2304)
   t.panel[idx(TensorType::Q4_K)] = q4_k;
   t.panel[idx(TensorType::Q5_K)] = panel_of<K4<true>, PrefetchInto::kL1>();  // reads no panel ahead
-  PanelKernels q6_k = panel_reading_ahead<Q6KN>(into);
+  PanelKernels q6_k = panel_in_form<Q6KN>(into);
   q6_k.prepack = true;  // about the size of the rows (3392 bytes per super-block of 16 rows against 3360)
   t.panel[idx(TensorType::Q6_K)] = q6_k;
 }

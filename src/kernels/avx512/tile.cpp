@@ -17,7 +17,6 @@
 
 namespace a3s::power::kernels {
 
-void install_avx512_panel(KernelTable& t);            // panel.cpp
 void install_avx512_dot_f16_lanes16(KernelTable& t);  // dot_f16_lanes16.cpp
 
 namespace {
@@ -140,7 +139,7 @@ void tile16_q4_0(int64_t n, const void* W, size_t w_stride, int n_w, const void*
 void install_avx512(KernelTable& t) {
   install_vnni256_tile(t);
   t.tile[idx(TensorType::Q4_0)] = tile16_q4_0;
-  install_avx512_panel(t);
+  install_avx512_panel(t, panel_read_ahead());
   install_avx512_dot_f16_lanes16(t);
 }
 

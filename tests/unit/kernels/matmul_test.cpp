@@ -107,6 +107,62 @@ TEST(MatmulPanels, GroupsOfPanelsAndPartialPanelsEqualTheReference) {
   }
 }
 
+// The AVX-512 panel kernels exist in two forms that differ only in where they read ahead (the first-
+// or second-level cache, kernel_table.h: panel_read_ahead). The active table holds the form of this
+// CPU's rule; both forms give the scalar reference's bits for decode and small batches, a full and a
+// partial panel, so the form a CPU does not pick is tested too.
+TEST(MatmulPanels, BothReadAheadFormsGiveTheReferenceBits) {
+  KernelTable l1, l2;
+  if (!install_avx512_panel_for_testing(l1, PrefetchInto::kL1))
+    GTEST_SKIP() << "the AVX-512 path is not built or this CPU lacks AVX-512 F/BW/VL/VNNI";
+  ASSERT_TRUE(install_avx512_panel_for_testing(l2, PrefetchInto::kL2));
+  const KernelTable& picked = panel_read_ahead() == PrefetchInto::kL2 ? l2 : l1;
+  IsaGuard guard(Isa::Avx512);
+  const size_t q5_k = static_cast<size_t>(TensorType::Q5_K);
+  EXPECT_EQ(l1.panel[q5_k].run, l2.panel[q5_k].run);  // packed per call into L2: one form
+  EXPECT_EQ(active_table().panel[q5_k].run, l1.panel[q5_k].run);
+  const int64_t n_cols = 512;
+  std::mt19937 rng(23);
+  for (TensorType type : {TensorType::Q4_0, TensorType::Q5_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K}) {
+    const size_t slot = static_cast<size_t>(type);
+    ASSERT_NE(l1.panel[slot].run, nullptr) << type_name(type);
+    EXPECT_NE(l1.panel[slot].run, l2.panel[slot].run) << type_name(type);
+    EXPECT_EQ(l1.panel[slot].read_ahead, PrefetchInto::kL1) << type_name(type);
+    EXPECT_EQ(l2.panel[slot].read_ahead, PrefetchInto::kL2) << type_name(type);
+    EXPECT_EQ(active_table().panel[slot].read_ahead, panel_read_ahead()) << type_name(type);
+    EXPECT_EQ(active_table().panel[slot].run, picked.panel[slot].run) << type_name(type);
+    const TensorType act = vec_dot_type(type);
+    const size_t wb = row_bytes(type, n_cols), xb = row_bytes(act, n_cols);
+    for (int n_w : {16, 13}) {
+      Buffer W(wb * static_cast<size_t>(n_w)), P(l1.panel[slot].panel_bytes(n_cols));
+      for (int r = 0; r < n_w; ++r) fill_random_row(rng, type, W.data() + static_cast<size_t>(r) * wb, n_cols);
+      l1.panel[slot].pack(n_cols, W.data(), wb, n_w, P.data());
+      for (int n_x : {1, 2, 8, 11}) {
+        Buffer X(xb * static_cast<size_t>(n_x));
+        const auto xf = random_floats(rng, n_x * n_cols);
+        quantize_rows(act, xf.data(), X.data(), n_x, n_cols, nullptr);
+        const size_t aux_stride = l1.panel[slot].aux_bytes != nullptr ? l1.panel[slot].aux_bytes(n_cols) : 0;
+        Buffer aux(std::max<size_t>(1, aux_stride * static_cast<size_t>(n_x)));
+        if (aux_stride != 0) l1.panel[slot].prepare(n_cols, X.data(), xb, n_x, aux.data());
+        for (const KernelTable* form : {&l1, &l2}) {
+          std::vector<float> Y(static_cast<size_t>(n_x * n_w), -1.0f);
+          form->panel[slot].run(n_cols, P.data(), n_w, X.data(), xb, aux_stride != 0 ? aux.data() : nullptr, n_x,
+                                Y.data(), static_cast<size_t>(n_w));
+          for (int t = 0; t < n_x; ++t) {
+            for (int r = 0; r < n_w; ++r) {
+              const float want = scalar_matmul_dot(type, n_x, n_cols, W.data() + static_cast<size_t>(r) * wb,
+                                                   X.data() + static_cast<size_t>(t) * xb);
+              ASSERT_EQ(float_bits(Y[static_cast<size_t>(t * n_w + r)]), float_bits(want))
+                  << type_name(type) << (form == &l1 ? " L1" : " L2") << " n_w=" << n_w << " n_x=" << n_x
+                  << " t=" << t << " r=" << r;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Weights packed at load (kernels.h): where the ISA packs a type (Q4_0 on avx512), matmul_packed from
 // the packed form equals matmul on the rows bit for bit for every token count (decode, small
 // batches, a partial token tile) and a partial last panel; under another ISA it computes nothing and
