@@ -5,6 +5,11 @@
 //   memory/<isa>/<type>/threads:<t>     matvec with the weights read from DRAM (512 MiB of copies)
 //   memory_packed/<isa>/<type>/...      the same from the form packed at load (kernels.h,
 //                                       pack_weight), for the types the ISA packs
+//   panel_read_ahead/<type>/<L1|L2>/... memory_packed through the AVX-512 panel kernels in one
+//                                       read-ahead form (kernel_table.h, panel_read_ahead), for the
+//                                       types packed at load; compare the two forms on one CPU with
+//                                       --benchmark_repetitions=15
+//                                       --benchmark_enable_random_interleaving=true
 //   batch4/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 4 tokens (a decode step of four
 //                                       sequences: the tile kernels at four tokens)
 //   quantize/<isa>/<act type>           one 4096-element activation row
@@ -17,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_table.h"
 #include "kernels/kernels.h"
 
 namespace k = a3s::power::kernels;
@@ -127,6 +133,47 @@ void BM_matvec_memory(benchmark::State& state, k::Isa isa, TensorType type, bool
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }
 
+// BM_matvec_memory's packed case through the AVX-512 panel kernels in the read-ahead form `into`,
+// whichever form this CPU installs: the copies packed by the form's kernels, one token, the 256
+// panels of a copy in 32 tasks over the threads (matmul's split for decode).
+void BM_panel_read_ahead(benchmark::State& state, TensorType type, k::PrefetchInto into) {
+  k::KernelTable table;
+  if (!k::install_avx512_panel_for_testing(table, into)) {
+    state.SkipWithError("the AVX-512 path is not built or this CPU lacks AVX-512 F/BW/VL/VNNI");
+    return;
+  }
+  const k::PanelKernels& pk = table.panel[static_cast<size_t>(type)];
+  const int threads = static_cast<int>(state.range(0));
+  a3s::power::ThreadPool pool(threads);
+  const Operands op(type, 4096, 4096, 1);
+  const size_t wb = op.W.size() / static_cast<size_t>(op.rows), xb = op.X.size();
+  const size_t one = pk.panel_bytes(op.cols);
+  const int64_t n_panels = op.rows / k::kPanelRows;
+  const size_t bytes = one * static_cast<size_t>(n_panels);
+  const size_t copies = (size_t{512} << 20) / bytes + 1;
+  const auto M = std::make_unique_for_overwrite<uint8_t[]>(bytes * copies);  // every byte written below
+  for (int64_t p = 0; p < n_panels; ++p)
+    pk.pack(op.cols, op.W.data() + static_cast<size_t>(p * k::kPanelRows) * wb, wb, k::kPanelRows, M.get() + static_cast<size_t>(p) * one);
+  for (size_t c = 1; c < copies; ++c) std::memcpy(M.get() + c * bytes, M.get(), bytes);
+  std::vector<uint8_t> aux(pk.aux_bytes != nullptr ? pk.aux_bytes(op.cols) : 0);
+  if (!aux.empty()) pk.prepare(op.cols, op.X.data(), xb, 1, aux.data());
+  std::vector<float> Y(static_cast<size_t>(op.rows));
+  constexpr int kTasks = 32;
+  const int64_t per_task = n_panels / kTasks;
+  size_t c = 0;
+  for (auto _ : state) {
+    const uint8_t* w = M.get() + c * bytes;
+    pool.run(kTasks, [&](int task, int) {
+      for (int64_t p = task * per_task; p < (task + 1) * per_task; ++p)
+        pk.run(op.cols, w + static_cast<size_t>(p) * one, k::kPanelRows, op.X.data(), xb, aux.empty() ? nullptr : aux.data(), 1,
+               Y.data() + p * k::kPanelRows, static_cast<size_t>(op.rows));
+    });
+    benchmark::DoNotOptimize(Y.data());
+    c = (c + 1) % copies;
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+
 void BM_quantize(benchmark::State& state, k::Isa isa, TensorType act) {
   set_isa(isa, state);
   const auto x = random_floats(4096, 3);
@@ -139,6 +186,17 @@ void BM_quantize(benchmark::State& state, k::Isa isa, TensorType act) {
 }
 
 void register_all() {
+  for (TensorType t : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K}) {
+    for (k::PrefetchInto into : {k::PrefetchInto::kL1, k::PrefetchInto::kL2}) {
+      const std::string name = std::string("panel_read_ahead/") + a3s::power::type_name(t) +
+                               (into == k::PrefetchInto::kL1 ? "/L1" : "/L2");
+      benchmark::RegisterBenchmark(name.c_str(), BM_panel_read_ahead, t, into)
+          ->ArgName("threads")
+          ->Arg(1)
+          ->Arg(2)
+          ->UseRealTime();
+    }
+  }
   // Every instruction set; one the CPU lacks reports "instruction set not supported on this CPU".
   for (k::Isa isa : {k::Isa::Scalar, k::Isa::Avx2, k::Isa::AvxVnni, k::Isa::Avx512}) {
     const std::string isa_s = k::isa_name(isa);
