@@ -117,16 +117,17 @@ void install_avxvnni(KernelTable& t);
 
 // Where the AVX-512 panel kernels read their bytes ahead into, on a CPU whose CPUID vendor string
 // (leaf 0: EBX, EDX, ECX, 12 characters) is `vendor`: the second-level cache on "GenuineIntel"
-// (measured on an Emerald Rapids guest: panels read 5-10 % faster from memory, avx512/panel.cpp);
+// (measured on an Emerald Rapids guest: Q4_0, Q4_K and Q8_0 panels read 4-12 % faster from memory,
+// Q6_K ones 0-3 % slower; avx512/panel.cpp, bench_kernels panel_read_ahead/*);
 // the first-level cache on any other vendor, or a null one, as the Zen 5 figures were made. T1 was
 // never measured here on AMD, which fills only the second-level cache with it from Zen 4 on and
 // was seen to drop such requests there (Wang et al., arXiv 2411.02814).
 PrefetchInto panel_read_ahead_for(const char* vendor);
 // The rule above for this CPU (dispatch.cpp; the first-level cache where CPUID is not read).
 PrefetchInto panel_read_ahead();
-// Fills the AVX-512 panel kernels alone, in the form that reads ahead into `into`, into t (for tests,
-// which run both forms on any AVX-512 CPU). False, t untouched, where the AVX-512 path is not
-// compiled in or this CPU lacks it.
+// Fills the AVX-512 panel kernels alone, in the form that reads ahead into `into`, into t (for tests
+// and bench_kernels, which run both forms on any AVX-512 CPU). False, t untouched, where the AVX-512
+// path is not compiled in or this CPU lacks it.
 bool install_avx512_panel_for_testing(KernelTable& t, PrefetchInto into);
 
 #if defined(A3S_KERNELS_HAVE_AVX512)

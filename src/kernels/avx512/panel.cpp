@@ -49,7 +49,9 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 // Intel Emerald Rapids guest, one token through 512 MiB of panels with 2 threads, variants
 // alternating 15 times in one process: into the second-level cache 8 KiB ahead read Q4_K 7-10 %
 // faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB ahead were
-// alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Each kernel below that
+// alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Split over the thread
+// pool as matmul splits decode (bench_kernels panel_read_ahead/*, repetitions interleaved): Q4_0
+// +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 %. Each kernel below that
 // reads ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
 // panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, as measured on
 // the Intel guest, or into the first a page ahead, as measured on the Zen 5.
