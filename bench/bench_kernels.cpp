@@ -8,7 +8,7 @@
 //   panel_read_ahead/<type>/<L1|L2>/... memory_packed through the AVX-512 panel kernels in one
 //                                       read-ahead form (kernel_table.h, panel_read_ahead), for the
 //                                       types packed at load; compare the two forms on one CPU with
-//                                       --benchmark_repetitions=15
+//                                       --benchmark_repetitions=20
 //                                       --benchmark_enable_random_interleaving=true
 //   batch4/<isa>/<type>/threads:<t>     [4096 × 4096] weights × 4 tokens (a decode step of four
 //                                       sequences: the tile kernels at four tokens)
@@ -100,6 +100,27 @@ void BM_matmul(benchmark::State& state, k::Isa isa, TensorType type, int64_t row
 // Decode from memory: the [4096 × 4096] matrix (its rows, or its packed form when `packed`) copied
 // until the copies fill 512 MiB, more than any last-level cache, and multiplied one copy after the
 // other, so every byte comes from DRAM as in a model's decode.
+// Copies of a `bytes`-byte operand that together fill more than 512 MiB, more than any last-level
+// cache: `first` writes copy 0, the others repeat it. next() gives the copies in turn.
+class MemoryCopies {
+ public:
+  template <class Fill>
+  MemoryCopies(size_t bytes, Fill first)
+      : bytes_(bytes), n_((size_t{512} << 20) / bytes + 1), data_(std::make_unique_for_overwrite<uint8_t[]>(bytes * n_)) {
+    first(data_.get());
+    for (size_t c = 1; c < n_; ++c) std::memcpy(data_.get() + c * bytes_, data_.get(), bytes_);
+  }
+  const uint8_t* next() {
+    const uint8_t* p = data_.get() + c_ * bytes_;
+    c_ = (c_ + 1) % n_;
+    return p;
+  }
+
+ private:
+  size_t bytes_, n_, c_ = 0;
+  std::unique_ptr<uint8_t[]> data_;
+};
+
 void BM_matvec_memory(benchmark::State& state, k::Isa isa, TensorType type, bool packed) {
   set_isa(isa, state);
   const int threads = static_cast<int>(state.range(0));
@@ -110,25 +131,22 @@ void BM_matvec_memory(benchmark::State& state, k::Isa isa, TensorType type, bool
     state.SkipWithError("this instruction set does not pack the type");
     return;
   }
-  const size_t copies = (size_t{512} << 20) / bytes + 1;
-  const auto M = std::make_unique_for_overwrite<uint8_t[]>(bytes * copies);  // every byte written below
-  if (packed) {
-    k::pack_weight(type, op.W.data(), op.rows, op.cols, M.get(), pool);
-  } else {
-    std::memcpy(M.get(), op.W.data(), bytes);
-  }
-  for (size_t c = 1; c < copies; ++c) std::memcpy(M.get() + c * bytes, M.get(), bytes);
+  MemoryCopies M(bytes, [&](uint8_t* first) {
+    if (packed) {
+      k::pack_weight(type, op.W.data(), op.rows, op.cols, first, pool);
+    } else {
+      std::memcpy(first, op.W.data(), bytes);
+    }
+  });
   std::vector<float> Y(static_cast<size_t>(op.rows));
-  size_t c = 0;
   for (auto _ : state) {
-    const uint8_t* w = M.get() + c * bytes;
+    const uint8_t* w = M.next();
     if (packed) {
       k::matmul_packed(isa, type, w, op.rows, op.cols, op.X.data(), 1, Y.data(), pool);
     } else {
       k::matmul(type, w, op.rows, op.cols, op.X.data(), 1, Y.data(), pool);
     }
     benchmark::DoNotOptimize(Y.data());
-    c = (c + 1) % copies;
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }
@@ -150,26 +168,24 @@ void BM_panel_read_ahead(benchmark::State& state, TensorType type, k::PrefetchIn
   const size_t one = pk.panel_bytes(op.cols);
   const int64_t n_panels = op.rows / k::kPanelRows;
   const size_t bytes = one * static_cast<size_t>(n_panels);
-  const size_t copies = (size_t{512} << 20) / bytes + 1;
-  const auto M = std::make_unique_for_overwrite<uint8_t[]>(bytes * copies);  // every byte written below
-  for (int64_t p = 0; p < n_panels; ++p)
-    pk.pack(op.cols, op.W.data() + static_cast<size_t>(p * k::kPanelRows) * wb, wb, k::kPanelRows, M.get() + static_cast<size_t>(p) * one);
-  for (size_t c = 1; c < copies; ++c) std::memcpy(M.get() + c * bytes, M.get(), bytes);
+  MemoryCopies M(bytes, [&](uint8_t* first) {
+    for (int64_t p = 0; p < n_panels; ++p)
+      pk.pack(op.cols, op.W.data() + static_cast<size_t>(p * k::kPanelRows) * wb, wb, k::kPanelRows,
+              first + static_cast<size_t>(p) * one);
+  });
   std::vector<uint8_t> aux(pk.aux_bytes != nullptr ? pk.aux_bytes(op.cols) : 0);
   if (!aux.empty()) pk.prepare(op.cols, op.X.data(), xb, 1, aux.data());
   std::vector<float> Y(static_cast<size_t>(op.rows));
   constexpr int kTasks = 32;
   const int64_t per_task = n_panels / kTasks;
-  size_t c = 0;
   for (auto _ : state) {
-    const uint8_t* w = M.get() + c * bytes;
+    const uint8_t* w = M.next();
     pool.run(kTasks, [&](int task, int) {
       for (int64_t p = task * per_task; p < (task + 1) * per_task; ++p)
         pk.run(op.cols, w + static_cast<size_t>(p) * one, k::kPanelRows, op.X.data(), xb, aux.empty() ? nullptr : aux.data(), 1,
                Y.data() + p * k::kPanelRows, static_cast<size_t>(op.rows));
     });
     benchmark::DoNotOptimize(Y.data());
-    c = (c + 1) % copies;
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }

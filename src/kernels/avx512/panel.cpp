@@ -42,8 +42,8 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 }  // namespace panel
 
 // Each pass asks for the panel bytes ahead of the block it starts (kernels/avx2/common.h,
-// prefetch_span): a decode step reads every panel once, and the hardware
-// prefetchers alone kept too few reads in flight. On a Zen 5 (2 threads) Q4_K and Q6_K panels were
+// prefetch_span): a decode step reads every panel once, and the hardware prefetchers alone kept too
+// few reads in flight. On a Zen 5 (2 threads) Q4_K and Q6_K panels were
 // read from memory at 33-36 GB/s without read-ahead and 55-60 GB/s with it into the first-level cache
 // (bench_kernels memory_packed/*), and llama-7b Q4_K_M decode went from 7.8 to 11.9 tokens/s. On an
 // Intel Emerald Rapids guest, one token through 512 MiB of panels with 2 threads, variants
