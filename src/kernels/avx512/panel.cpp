@@ -618,25 +618,23 @@ struct Q6KN {
     }
   }
 
-  // The quants of elements 128h + 32c + 4j .. +3 (j = 4·jj .. 4·jj + 3) of the 16 rows: group
-  // 8h + 2c + jj.
-  static void unpack_group(const uint8_t* p, int h, int c, int jj, __m512i q[4]) {
+  // The quants of group 8h + 2c + jj (elements 128h + 32c + 16jj .. +15) of the 16 rows, four bytes
+  // per row and vector, from the ql words `ql` (c % 2 == 0: ql words 16h + 4jj + j, else 16h + 8 +
+  // 4jj + j) and the qh words 8h + 4jj + j. C is a template argument so that each group's unpacking
+  // is straight-line code (a runtime c left a three-way branch per vector in the loop).
+  template <int C>
+  static void unpack_group(const __m512i ql[4], const __m512i qh[4], __m512i q[4]) {
     const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
     constexpr int kLowNibble = 0xE4;  // ternary logic: (A & C) | (B & ~C), C = 0x0F per byte
     for (int j = 0; j < 4; ++j) {
-      const int l = 4 * jj + j;  // word of ql / qh within the half
-      const __m512i ql = vec(p + kQl + 64 * (16 * h + 8 * (c % 2) + l));
-      const __m512i qh = vec(p + kQh + 64 * (8 * h + l));
       // Bits 2c, 2c+1 of each qh byte to bits 4, 5, the rest zero.
       __m512i high;
-      switch (c) {
-        case 0: high = _mm512_slli_epi16(qh, 4); break;
-        case 1: high = _mm512_slli_epi16(qh, 2); break;
-        case 2: high = qh; break;
-        default: high = _mm512_srli_epi16(qh, 2); break;
-      }
+      if constexpr (C == 0) high = _mm512_slli_epi16(qh[j], 4);
+      else if constexpr (C == 1) high = _mm512_slli_epi16(qh[j], 2);
+      else if constexpr (C == 2) high = qh[j];
+      else high = _mm512_srli_epi16(qh[j], 2);
       high = _mm512_and_si512(high, m30);
-      const __m512i low = c < 2 ? ql : _mm512_srli_epi16(ql, 4);
+      const __m512i low = C < 2 ? ql[j] : _mm512_srli_epi16(ql[j], 4);
       q[j] = _mm512_ternarylogic_epi32(low, high, m4, kLowNibble);
     }
   }
@@ -658,28 +656,43 @@ struct Q6KN {
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i total[NT];
       for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
-      for (int h = 0; h < 2; ++h) {
-        for (int c = 0; c < 4; ++c) {
-          for (int jj = 0; jj < 2; ++jj) {
-            const int g = 8 * h + 2 * c + jj;
-            __m512i q[4];
-            unpack_group(p, h, c, jj, q);
-            const __m512i sc = _mm512_maskz_cvtepi8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * g)));
-            for (int t = 0; t < NT; ++t) {
-              const int8_t* xq = x[t][i].qs + 16 * g;
-              __m512i d0 = _mm512_set1_epi32(-32 * x[t][i].bsums[g]);
-              if constexpr (kSplit) {
-                __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
-                d0 = _mm512_dpbusd_epi32(d0, q[0], bcast32(xq));
-                d1 = _mm512_dpbusd_epi32(d1, q[3], bcast32(xq + 12));
-                d0 = _mm512_dpbusd_epi32(d0, q[2], bcast32(xq + 8));
-                d0 = _mm512_add_epi32(d0, d1);
-              } else {
-                for (int j = 0; j < 4; ++j) d0 = _mm512_dpbusd_epi32(d0, q[j], bcast32(xq + 4 * j));
-              }
-              total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(d0, sc));
-            }
+      // Group g's products, added into total[·] (the groups in any order: the totals are exact).
+      auto group = [&](int g, const __m512i q[4]) {
+        const __m512i sc = _mm512_maskz_cvtepi8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSc + 16 * g)));
+        for (int t = 0; t < NT; ++t) {
+          const int8_t* xq = x[t][i].qs + 16 * g;
+          __m512i d0 = _mm512_set1_epi32(-32 * x[t][i].bsums[g]);
+          if constexpr (kSplit) {
+            __m512i d1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[1], bcast32(xq + 4));
+            d0 = _mm512_dpbusd_epi32(d0, q[0], bcast32(xq));
+            d1 = _mm512_dpbusd_epi32(d1, q[3], bcast32(xq + 12));
+            d0 = _mm512_dpbusd_epi32(d0, q[2], bcast32(xq + 8));
+            d0 = _mm512_add_epi32(d0, d1);
+          } else {
+            for (int j = 0; j < 4; ++j) d0 = _mm512_dpbusd_epi32(d0, q[j], bcast32(xq + 4 * j));
           }
+          total[t] = _mm512_add_epi32(total[t], _mm512_mullo_epi32(d0, sc));
+        }
+      };
+      // Per (h, jj) the four groups c = 0..3 share four qh words and, two by two, eight ql words:
+      // each word is read once.
+      for (int h = 0; h < 2; ++h) {
+        for (int jj = 0; jj < 2; ++jj) {
+          __m512i qa[4], qb[4], qh[4], q[4];
+          for (int j = 0; j < 4; ++j) {
+            const int l = 4 * jj + j;  // word of ql / qh within the half
+            qa[j] = vec(p + kQl + 64 * (16 * h + l));
+            qb[j] = vec(p + kQl + 64 * (16 * h + 8 + l));
+            qh[j] = vec(p + kQh + 64 * (8 * h + l));
+          }
+          unpack_group<0>(qa, qh, q);
+          group(8 * h + jj, q);
+          unpack_group<1>(qb, qh, q);
+          group(8 * h + 2 + jj, q);
+          unpack_group<2>(qa, qh, q);
+          group(8 * h + 4 + jj, q);
+          unpack_group<3>(qb, qh, q);
+          group(8 * h + 6 + jj, q);
         }
       }
       for (int t = 0; t < NT; ++t)
