@@ -51,12 +51,35 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 // faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB ahead were
 // alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Split over the thread
 // pool as matmul splits decode (bench_kernels panel_read_ahead/*, repetitions interleaved): Q4_0
-// +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 %. Each kernel below that
-// reads ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
-// panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, as measured on
-// the Intel guest, or into the first a page ahead, as measured on the Zen 5.
+// +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 %; with the K-quants' requests spread over their
+// super-blocks (SuperBlockReadAhead below) Q4_K +16 % and Q6_K +3 %. Each kernel below that reads
+// ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
+// panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, the K-quants'
+// requests spread, as measured on the Intel guest, or into the first a page ahead, a block's
+// requests at its start, as measured on the Zen 5.
 template <PrefetchInto kInto>
 constexpr size_t kPanelAhead = kInto == PrefetchInto::kL2 ? 8192 : 4096;
+
+// The read-ahead of the K-quant panels (K4N, Q6KN), whose super-blocks span 37 and 53 cache lines.
+// The first-level-cache form asks for a whole super-block at its start, as measured on the Zen 5. The
+// second-level-cache form asks for the scales at its start and for each line of quants beside that
+// line's load, so the requests are spread over the super-block's arithmetic: on the Intel guest
+// (harness above) that read Q4_K panels 9-10 % and Q6_K panels 11-12 % faster than the whole
+// super-block at its start, and 4 or 16 KiB ahead instead of 8 were no better. Asking for all of a
+// super-block without the loop's counting (one instruction per line, back to back) read half as fast.
+template <PrefetchInto kInto>
+struct SuperBlockReadAhead {
+  static constexpr bool kSpread = kInto == PrefetchInto::kL2;
+  // At the start of the super-block at p, of kBytes bytes of which the first kHead hold the scales.
+  template <size_t kHead, size_t kBytes>
+  static void start(const uint8_t* p) {
+    prefetch_span<kInto>(p + kPanelAhead<kInto>, kSpread ? kHead : kBytes);
+  }
+  // Beside the load of the quants' line at q.
+  static void line(const uint8_t* q) {
+    if constexpr (kSpread) __builtin_prefetch(q + kPanelAhead<kInto>, 0, static_cast<int>(kInto));
+  }
+};
 
 // acc + the products of each lane's four unsigned bytes of q with the four signed bytes at x (the same
 // in every lane), and of its two signed int16 with the two at x: vpdpbusd / vpdpwssd with x broadcast
@@ -517,7 +540,7 @@ struct K4N {
     for (int t = 0; t < NT; ++t) sum[t] = mins[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span<kInto>(p + kPanelAhead<kInto>, kBlock);
+      SuperBlockReadAhead<kInto>::template start<kQ, kBlock>(p);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       const __m512 dmin = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kDmin)));
       // Σ_s min_s · (bsum 2s + bsum 2s+1): vpdpwssd with the min in both int16 halves of its lane.
@@ -540,7 +563,9 @@ struct K4N {
       for (int c = 0; c < 4; ++c) {
         __m512i lo[8], hi[8];
         for (int g = 0; g < 8; ++g) {
-          const __m512i q = vec(p + kQ + 64 * (8 * c + g));
+          const uint8_t* line = p + kQ + 64 * (8 * c + g);
+          SuperBlockReadAhead<kInto>::line(line);
+          const __m512i q = vec(line);
           lo[g] = _mm512_and_si512(q, m4);
           hi[g] = _mm512_maskz_andnot_epi32(all, m4, q);
         }
@@ -658,7 +683,7 @@ struct Q6KN {
     for (int t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
     for (int64_t i = 0; i < n / kQKK; ++i) {
       const uint8_t* p = panel + static_cast<size_t>(i) * kBlock;
-      prefetch_span<kInto>(p + kPanelAhead<kInto>, kBlock);
+      SuperBlockReadAhead<kInto>::template start<kQl, kBlock>(p);
       const __m512 dw = _mm512_maskz_cvtph_ps(all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
       __m512i total[NT];
       for (int t = 0; t < NT; ++t) total[t] = _mm512_setzero_si512();
@@ -687,9 +712,11 @@ struct Q6KN {
           __m512i qa[4], qb[4], qh[4], q[4];
           for (int j = 0; j < 4; ++j) {
             const int l = 4 * jj + j;  // word of ql / qh within the half
-            qa[j] = vec(p + kQl + 64 * (16 * h + l));
-            qb[j] = vec(p + kQl + 64 * (16 * h + 8 + l));
-            qh[j] = vec(p + kQh + 64 * (8 * h + l));
+            const uint8_t* line[3] = {p + kQl + 64 * (16 * h + l), p + kQl + 64 * (16 * h + 8 + l), p + kQh + 64 * (8 * h + l)};
+            for (const uint8_t* at : line) SuperBlockReadAhead<kInto>::line(at);
+            qa[j] = vec(line[0]);
+            qb[j] = vec(line[1]);
+            qh[j] = vec(line[2]);
           }
           unpack_group<0>(qa, qh, q);
           group(8 * h + jj, q);
