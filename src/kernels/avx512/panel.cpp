@@ -651,20 +651,21 @@ struct Q6KN {
 
   // The quants of group 8h + 2c + jj (elements 128h + 32c + 16jj .. +15) of the 16 rows, four bytes
   // per row and vector, from the ql words `ql` (c % 2 == 0: ql words 16h + 4jj + j, else 16h + 8 +
-  // 4jj + j) and the qh words 8h + 4jj + j. C is a template argument so that each group's unpacking
-  // is straight-line code (a runtime c left a three-way branch per vector in the loop).
+  // 4jj + j) and the qh words 8h + 4jj + j masked to the high bits of c and c + 2 (`qh2`: qh & 0x33
+  // per byte for c even, qh & 0xCC for c odd). The ternary logic takes a byte's bits 0-3 from the
+  // low nibble and bits 4-7 from `high`, whose bits 4-5 are c's two high bits and bits 6-7 zero once
+  // shifted; what a 16-bit shift carries into bits 0-3 is dropped. C is a template argument so that
+  // each group's unpacking is straight-line code (a runtime c left a three-way branch per vector).
   template <int C>
-  static void unpack_group(const __m512i ql[4], const __m512i qh[4], __m512i q[4]) {
-    const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+  static void unpack_group(const __m512i ql[4], const __m512i qh2[4], __m512i q[4]) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
     constexpr int kLowNibble = 0xE4;  // ternary logic: (A & C) | (B & ~C), C = 0x0F per byte
     for (int j = 0; j < 4; ++j) {
-      // Bits 2c, 2c+1 of each qh byte to bits 4, 5, the rest zero.
       __m512i high;
-      if constexpr (C == 0) high = _mm512_slli_epi16(qh[j], 4);
-      else if constexpr (C == 1) high = _mm512_slli_epi16(qh[j], 2);
-      else if constexpr (C == 2) high = qh[j];
-      else high = _mm512_srli_epi16(qh[j], 2);
-      high = _mm512_and_si512(high, m30);
+      if constexpr (C == 0) high = _mm512_slli_epi16(qh2[j], 4);  // bits 0-1 to 4-5
+      else if constexpr (C == 1) high = _mm512_slli_epi16(qh2[j], 2);  // bits 2-3 to 4-5
+      else if constexpr (C == 2) high = qh2[j];  // bits 4-5 in place
+      else high = _mm512_srli_epi16(qh2[j], 2);  // bits 6-7 to 4-5 (the next byte's 0-1 are masked off)
       const __m512i low = C < 2 ? ql[j] : _mm512_srli_epi16(ql[j], 4);
       q[j] = _mm512_ternarylogic_epi32(low, high, m4, kLowNibble);
     }
@@ -718,13 +719,18 @@ struct Q6KN {
             qb[j] = vec(line[1]);
             qh[j] = vec(line[2]);
           }
-          unpack_group<0>(qa, qh, q);
+          __m512i even[4], odd[4];  // the high bits of c = 0 and 2, of c = 1 and 3
+          for (int j = 0; j < 4; ++j) {
+            even[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(0x33));
+            odd[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(static_cast<char>(0xCC)));
+          }
+          unpack_group<0>(qa, even, q);
           group(8 * h + jj, q);
-          unpack_group<1>(qb, qh, q);
+          unpack_group<1>(qb, odd, q);
           group(8 * h + 2 + jj, q);
-          unpack_group<2>(qa, qh, q);
+          unpack_group<2>(qa, even, q);
           group(8 * h + 4 + jj, q);
-          unpack_group<3>(qb, qh, q);
+          unpack_group<3>(qb, odd, q);
           group(8 * h + 6 + jj, q);
         }
       }
