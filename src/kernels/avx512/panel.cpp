@@ -345,18 +345,17 @@ struct Q80 {
         if (p0 == 0) prefetch_span<kInto>(blk + kPanelAhead<kInto>, kBlock);
         const __m512 dw = _mm512_maskz_cvtph_ps(static_cast<__mmask16>(0xFFFF), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
         __m512i q[kPP];
-        __m512 d[kPP];
-        for (int p = 0; p < kPP; ++p) {
-          q[p] = vec(blk + kScales + static_cast<size_t>(p0 + p) * kPair);
-          d[p] = _mm512_maskz_permutexvar_ps(static_cast<__mmask16>(0xFFFF), spread[p], dw);
-        }
+        for (int p = 0; p < kPP; ++p) q[p] = vec(blk + kScales + static_cast<size_t>(p0 + p) * kPair);
         for (int t = 0; t < NT; ++t) {
           const __m512i xq = bcast256(x[t][i].qs);
           const __m512i bias = bcast256(ax[t][i].bias);
-          const __m512 dx = _mm512_set1_ps(ax[t][i].dx);
+          // d_w · d_x of the 16 rows, then spread per pair: the products of spreading first (the
+          // same lanes multiplied by the same dx), with one multiplication per token and block.
+          const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(ax[t][i].dx));
           for (int p = 0; p < kPP; ++p) {
             const __m512i s = _mm512_dpbusd_epi32(bias, q[p], xq);
-            acc[p][t] = _mm512_fmadd_ps(to_float(s), _mm512_mul_ps(d[p], dx), acc[p][t]);
+            const __m512 dp = _mm512_maskz_permutexvar_ps(static_cast<__mmask16>(0xFFFF), spread[p], d);
+            acc[p][t] = _mm512_fmadd_ps(to_float(s), dp, acc[p][t]);
           }
         }
       }
