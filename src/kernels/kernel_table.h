@@ -117,9 +117,9 @@ void install_avxvnni(KernelTable& t);
 
 // Where the AVX-512 panel kernels read their bytes ahead into, on a CPU whose CPUID vendor string
 // (leaf 0: EBX, EDX, ECX, 12 characters) is `vendor`: the second-level cache on "GenuineIntel", in the
-// form whose K-quant requests are spread over each super-block (measured on an Emerald Rapids guest:
-// Q4_0, Q8_0 and Q6_K panels read 3-7 % faster from memory, Q4_K ones 16 %; avx512/panel.cpp,
-// bench_kernels panel_read_ahead/*);
+// form whose K-quant requests are spread over each super-block (measured on an Emerald Rapids guest,
+// two runs: Q4_0 and Q8_0 panels read 2-7 % faster from memory, Q6_K ones 3-11 %, Q4_K ones 14-16 %;
+// avx512/panel.cpp, bench_kernels panel_read_ahead/*);
 // the first-level cache on any other vendor, or a null one, as the Zen 5 figures were made. T1 was
 // never measured here on AMD, which fills only the second-level cache with it from Zen 4 on and
 // was seen to drop such requests there (Wang et al., arXiv 2411.02814).

@@ -52,7 +52,7 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 // alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Split over the thread
 // pool as matmul splits decode (bench_kernels panel_read_ahead/*, repetitions interleaved): Q4_0
 // +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 %; with the K-quants' requests spread over their
-// super-blocks (SuperBlockReadAhead below) Q4_K +16 % and Q6_K +3 %. Each kernel below that reads
+// super-blocks (SuperBlockReadAhead below) Q4_K +14-16 % and Q6_K +3-11 %. Each kernel below that reads
 // ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
 // panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, the K-quants'
 // requests spread, as measured on the Intel guest, or into the first a page ahead, a block's
