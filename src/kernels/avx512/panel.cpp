@@ -50,9 +50,10 @@ constexpr int kTokens = 8;  // tokens per pass over a panel (a kernel's K::kToke
 // alternating 15 times in one process: into the second-level cache 8 KiB ahead read Q4_K 7-10 %
 // faster than into the first-level cache 4 KiB ahead (Q6_K 5-8 %, Q8_0 8 %); 6-32 KiB ahead were
 // alike; one request per 128 or 256 bytes instead of per line lost 10-35 %. Split over the thread
-// pool as matmul splits decode (bench_kernels panel_read_ahead/*, repetitions interleaved): Q4_0
-// +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 %; with the K-quants' requests spread over their
-// super-blocks (SuperBlockReadAhead below) Q4_K +14-16 % and Q6_K +3-11 %. Each kernel below that reads
+// pool as matmul splits decode (bench_kernels panel_read_ahead/*, repetitions interleaved, two runs
+// each): Q4_0 +7-12 %, Q4_K +6-10 %, Q8_0 +4-7 %, Q6_K 0 to -3 % before the K-quants' requests were
+// spread over their super-blocks (SuperBlockReadAhead below); since, Q4_0 +2-7 %, Q8_0 +2-6 %, Q4_K
+// +14-16 % and Q6_K +3-11 %. Each kernel below that reads
 // ahead is installed in one of two forms (install_avx512_panel's argument; dispatch picks it by
 // panel_read_ahead's rule, kernel_table.h): into the second-level cache 8 KiB ahead, the K-quants'
 // requests spread, as measured on the Intel guest, or into the first a page ahead, a block's
@@ -267,8 +268,8 @@ struct Q40 {
 // the end in hsum's order. The weights are stored plus 128 (unsigned for vpdpbusd) and the activation
 // side data removes 128 · Σ of each lane's four activation bytes.
 // Per block (544 bytes, the size of the 16 rows' blocks): binary16 d[16] (row r's scale), then for each
-// pair p of rows 2p, 2p+1: uint8 q[64] (row 2p's 32 bytes, then row 2p+1's). A pair's scales are spread
-// over its two halves at run time (one permute per pair and block).
+// pair p of rows 2p, 2p+1: uint8 q[64] (row 2p's 32 bytes, then row 2p+1's). A pair's products
+// d_w · d_x are spread over its two halves at run time (one permute per pair, block and token).
 struct Q80 {
   static constexpr int kTokens = 4;     // with four pairs of rows per pass: 16 accumulators
   static constexpr int kPairsPerPass = 4;
@@ -706,30 +707,33 @@ struct Q6KN {
         }
       };
       // Per (h, jj) the four groups c = 0..3 share four qh words and, two by two, eight ql words:
-      // each word is read once.
+      // each word is read once. c = 0 and 2 (ql words 16h + l) go first, then c = 1 and 3 (16h + 8 +
+      // l), so that only four ql words are held at a time (at eight tokens the sixteen words, the
+      // eight totals and the products would not fit the 32 registers).
       for (int h = 0; h < 2; ++h) {
         for (int jj = 0; jj < 2; ++jj) {
-          __m512i qa[4], qb[4], qh[4], q[4];
+          __m512i ql[4], qh[4], high[4], q[4];
           for (int j = 0; j < 4; ++j) {
             const int l = 4 * jj + j;  // word of ql / qh within the half
-            const uint8_t* line[3] = {p + kQl + 64 * (16 * h + l), p + kQl + 64 * (16 * h + 8 + l), p + kQh + 64 * (8 * h + l)};
+            const uint8_t* line[2] = {p + kQl + 64 * (16 * h + l), p + kQh + 64 * (8 * h + l)};
             for (const uint8_t* at : line) SuperBlockReadAhead<kInto>::line(at);
-            qa[j] = vec(line[0]);
-            qb[j] = vec(line[1]);
-            qh[j] = vec(line[2]);
+            ql[j] = vec(line[0]);
+            qh[j] = vec(line[1]);
+            high[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(0x33));  // the high bits of c = 0 and 2
           }
-          __m512i even[4], odd[4];  // the high bits of c = 0 and 2, of c = 1 and 3
-          for (int j = 0; j < 4; ++j) {
-            even[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(0x33));
-            odd[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(static_cast<char>(0xCC)));
-          }
-          unpack_group<0>(qa, even, q);
+          unpack_group<0>(ql, high, q);
           group(8 * h + jj, q);
-          unpack_group<1>(qb, odd, q);
-          group(8 * h + 2 + jj, q);
-          unpack_group<2>(qa, even, q);
+          unpack_group<2>(ql, high, q);
           group(8 * h + 4 + jj, q);
-          unpack_group<3>(qb, odd, q);
+          for (int j = 0; j < 4; ++j) {
+            const uint8_t* line = p + kQl + 64 * (16 * h + 8 + 4 * jj + j);
+            SuperBlockReadAhead<kInto>::line(line);
+            ql[j] = vec(line);
+            high[j] = _mm512_and_si512(qh[j], _mm512_set1_epi8(static_cast<char>(0xCC)));  // c = 1 and 3
+          }
+          unpack_group<1>(ql, high, q);
+          group(8 * h + 2 + jj, q);
+          unpack_group<3>(ql, high, q);
           group(8 * h + 6 + jj, q);
         }
       }
