@@ -78,7 +78,7 @@ struct SuperBlockReadAhead {
   }
   // Beside the load of the quants' line at q.
   static void line(const uint8_t* q) {
-    if constexpr (kSpread) __builtin_prefetch(q + kPanelAhead<kInto>, 0, static_cast<int>(kInto));
+    if constexpr (kSpread) prefetch_span<kInto>(q + kPanelAhead<kInto>, 64);
   }
 };
 
